@@ -1,0 +1,92 @@
+// Configuration: every environment variable the server reads, validated once at start-up.
+// A bad value stops the process with a message naming the variable (DESIGN §5). Each variable
+// is documented in the README's configuration table; keep the two in step.
+import { existsSync, accessSync, constants } from 'node:fs';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  chromiumPath: string;
+  apiKeys: string[];
+  dataDir: string;
+  databaseUrl: string | null;
+  egressAllow: string[];
+  renderConcurrency: number;
+  queueLimit: number;
+  recycleAfter: number;
+  renderBudgetMs: number;
+  maxOutputPixels: number;
+  cacheTtlSeconds: number;
+  cacheMaxBytes: number;
+  rateLimitPerMinute: number;
+  freeCredits: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Browser binaries in order of preference (scripts/setup-browser.sh searches the same list). */
+export const CHROMIUM_CANDIDATES = ['/usr/lib/chromium/chromium-headless-shell', '/usr/lib/chromium/chromium'];
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function list(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function findChromium(env: NodeJS.ProcessEnv): string {
+  const explicit = env.CHROMIUM_PATH;
+  if (explicit) {
+    try {
+      accessSync(explicit, constants.X_OK);
+    } catch {
+      throw new ConfigError(`CHROMIUM_PATH=${explicit} is not an executable file`);
+    }
+    return explicit;
+  }
+  const found = CHROMIUM_CANDIDATES.find((c) => existsSync(c));
+  if (!found) throw new ConfigError('CHROMIUM_PATH is not set and no Chromium was found; run `npm run setup` (scripts/setup-browser.sh)');
+  return found;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const apiKeys = list(env, 'API_KEYS');
+  for (const k of apiKeys) {
+    if (!/^[A-Za-z0-9._~+/=-]{16,200}$/.test(k)) throw new ConfigError('API_KEYS entries must be 16 to 200 characters of [A-Za-z0-9._~+/=-]');
+  }
+  const egressAllow = list(env, 'EGRESS_ALLOW');
+  for (const o of egressAllow) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(o)) throw new ConfigError(`EGRESS_ALLOW entries must be exact host:port origins, got ${JSON.stringify(o)}`);
+  }
+  const databaseUrl = env.DATABASE_URL?.trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST?.trim() || '0.0.0.0',
+    chromiumPath: findChromium(env),
+    apiKeys,
+    dataDir: path.resolve(env.DATA_DIR?.trim() || 'data'),
+    databaseUrl,
+    egressAllow,
+    renderConcurrency: int(env, 'RENDER_CONCURRENCY', 2, 1, 64),
+    queueLimit: int(env, 'QUEUE_LIMIT', 32, 0, 10000),
+    recycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 500, 1, 1_000_000),
+    renderBudgetMs: int(env, 'RENDER_BUDGET_MS', 20000, 1000, 20000),
+    maxOutputPixels: int(env, 'MAX_OUTPUT_PIXELS', 100_000_000, 1, 1_000_000_000),
+    cacheTtlSeconds: int(env, 'CACHE_TTL_SECONDS', 300, 0, 86400 * 30),
+    cacheMaxBytes: int(env, 'CACHE_MAX_BYTES', 128 * 1024 * 1024, 0, 1 << 40),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
+    freeCredits: int(env, 'FREE_CREDITS', 100, 0, 1_000_000_000),
+    logLevel,
+  };
+}

@@ -1,0 +1,78 @@
+// The one error catalogue: every code the server can send, its HTTP status and when it is sent.
+// Render, request, egress and accounts code throw ServiceError (or a subclass); only
+// server/http/errors.ts turns them into responses. The README's error table is checked against
+// this list by a test.
+
+export const ERROR_CATALOGUE = {
+  bad_request: { status: 400, when: 'malformed request field (named in the message); both or neither of url/html; quality with png; url not absolute http(s) or targeting a private/loopback/link-local/metadata address; a redirect or navigation reaching a blocked address' },
+  selector_not_found: { status: 400, when: '`selector` matches no element (or one with no rendered box)' },
+  unauthorized: { status: 401, when: 'missing, malformed or unknown API key (with `WWW-Authenticate: Bearer`)' },
+  insufficient_credits: { status: 402, when: 'the key has no credits left' },
+  not_found: { status: 404, when: 'unknown route' },
+  method_not_allowed: { status: 405, when: 'wrong method on a known route (with `Allow`)' },
+  payload_too_large: { status: 413, when: '`html` over 2,000,000 UTF-8 bytes, or the JSON body over its limit' },
+  unsupported_media_type: { status: 415, when: '`Content-Type` is not `application/json`' },
+  rate_limited: { status: 429, when: 'per-key rate limit exceeded (with `Retry-After`)' },
+  render_failed: { status: 500, when: 'the page or the browser crashed during the render' },
+  internal_error: { status: 500, when: 'an unexpected server fault (logged with the request id)' },
+  navigation_failed: { status: 502, when: 'target unreachable: DNS failure, connection refused, TLS error' },
+  overloaded: { status: 503, when: 'render queue full, or the server is shutting down (with `Retry-After`)' },
+  render_timeout: { status: 504, when: 'rendering, including waitUntil/waitForSelector, exceeded the 20-second budget' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.headers = headers;
+  }
+  get status(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+}
+
+export const badRequest = (message: string) => new ServiceError('bad_request', message);
+
+/** spec §4.1 rule 2 */
+export class SelectorNotFound extends ServiceError {
+  constructor(selector: string, detail = 'matches no element') {
+    super('selector_not_found', `selector ${JSON.stringify(selector)} ${detail}`);
+  }
+}
+
+/** spec §4.1 rule 6, §7 */
+export class RenderTimeout extends ServiceError {
+  constructor(stage: string, budgetMs: number) {
+    super('render_timeout', `rendering exceeded the ${budgetMs / 1000}-second render budget (while ${stage})`);
+  }
+}
+
+/** spec §4.1 rule 8: a url (or a later main-frame hop) whose target is not public. */
+export class TargetBlocked extends ServiceError {
+  constructor(message: string) {
+    super('bad_request', message);
+  }
+}
+
+export class NavigationFailed extends ServiceError {
+  constructor(message: string) {
+    super('navigation_failed', message);
+  }
+}
+
+export class RenderFailed extends ServiceError {
+  constructor(message: string) {
+    super('render_failed', message);
+  }
+}
+
+export class Overloaded extends ServiceError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('overloaded', message, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
