@@ -1,0 +1,154 @@
+// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage), or
+// one element's box (rule 2), encoded as png/jpeg/webp. Large full pages are captured in tiles and
+// stitched with sharp, because one capture taller than the compositor's texture limit comes back
+// with repeated or blank bands. The output-size ceiling protects the server (README "Limits").
+import type { CDPSession, Page } from 'puppeteer-core';
+import sharp from 'sharp';
+import { badRequest, SelectorNotFound } from '../errors.ts';
+import type { ScreenshotRequest } from '../request/schema.ts';
+
+export const WEBP_MAX_SIDE = 16383; // the WebP format's own limit
+export const JPEG_MAX_SIDE = 65535;
+const TILE_DEVICE_PX = 4096; // tile height in device pixels, well under the texture limit
+const DEFAULT_QUALITY = 80;
+
+export interface Capture {
+  body: Buffer;
+  width: number;
+  height: number;
+  /** Set when fullPage or selector output was cut at the size ceiling: the full height in CSS px. */
+  truncatedFrom?: number;
+}
+
+interface Clip {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+type Format = ScreenshotRequest['format'];
+
+function maxSide(format: Format): number {
+  return format === 'webp' ? WEBP_MAX_SIDE : JPEG_MAX_SIDE;
+}
+
+/** Checked before rendering: a viewport frame over the ceiling is a 400 naming the field. */
+export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): void {
+  const { width, height, deviceScaleFactor: s } = req.viewport;
+  const w = Math.round(width * s);
+  const h = Math.round(height * s);
+  if (w * h > maxPixels) {
+    throw badRequest(`viewport is ${w}x${h} device pixels at this deviceScaleFactor; the output is limited to ${maxPixels} pixels (lower viewport.width, viewport.height or viewport.deviceScaleFactor)`);
+  }
+  if (w > maxSide(req.format) || h > maxSide(req.format)) {
+    throw badRequest(`format ${req.format} images are limited to ${maxSide(req.format)} pixels per side; viewport is ${w}x${h} device pixels`);
+  }
+}
+
+async function cdpCapture(client: CDPSession, format: Format, quality: number | undefined, clip?: Clip & { scale: number }): Promise<Buffer> {
+  const { data } = await client.send('Page.captureScreenshot', {
+    format,
+    ...(format !== 'png' ? { quality: quality ?? DEFAULT_QUALITY } : {}),
+    ...(clip ? { clip, captureBeyondViewport: true } : {}),
+    fromSurface: true,
+  });
+  return Buffer.from(data, 'base64');
+}
+
+async function encode(img: sharp.Sharp, format: Format, quality: number | undefined): Promise<Buffer> {
+  if (format === 'png') return img.png({ compressionLevel: 6 }).toBuffer();
+  if (format === 'jpeg') return img.flatten({ background: '#ffffff' }).jpeg({ quality: quality ?? DEFAULT_QUALITY }).toBuffer();
+  return img.webp({ quality: quality ?? DEFAULT_QUALITY }).toBuffer();
+}
+
+/** Captures a clip in document coordinates, tiling when it is taller than one tile. */
+async function captureClip(client: CDPSession, req: ScreenshotRequest, clip: Clip, maxPixels: number): Promise<Capture> {
+  const s = req.viewport.deviceScaleFactor;
+  const outW = Math.max(1, Math.round(clip.width * s));
+  let cssHeight = clip.height;
+  let truncatedFrom: number | undefined;
+  const limitRows = Math.min(Math.floor(maxPixels / outW), maxSide(req.format));
+  if (Math.round(cssHeight * s) > limitRows) {
+    truncatedFrom = clip.height;
+    cssHeight = Math.floor(limitRows / s);
+  }
+  const outH = Math.max(1, Math.round(cssHeight * s));
+  if (outH <= TILE_DEVICE_PX) {
+    const body = await cdpCapture(client, req.format, req.quality, { ...clip, height: cssHeight, scale: 1 });
+    return { body, width: outW, height: outH, truncatedFrom };
+  }
+  const tileCss = Math.floor(TILE_DEVICE_PX / s);
+  const tiles: sharp.OverlayOptions[] = [];
+  for (let y = 0; y < cssHeight; y += tileCss) {
+    const h = Math.min(tileCss, cssHeight - y);
+    const png = await cdpCapture(client, 'png', undefined, { x: clip.x, y: clip.y + y, width: clip.width, height: h, scale: 1 });
+    tiles.push({ input: png, left: 0, top: Math.round(y * s) });
+  }
+  const canvas = sharp({ create: { width: outW, height: outH, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } }, limitInputPixels: false });
+  const stitched = await canvas.composite(tiles).raw().toBuffer({ resolveWithObject: true });
+  const img = sharp(stitched.data, { raw: { width: outW, height: outH, channels: 4 }, limitInputPixels: false });
+  return { body: await encode(img, req.format, req.quality), width: outW, height: outH, truncatedFrom };
+}
+
+/** Scrolls through the page so that lazy-loaded content (loading=lazy, IntersectionObserver) loads. */
+// Kept as source text: functions passed to page.evaluate must not be rewritten by the TS loader
+// (it injects helper calls such as __name that do not exist in the page).
+const SCROLL_THROUGH = `async (until) => {
+  const step = Math.max(200, window.innerHeight);
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += step) {
+    window.scrollTo(0, y);
+    await frame();
+  }
+  window.scrollTo(0, 0);
+  await frame();
+}`;
+
+/** Scrolls through the page so that lazy-loaded content (loading=lazy, IntersectionObserver) loads. */
+export async function scrollThrough(page: Page, budgetMs: number): Promise<void> {
+  await page.evaluate(`(${SCROLL_THROUGH})(${Date.now() + budgetMs})`);
+}
+
+export async function pageSize(client: CDPSession): Promise<{ width: number; height: number }> {
+  const m = await client.send('Page.getLayoutMetrics');
+  const size = m.cssContentSize ?? m.contentSize;
+  return { width: Math.ceil(size.width), height: Math.ceil(size.height) };
+}
+
+/** The element's box in document coordinates, or SelectorNotFound. Bad syntax is a 400 naming the field. */
+export async function elementClip(page: Page, selector: string): Promise<Clip> {
+  const box = await page.evaluate((sel: string) => {
+    let el: Element | null;
+    try {
+      el = document.querySelector(sel);
+    } catch {
+      return 'syntax' as const;
+    }
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
+  }, selector);
+  if (box === 'syntax') throw badRequest('selector must be a valid CSS selector');
+  if (!box) throw new SelectorNotFound(selector);
+  if (box.width < 1 || box.height < 1) throw new SelectorNotFound(selector, 'matches an element with no rendered box (hidden or zero size)');
+  const x = Math.max(0, Math.floor(box.x));
+  const y = Math.max(0, Math.floor(box.y));
+  return { x, y, width: Math.ceil(box.x + box.width) - x, height: Math.ceil(box.y + box.height) - y };
+}
+
+export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number): Promise<Capture> {
+  const transparent = req.omitBackground && req.format !== 'jpeg';
+  if (transparent) await client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+  if (req.selector !== undefined) {
+    return captureClip(client, req, await elementClip(page, req.selector), maxPixels);
+  }
+  if (req.fullPage) {
+    const size = await pageSize(client);
+    const width = Math.max(req.viewport.width, size.width);
+    return captureClip(client, req, { x: 0, y: 0, width, height: Math.max(size.height, req.viewport.height) }, maxPixels);
+  }
+  const { width, height, deviceScaleFactor: s } = req.viewport;
+  const body = await cdpCapture(client, req.format, req.quality);
+  return { body, width: Math.round(width * s), height: Math.round(height * s) };
+}

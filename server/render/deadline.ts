@@ -1,0 +1,43 @@
+// The one render budget (spec §4.1 rule 6, §8: 20 seconds for the whole capture, waits included).
+// Every step runs under the same deadline; when it passes, the step's promise is abandoned with
+// RenderTimeout and the caller tears the page down (closing its browser context), so nothing of
+// a timed-out render keeps running.
+import { RenderTimeout } from '../errors.ts';
+
+export class Deadline {
+  readonly at: number;
+  readonly budgetMs: number;
+  stage = 'starting';
+  constructor(budgetMs: number, now = Date.now()) {
+    this.budgetMs = budgetMs;
+    this.at = now + budgetMs;
+  }
+  remaining(): number {
+    return Math.max(0, this.at - Date.now());
+  }
+  timeout(): RenderTimeout {
+    return new RenderTimeout(this.stage, this.budgetMs);
+  }
+  /** Runs one named step; rejects with RenderTimeout if the deadline passes first. */
+  async step<T>(stage: string, work: Promise<T> | (() => Promise<T>)): Promise<T> {
+    this.stage = stage;
+    const p = typeof work === 'function' ? work() : work;
+    const left = this.remaining();
+    if (left <= 0) {
+      p.catch(() => {});
+      throw this.timeout();
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.timeout()), left);
+    });
+    try {
+      return await Promise.race([p, expired]);
+    } finally {
+      clearTimeout(timer);
+      p.catch(() => {}); // an abandoned step must not become an unhandled rejection
+    }
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,0 +1,68 @@
+// Requests in flight, counted from the protocol's network events (spec §4.1 rule 5, §8):
+// networkidle0 = no request in flight for 500 ms, networkidle2 = at most 2 for 500 ms.
+// puppeteer's own networkidle options are not used: on setContent they hang on a reused page or
+// cost a fixed ~2 s, and on goto they add ~890 ms over `load` where the spec's window is 500 ms.
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { sleep } from './deadline.ts';
+
+export const IDLE_WINDOW_MS = 500;
+
+export class InflightTracker {
+  private readonly inflight = new Set<HTTPRequest>();
+  /** lastBusy[n]: last time more than n requests were in flight (n = 0, 2). */
+  private readonly lastBusy = new Map<number, number>();
+  private waiters: Array<() => void> = [];
+  private readonly detach: () => void;
+
+  constructor(page: Page) {
+    const start = Date.now();
+    this.lastBusy.set(0, start).set(2, start);
+    const onStart = (r: HTTPRequest) => this.update(() => this.inflight.add(r));
+    const onEnd = (r: HTTPRequest) => this.update(() => this.inflight.delete(r));
+    page.on('request', onStart);
+    page.on('requestfinished', onEnd);
+    page.on('requestfailed', onEnd);
+    this.detach = () => {
+      page.off('request', onStart);
+      page.off('requestfinished', onEnd);
+      page.off('requestfailed', onEnd);
+    };
+  }
+
+  get count(): number {
+    return this.inflight.size;
+  }
+
+  private update(change: () => void): void {
+    const before = this.inflight.size;
+    change();
+    const now = Date.now();
+    for (const n of this.lastBusy.keys()) if (before > n || this.inflight.size > n) this.lastBusy.set(n, now);
+    const w = this.waiters;
+    this.waiters = [];
+    for (const wake of w) wake();
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  /** Resolves once at most `maxInflight` requests have been in flight for the whole window. */
+  async waitForIdle(maxInflight: 0 | 2, windowMs = IDLE_WINDOW_MS): Promise<void> {
+    for (;;) {
+      if (this.inflight.size > maxInflight) {
+        await this.changed();
+        continue;
+      }
+      const quietFor = Date.now() - (this.lastBusy.get(maxInflight) ?? 0);
+      if (quietFor >= windowMs) return;
+      await Promise.race([sleep(windowMs - quietFor), this.changed()]);
+    }
+  }
+
+  dispose(): void {
+    this.detach();
+    this.waiters.forEach((w) => w());
+    this.waiters = [];
+  }
+}

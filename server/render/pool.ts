@@ -1,0 +1,225 @@
+// The browser pool: one long-lived Chromium serving many requests, each in a fresh incognito
+// context prepared ahead of demand; bounded concurrency and a bounded queue (503 overloaded
+// beyond it); a crashed or hung browser is replaced; the browser is recycled after N renders.
+import { EventEmitter } from 'node:events';
+import type { ScreenshotRequest } from '../request/schema.ts';
+import { Overloaded, RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
+import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { Deadline } from './deadline.ts';
+import { runPipeline, type PipelineDeps, type RenderResult } from './pipeline.ts';
+import { prepareSlot, type Slot } from './slot.ts';
+
+export interface PoolOptions {
+  executablePath: string;
+  launchArgs: string[];
+  concurrency: number;
+  queueLimit: number;
+  recycleAfter: number;
+  renderBudgetMs: number;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
+}
+
+/** One browser process and the slots prepared in it. */
+interface Generation {
+  id: number;
+  launched: LaunchedBrowser;
+  slots: Slot[];
+  preparing: number;
+  renders: number;
+  active: number;
+  retired: boolean;
+  dead: boolean;
+}
+
+const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser
+
+export class BrowserPool extends EventEmitter {
+  private gen: Promise<Generation> | undefined;
+  private genSeq = 0;
+  private running = 0;
+  private readonly queue: Array<() => void> = [];
+  private closing = false;
+  private readonly live = new Set<Generation>();
+
+  constructor(private readonly opts: PoolOptions) {
+    super();
+  }
+
+  get queueDepth(): number {
+    return this.queue.length;
+  }
+  get inFlight(): number {
+    return this.running;
+  }
+  /** Prepared slots waiting for a request. */
+  get warmSlots(): number {
+    let n = 0;
+    for (const g of this.live) if (!g.retired && !g.dead) n += g.slots.length;
+    return n;
+  }
+
+  async start(): Promise<void> {
+    await this.current();
+  }
+
+  /** True when a browser is up and answers within the timeout. */
+  async ready(timeoutMs = 2000): Promise<boolean> {
+    if (this.closing || !this.gen) return false;
+    try {
+      const g = await this.gen;
+      if (g.dead) return false;
+      await Promise.race([g.launched.browser.version(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs))]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private log(level: 'info' | 'warn' | 'error', msg: string, extra?: object) {
+    this.opts.log?.(level, msg, extra);
+  }
+
+  private current(): Promise<Generation> {
+    if (!this.gen) {
+      const p = this.launch();
+      this.gen = p;
+      p.catch(() => {
+        if (this.gen === p) this.gen = undefined; // the next request tries again
+      });
+    }
+    return this.gen;
+  }
+
+  private async launch(): Promise<Generation> {
+    const launched = await launchBrowser({ executablePath: this.opts.executablePath, args: this.opts.launchArgs });
+    const g: Generation = { id: ++this.genSeq, launched, slots: [], preparing: 0, renders: 0, active: 0, retired: false, dead: false };
+    this.live.add(g);
+    launched.browser.on('disconnected', () => {
+      if (!g.dead && !this.closing) this.log('warn', 'browser disconnected; replacing it', { generation: g.id });
+      this.retire(g, true);
+    });
+    this.log('info', 'browser launched', { generation: g.id, version: await launched.browser.version() });
+    this.refill(g);
+    return g;
+  }
+
+  /** Keeps `concurrency` slots prepared in the current generation. */
+  private refill(g: Generation): void {
+    while (!g.retired && !g.dead && !this.closing && g.slots.length + g.preparing < this.opts.concurrency) {
+      g.preparing++;
+      prepareSlot(g.launched.browser)
+        .then((slot) => {
+          if (g.retired || g.dead || this.closing) void slot.dispose();
+          else g.slots.push(slot);
+        })
+        .catch((e) => {
+          if (!g.dead) this.log('warn', 'preparing a slot failed', { err: String(e) });
+        })
+        .finally(() => g.preparing--);
+    }
+  }
+
+  /** Takes a generation out of service; its browser closes once its renders are done. */
+  private retire(g: Generation, dead = false): void {
+    g.dead ||= dead;
+    if (!g.retired) {
+      g.retired = true;
+      this.gen?.then((cur) => {
+        if (cur === g) this.gen = undefined;
+      });
+      for (const s of g.slots.splice(0)) void s.dispose();
+      if (!this.closing) void this.current().catch((e) => this.log('error', 'browser launch failed', { err: String(e) }));
+    }
+    if (g.dead || g.active === 0) {
+      this.live.delete(g);
+      void g.launched.close();
+    }
+  }
+
+  private async acquirePermit(): Promise<void> {
+    if (this.closing) throw new Overloaded('the server is shutting down', 5);
+    if (this.running < this.opts.concurrency) {
+      this.running++;
+      return;
+    }
+    if (this.queue.length >= this.opts.queueLimit) {
+      throw new Overloaded(`the render queue is full (${this.opts.queueLimit} waiting)`, 2);
+    }
+    await new Promise<void>((resolve) => this.queue.push(resolve));
+  }
+
+  private releasePermit(): void {
+    const next = this.queue.shift();
+    if (next) next(); // the permit passes straight to the next waiter
+    else this.running--;
+  }
+
+  async render(req: ScreenshotRequest, deps: PipelineDeps): Promise<RenderResult> {
+    await this.acquirePermit();
+    try {
+      return await this.renderInSlot(req, deps);
+    } finally {
+      this.releasePermit();
+    }
+  }
+
+  private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps): Promise<RenderResult> {
+    const deadline = new Deadline(this.opts.renderBudgetMs);
+    const g = await deadline.step('starting the browser', this.current());
+    const slot = g.slots.shift() ?? (await deadline.step('opening a page', prepareSlot(g.launched.browser)));
+    g.active++;
+    g.renders++;
+    this.refill(g);
+    let timedOut = false;
+    try {
+      const crashed = slot.crashed.then((e) => {
+        throw new RenderFailed(`the page crashed: ${e.message}`);
+      });
+      return await Promise.race([runPipeline(slot, req, deadline, deps), crashed]);
+    } catch (e) {
+      timedOut = e instanceof RenderTimeout;
+      throw toServiceError(e, g);
+    } finally {
+      await this.disposeSlot(slot, g, timedOut);
+      g.active--;
+      if (g.renders >= this.opts.recycleAfter && !g.retired) {
+        this.log('info', 'recycling browser', { generation: g.id, renders: g.renders });
+        this.retire(g);
+      } else if (g.retired && g.active === 0) {
+        this.retire(g);
+      }
+    }
+  }
+
+  /** Closes the request's context; if the browser cannot even do that, it is hung: replace it. */
+  private async disposeSlot(slot: Slot, g: Generation, afterTimeout: boolean): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), DISPOSE_TIMEOUT_MS)));
+    const outcome = await Promise.race([slot.dispose().then(() => 'closed' as const), hung]);
+    clearTimeout(timer);
+    if (outcome === 'hung') {
+      this.log('error', 'browser did not close a context in time; killing it', { generation: g.id, afterTimeout });
+      g.launched.browser.process()?.kill('SIGKILL');
+      this.retire(g, true);
+    }
+  }
+
+  /** Stops taking renders, waits for those in flight (up to `graceMs`), closes every browser. */
+  async close(graceMs = 25_000): Promise<void> {
+    this.closing = true;
+    for (const wake of this.queue.splice(0)) wake(); // queued renders proceed; acquire already passed
+    const until = Date.now() + graceMs;
+    while (this.running > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await Promise.all([...this.live].map((g) => g.launched.close()));
+    this.live.clear();
+    this.gen = undefined;
+  }
+}
+
+/** Browser-level failures (closed targets, lost sessions) become render_failed. */
+function toServiceError(e: unknown, g: Generation): ServiceError {
+  if (e instanceof ServiceError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  if (g.dead) return new RenderFailed('the browser crashed during the render');
+  return new RenderFailed(`rendering failed: ${msg.split('\n')[0]}`);
+}

@@ -1,0 +1,39 @@
+// A slot: one fresh incognito browser context with one page, prepared ahead of demand so that a
+// request never waits for context or page creation. Used by exactly one render, then disposed
+// (DESIGN §4: nothing is shared between requests: cookies, storage, cache, service workers).
+import type { Browser, BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
+
+export interface Slot {
+  context: BrowserContext;
+  page: Page;
+  client: CDPSession;
+  /** Set when the page's renderer crashed; the render fails with render_failed. */
+  crashed: Promise<Error>;
+  dispose(): Promise<void>;
+}
+
+export async function prepareSlot(browser: Browser): Promise<Slot> {
+  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+  try {
+    const page = await context.newPage();
+    const client = await page.createCDPSession();
+    page.on('dialog', (d) => void d.dismiss().catch(() => {})); // alert/confirm/prompt/beforeunload never block
+    // Popups (window.open, target=_blank) are closed as soon as they appear.
+    const closePopup = (t: Target) => {
+      if (t.type() === 'page' && t.opener()) void t.page().then((p) => p?.close()).catch(() => {});
+    };
+    context.on('targetcreated', closePopup);
+    const crashed = new Promise<Error>((resolve) => page.once('error', (e: Error) => resolve(e)));
+    let disposed: Promise<void> | undefined;
+    return {
+      context,
+      page,
+      client,
+      crashed,
+      dispose: () => (disposed ??= context.close().catch(() => {})),
+    };
+  } catch (e) {
+    await context.close().catch(() => {});
+    throw e;
+  }
+}
