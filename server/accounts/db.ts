@@ -2,7 +2,8 @@
 // persisted in DATA_DIR, nothing to install) or a real PostgreSQL through `pg` when DATABASE_URL
 // is set (several replicas share one ledger). The SQL is written once, in PostgreSQL's dialect,
 // and runs unchanged on both.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -25,7 +26,14 @@ export interface Db extends Queryable {
 export async function openEmbedded(dataDir: string): Promise<Db> {
   const dir = path.join(dataDir, 'ledger');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const lite = await PGlite.create(dir);
+  const unlock = lockDir(dataDir);
+  let lite: PGlite;
+  try {
+    lite = await PGlite.create(dir);
+  } catch (e) {
+    unlock();
+    throw e;
+  }
   const db: Db = {
     kind: 'embedded',
     async query<T extends Row>(sql: string, params: unknown[] = []) {
@@ -34,10 +42,71 @@ export async function openEmbedded(dataDir: string): Promise<Db> {
     // PGlite is a single connection: its transaction() holds a mutex, so transactions run one
     // after another and plain queries wait for them.
     tx: (fn) => lite.transaction((t) => fn({ query: async <T extends Row>(sql: string, params: unknown[] = []) => (await t.query<T>(sql, params)).rows })),
-    close: () => lite.close(),
+    async close() {
+      try {
+        await lite.close();
+      } finally {
+        unlock();
+      }
+    },
   };
-  await migrate(db);
+  try {
+    await migrate(db);
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
   return db;
+}
+
+export class StoreInUse extends Error {}
+
+const openHere = new Set<string>();
+
+/**
+ * The embedded store serves one process: two processes opening the same PGlite directory would
+ * corrupt it. `<dataDir>/ledger.lock` holds the owner's pid and host; a lock whose process is gone
+ * (a crash) is taken over. Returns the unlock function.
+ */
+function lockDir(dataDir: string): () => void {
+  const file = path.resolve(dataDir, 'ledger.lock');
+  const me = `${process.pid} ${hostname()}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeFileSync(fd, me);
+      closeSync(fd);
+      openHere.add(file);
+      return () => {
+        openHere.delete(file);
+        rmSync(file, { force: true });
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const [pid, host] = readFileSync(file, 'utf8').trim().split(' ');
+    // Our own pid counts only if this process really has it open (a container restarted with
+    // the same pid and host name finds its own old lock).
+    const busy = Number(pid) === process.pid ? openHere.has(file) : alive(Number(pid));
+    if (host === hostname() && busy) {
+      throw new StoreInUse(
+        `the embedded store in ${dataDir} is in use by process ${pid}; it serves one process at a time ` +
+          '(stop that process first, or set DATABASE_URL to share a PostgreSQL ledger)',
+      );
+    }
+    rmSync(file, { force: true }); // stale: its process is gone
+  }
+  throw new StoreInUse(`could not lock ${file}`);
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** PostgreSQL through a pool. */

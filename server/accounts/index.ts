@@ -1,10 +1,21 @@
-// Accounts: API keys, the credits ledger and rate limits (spec §1 billing, §5; DESIGN §3).
-// PLACEHOLDER in memory: keys from API_KEYS (each with the free allowance). The accounts issue
-// replaces this with the embedded store / PostgreSQL behind the same interface.
-import { ServiceError } from '../errors.ts';
+// Accounts: API keys, the credits ledger and rate limits (spec §1 billing, §5, §8; DESIGN §2, §3).
+// `openAccounts(config)` opens the store (embedded PGlite in DATA_DIR, or PostgreSQL when
+// DATABASE_URL is set), makes the API_KEYS keys valid, releases reservations left by crashed
+// processes and starts the background renewal and sweep. The HTTP and MCP layers see only the
+// `Accounts` interface below.
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import { activeKeyCount, createKey, syncEnvKeys } from './admin.ts';
+import { openEmbedded, openPostgres } from './db.ts';
+import { SqlLedger, type LedgerOptions } from './ledger.ts';
+
+export { bearerKey } from './keys.ts';
 
 export interface Account {
   id: string;
+  /** The key that authenticated (an account may have several keys). */
+  keyId?: string;
 }
 
 export interface Reservation {
@@ -13,47 +24,72 @@ export interface Reservation {
 }
 
 export interface Accounts {
-  /** The account of a bearer key, or null for an unknown key. */
+  /** The account of a bearer key, or null for an unknown or revoked key. */
   authenticate(key: string): Promise<Account | null>;
-  /** Throws ServiceError('rate_limited') with Retry-After when over the per-key rate. */
+  /** Throws ServiceError('rate_limited') with Retry-After when over the per-account rate. */
   checkRateLimit(account: Account): Promise<void>;
   /** Holds one credit; throws ServiceError('insufficient_credits') when none are left. */
   reserve(account: Account): Promise<Reservation>;
-  /** Spends the held credit; returns the balance afterwards. */
+  /** Spends the held credit (at most once per reservation); returns the spendable balance afterwards. */
   commit(r: Reservation): Promise<number>;
-  /** Gives the held credit back (any failure). */
+  /** Gives the held credit back (any failure); a no-op after commit or a second release. */
   release(r: Reservation): Promise<void>;
+  /** Spendable credits: the balance minus credits held for renders in flight. */
   balance(account: Account): Promise<number>;
+  /** Stops the background timers and closes the store (after in-flight requests are done). */
   close(): Promise<void>;
 }
 
-export function memoryAccounts(keys: string[], freeCredits: number): Accounts {
-  const balances = new Map<string, number>(keys.map((k) => [k, freeCredits]));
-  const held = new Map<string, string>();
-  let seq = 0;
-  return {
-    async authenticate(key) {
-      return balances.has(key) ? { id: key } : null;
-    },
-    async checkRateLimit() {},
-    async reserve(a) {
-      const b = balances.get(a.id) ?? 0;
-      if (b <= 0) throw new ServiceError('insufficient_credits', 'this API key has no credits left');
-      balances.set(a.id, b - 1);
-      const id = String(++seq);
-      held.set(id, a.id);
-      return { id, accountId: a.id };
-    },
-    async commit(r) {
-      held.delete(r.id);
-      return balances.get(r.accountId) ?? 0;
-    },
-    async release(r) {
-      if (held.delete(r.id)) balances.set(r.accountId, (balances.get(r.accountId) ?? 0) + 1);
-    },
-    async balance(a) {
-      return balances.get(a.id) ?? 0;
-    },
-    async close() {},
-  };
+export type AccountsConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'apiKeys' | 'freeCredits' | 'rateLimitPerMinute'>;
+
+export interface OpenOptions extends Omit<LedgerOptions, 'rateLimitPerMinute'> {
+  /** Make the API_KEYS keys valid (default true; the CLI turns it off). */
+  syncEnvKeys?: boolean;
+  /** Release reservations left by dead processes now (default true). */
+  sweepAtStart?: boolean;
+}
+
+/** Opens the store chosen by the configuration; see the file comment. */
+export async function openAccounts(config: AccountsConfig, opts: OpenOptions = {}): Promise<SqlLedger> {
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(config.dataDir);
+  const ledger = new SqlLedger(db, { ...opts, rateLimitPerMinute: config.rateLimitPerMinute });
+  try {
+    if (opts.syncEnvKeys !== false) await syncEnvKeys(db, config.apiKeys, config.freeCredits);
+    // The embedded store belongs to this process alone (db.ts locks it), so every reservation in
+    // it was left by a process that died; on PostgreSQL other replicas are alive: only expired ones.
+    if (opts.sweepAtStart !== false) await ledger.sweep({ all: db.kind === 'embedded' });
+  } catch (e) {
+    await ledger.close().catch(() => {});
+    throw e;
+  }
+  return ledger;
+}
+
+export interface DevKey {
+  key: string;
+  /** Where the plaintext is kept (mode 0600) so that later starts can print it again. */
+  file: string;
+  /** True when this start created it. */
+  created: boolean;
+}
+
+/**
+ * `npm start` with no configuration: when API_KEYS is empty, no DATABASE_URL is set and the store
+ * has no valid key, creates a development key with the free allowance, keeps its plaintext in
+ * DATA_DIR/dev-key.txt (mode 0600; the store has only its hash) and returns it for printing.
+ * Later starts return the same key while it is valid. Returns null when keys come from elsewhere.
+ */
+export async function ensureDevKey(accounts: SqlLedger, config: AccountsConfig): Promise<DevKey | null> {
+  if (config.apiKeys.length > 0 || config.databaseUrl) return null;
+  const file = path.join(config.dataDir, 'dev-key.txt');
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    if (await accounts.authenticate(key)) return { key, file, created: false };
+  }
+  if ((await activeKeyCount(accounts.db)) > 0) return null;
+  const made = await createKey(accounts.db, { label: 'development key', credits: config.freeCredits, source: 'dev' });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(file, made.key + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600); // writeFileSync keeps the mode of an existing file
+  return { key: made.key, file, created: true };
 }

@@ -1,0 +1,155 @@
+// The fixture server for `url`-mode cases. It listens on loopback, on one or two ports (two
+// origins, for cross-origin iframes), and serves:
+//   /pages/<name>.html     fixtures/pages, fonts inlined
+//   /consent/<file>        fixtures/consent (html fonts inlined; js, css, json as they are)
+//   /delay?ms=N            "ok" after N ms (late network activity; CORS open)
+//   /hold                  never answers (held until the client goes away, at most 60 s)
+//   /slow-page?ms=N        an HTML page whose response starts after N ms
+//   /redirect?to=URL&status=302   a redirect (to a canary, in security cases)
+//   /hangup                destroys the connection without a response
+//   /status?code=N         an HTML page with that status
+//   /beacon/<token>        records a hit (GET or POST); /__beacons/<token> returns {"count":n}
+//   /health                "ok"
+// The implementation under test must be allowed to reach these origins (EGRESS_ALLOW for the
+// reference server); see RUNNING.md.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CONSENT_DIR, inlineFonts, PAGES_DIR } from './fixtures.ts';
+
+export interface FixtureServer {
+  /** http://127.0.0.1:<port> of each origin (the first is the main one). */
+  readonly origins: string[];
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
+};
+
+const HOLD_MAX_MS = 60_000;
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'access-control-allow-origin': '*', ...extra });
+  res.end(body);
+}
+
+async function serveFile(res: ServerResponse, root: string, rel: string): Promise<void> {
+  const file = path.resolve(root, decodeURIComponent(rel));
+  if (!file.startsWith(root + path.sep)) return send(res, 403, 'text/plain', 'forbidden');
+  let data: Buffer;
+  try {
+    data = await readFile(file);
+  } catch {
+    return send(res, 404, 'text/plain', 'not found');
+  }
+  const ext = path.extname(file).toLowerCase();
+  const type = TYPES[ext] ?? 'application/octet-stream';
+  send(res, 200, type, ext === '.html' ? inlineFonts(data.toString('utf8')) : data);
+}
+
+function clampMs(v: string | null, def: number): number {
+  const n = Number(v ?? def);
+  return Number.isFinite(n) ? Math.min(Math.max(0, n), HOLD_MAX_MS) : def;
+}
+
+function handler(beacons: Map<string, number>) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const u = new URL(req.url ?? '/', 'http://fixture.invalid');
+    const p = u.pathname;
+    try {
+      if (p === '/health') return send(res, 200, 'text/plain', 'ok');
+      if (p.startsWith('/pages/')) return await serveFile(res, PAGES_DIR, p.slice('/pages/'.length));
+      if (p.startsWith('/consent/')) return await serveFile(res, CONSENT_DIR, p.slice('/consent/'.length));
+      if (p === '/delay') {
+        const t = setTimeout(() => send(res, 200, 'text/plain', 'ok'), clampMs(u.searchParams.get('ms'), 1000));
+        res.on('close', () => clearTimeout(t));
+        return;
+      }
+      if (p === '/hold') {
+        const t = setTimeout(() => send(res, 200, 'text/plain', 'released'), HOLD_MAX_MS);
+        res.on('close', () => clearTimeout(t));
+        return;
+      }
+      if (p === '/slow-page') {
+        const t = setTimeout(
+          () => send(res, 200, TYPES['.html']!, '<!doctype html><html><body style="margin:0;background:#22aa44"><h1>slow page</h1></body></html>'),
+          clampMs(u.searchParams.get('ms'), 1000),
+        );
+        res.on('close', () => clearTimeout(t));
+        return;
+      }
+      if (p === '/redirect') {
+        const status = Number(u.searchParams.get('status') ?? 302);
+        const to = u.searchParams.get('to') ?? '/pages/blocks.html';
+        return send(res, [301, 302, 303, 307, 308].includes(status) ? status : 302, 'text/plain', 'redirect', { location: to });
+      }
+      if (p === '/hangup') {
+        req.socket.destroy();
+        return;
+      }
+      if (p === '/status') {
+        const code = Number(u.searchParams.get('code') ?? 200);
+        return send(res, code >= 200 && code <= 599 ? code : 200, TYPES['.html']!, `<!doctype html><html><body style="margin:0;background:#dddddd"><h1>status ${code}</h1></body></html>`);
+      }
+      if (p.startsWith('/beacon/')) {
+        const token = p.slice('/beacon/'.length);
+        beacons.set(token, (beacons.get(token) ?? 0) + 1);
+        req.resume();
+        return send(res, 204, 'text/plain', '');
+      }
+      if (p.startsWith('/__beacons/')) {
+        return send(res, 200, 'application/json', JSON.stringify({ count: beacons.get(p.slice('/__beacons/'.length)) ?? 0 }));
+      }
+      send(res, 404, 'text/plain', 'not found');
+    } catch (e) {
+      if (!res.headersSent) send(res, 500, 'text/plain', String(e));
+    }
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/**
+ * Starts the fixture server on `host` (default 127.0.0.1). `ports`: the port of each origin
+ * (0 = any free port); two origins by default.
+ */
+export async function startFixtureServer(opts: { host?: string; ports?: number[] } = {}): Promise<FixtureServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const beacons = new Map<string, number>();
+  const servers: Server[] = [];
+  const origins: string[] = [];
+  for (const port of opts.ports ?? [0, 0]) {
+    const server = createServer(handler(beacons));
+    server.keepAliveTimeout = 1000;
+    const bound = await listen(server, host, port);
+    servers.push(server);
+    origins.push(`http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
+  }
+  return {
+    origins,
+    async close() {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.closeAllConnections();
+              s.close(() => r());
+            }),
+        ),
+      );
+    },
+  };
+}

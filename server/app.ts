@@ -1,0 +1,86 @@
+// Wiring: one function that starts the whole reference server from a validated Config.
+// Used by server/main.ts (npm start), by the tests and by the conformance harness (port 0).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openAccounts, type Accounts } from './accounts/index.ts';
+import { createResultCache } from './cache/index.ts';
+import type { Config } from './config.ts';
+import { egressLaunchArgs, startEgressGuard, type EgressGuard, type EgressOptions } from './egress/index.ts';
+import { createApp } from './http/app.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createMetrics } from './metrics.ts';
+import { BrowserPool } from './render/pool.ts';
+import { createCaptureService } from './service.ts';
+
+export interface Overrides {
+  accounts?: Accounts;
+  log?: Logger;
+  /** Extra egress options (e.g. a test resolver); the guard itself is always on. */
+  egress?: Partial<EgressOptions>;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  pool: BrowserPool;
+  accounts: Accounts;
+  guard: EgressGuard;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, overrides: Overrides = {}): Promise<RunningServer> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const guard = await startEgressGuard({
+    allow: config.egressAllow,
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+    ...overrides.egress,
+  });
+  const accounts = overrides.accounts ?? (await openAccounts(config));
+  const pool = new BrowserPool({
+    executablePath: config.chromiumPath,
+    launchArgs: egressLaunchArgs(guard.proxyPort),
+    concurrency: config.renderConcurrency,
+    queueLimit: config.queueLimit,
+    recycleAfter: config.recycleAfter,
+    renderBudgetMs: config.renderBudgetMs,
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+  });
+  try {
+    await pool.start();
+  } catch (e) {
+    await Promise.all([guard.close(), accounts.close()]);
+    throw e;
+  }
+  const metrics = createMetrics(pool);
+  const cache = createResultCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
+  const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: async (u) => void (await guard.checkUrl(u)), maxOutputPixels: config.maxOutputPixels });
+  const app = createApp({ accounts, capture, metrics, log, ready: () => pool.ready() });
+
+  const server = http.createServer(app);
+  server.requestTimeout = 0; // renders are bounded by the render budget, not by the socket
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    pool,
+    accounts,
+    guard,
+    log,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((r) => server.close(() => r())); // stop accepting
+        server.closeIdleConnections();
+        await pool.close(); // finish what is in flight, then close Chromium
+        await stopped;
+        await accounts.close();
+        await guard.close();
+      })()),
+  };
+}

@@ -1,0 +1,250 @@
+// The filtering forward proxy the browser is forced through (DESIGN §4, threat model "After the first
+// hop"). It is the guarantee; the pre-navigation check is only the friendly error.
+// - CONNECT host:port (https, wss, and ws: Chromium tunnels every WebSocket through CONNECT),
+//   absolute-URI HTTP (`GET http://host/...`), and absolute-URI Upgrade requests.
+// - Each target goes through the policy (policy.ts): resolved here, every answer classified, and
+//   only an address from that checked answer is dialled. The socket layer is never handed a name,
+//   so there is no second lookup to rebind (net.connect gets an IP and a lookup that refuses).
+// - Refusal: CONNECT gets "403" (Chromium: ERR_TUNNEL_CONNECTION_FAILED, a failed load); HTTP gets
+//   an empty 403 with `x-egress-blocked: 1` (an image/script/iframe load fails or renders empty).
+// - Logs carry kind, origin (host:port) and reason: never a path, query, header or body.
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { parseAuthority, parseTargetUrl, TargetError, type Target } from './host.ts';
+import type { Policy, Verdict } from './policy.ts';
+
+export type ProxyEventKind = 'connect' | 'http' | 'upgrade';
+export interface ProxyEvent {
+  kind: ProxyEventKind;
+  /** host:port as requested (canonical), or the raw authority when it did not parse. */
+  origin: string;
+  decision: 'allowed' | 'refused' | 'failed';
+  reason?: string;
+  at: number;
+}
+export interface ProxyStats {
+  allowed: number;
+  refused: number;
+  failed: number;
+  /** The most recent events, oldest first (bounded). */
+  recent: ProxyEvent[];
+}
+export type EgressLog = (level: 'info' | 'warn', msg: string, fields: Record<string, unknown>) => void;
+
+export interface ProxyOptions {
+  policy: Policy;
+  log?: EgressLog;
+  onEvent?: (e: ProxyEvent) => void;
+  connectTimeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
+export interface EgressProxy {
+  readonly port: number;
+  stats(): ProxyStats;
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const RECENT_MAX = 500;
+
+/** Never called for IP literals; present so that no code path can resolve a name at dial time. */
+const refuseLookup = ((_h: string, _o: unknown, cb: (e: Error) => void) => cb(new Error('egress proxy: names are never resolved at dial time'))) as unknown as net.LookupFunction;
+
+/** Connects to the first reachable address of a checked answer, in order. */
+function dial(addresses: string[], port: number, timeoutMs: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    let i = 0;
+    let lastErr: Error = new Error('no address');
+    const next = () => {
+      const ip = addresses[i++];
+      if (ip === undefined) return reject(lastErr);
+      if (net.isIP(ip) === 0) return reject(new Error('refusing to dial a name'));
+      const s = net.connect({ host: ip, port, lookup: refuseLookup });
+      const t = setTimeout(() => s.destroy(new Error(`connect to ${ip} timed out`)), timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(t);
+        s.removeAllListeners('error');
+        resolve(s);
+      });
+      s.once('error', (e) => {
+        clearTimeout(t);
+        lastErr = e;
+        next();
+      });
+    };
+    next();
+  });
+}
+
+function filterHeaders(raw: string[], keepUpgrade: boolean): string[] {
+  const named = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'connection') raw[i + 1]!.split(',').forEach((t) => named.add(t.trim().toLowerCase()));
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i]!.toLowerCase();
+    if (k === 'host') continue;
+    if (keepUpgrade && (k === 'upgrade' || k === 'connection')) { out.push(raw[i]!, raw[i + 1]!); continue; }
+    if (HOP_BY_HOP.has(k) || named.has(k)) continue;
+    out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+function writeRaw(sock: Duplex, status: string): void {
+  if (!sock.writable) return void sock.destroy();
+  sock.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\nX-Egress-Blocked: 1\r\n\r\n`);
+}
+
+function pipeBoth(a: Duplex, b: net.Socket, idleMs: number): void {
+  const done = () => { a.destroy(); b.destroy(); };
+  a.on('error', done).on('close', done);
+  b.on('error', done).on('close', done);
+  b.setTimeout(idleMs, done);
+  a.pipe(b).pipe(a);
+}
+
+export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
+  const connectTimeout = opts.connectTimeoutMs ?? 10_000;
+  const idle = opts.idleTimeoutMs ?? 60_000;
+  const stats: ProxyStats = { allowed: 0, refused: 0, failed: 0, recent: [] };
+
+  const record = (kind: ProxyEventKind, origin: string, decision: ProxyEvent['decision'], reason?: string) => {
+    const e: ProxyEvent = { kind, origin, decision, reason, at: Date.now() };
+    stats[decision]++;
+    stats.recent.push(e);
+    if (stats.recent.length > RECENT_MAX) stats.recent.shift();
+    if (decision !== 'allowed') opts.log?.(decision === 'refused' ? 'warn' : 'info', `egress ${decision}`, { kind, origin, reason });
+    opts.onEvent?.(e);
+  };
+
+  /** Policy decision for a parsed target; records refusals. Returns the verdict when allowed. */
+  const decide = async (kind: ProxyEventKind, target: Target): Promise<Extract<Verdict, { ok: true }> | { refused: 403 | 502 }> => {
+    const v = await opts.policy.check(target);
+    if (v.ok) return v;
+    record(kind, target.origin, v.kind === 'blocked' ? 'refused' : 'failed', v.reason);
+    return { refused: v.kind === 'blocked' ? 403 : 502 };
+  };
+  const STATUS_LINE = { 400: '400 Bad Request', 403: '403 Forbidden', 502: '502 Bad Gateway' } as const;
+
+  const server = http.createServer();
+  const sockets = new Set<Duplex>();
+  server.on('connection', (s: net.Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('clientError', (_e, s) => s.destroy());
+
+  // Absolute-URI HTTP (plain http: subresources, navigations, redirects).
+  server.on('request', async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const reply = (status: number) => res.writeHead(status, { 'content-length': '0', 'x-egress-blocked': '1', connection: 'close' }).end();
+    const refuse = (status: number, origin: string, reason: string, decision: 'refused' | 'failed' = 'refused') => {
+      record('http', origin, decision, reason);
+      reply(status);
+    };
+    let target: Target;
+    try {
+      const parsed = parseTargetUrl(req.url ?? '');
+      if (!(req.url ?? '').toLowerCase().startsWith('http:')) throw new TargetError('only http: is proxied without CONNECT');
+      target = parsed.target;
+    } catch (e) {
+      return refuse(400, String(req.url ?? '').slice(0, 100).replace(/[/?#].*$/, ''), (e as Error).message);
+    }
+    const d = await decide('http', target);
+    if ('refused' in d) return void reply(d.refused);
+    let sock: net.Socket;
+    try {
+      sock = await dial(d.dial, target.port, connectTimeout);
+    } catch (e) {
+      return refuse(502, target.origin, `connect failed: ${(e as Error).message}`, 'failed');
+    }
+    record('http', target.origin, 'allowed');
+    const u = new URL(req.url!);
+    const headers = filterHeaders(req.rawHeaders, false);
+    headers.unshift('Host', u.host);
+    headers.push('Connection', 'close');
+    const up = http.request({ method: req.method, path: u.pathname + u.search, headers, createConnection: () => sock, setHost: false });
+    up.on('response', (r) => {
+      res.writeHead(r.statusCode ?? 502, r.statusMessage, filterHeaders(r.rawHeaders, false));
+      r.pipe(res);
+      r.on('error', () => res.destroy());
+    });
+    up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502, { 'content-length': '0' }).end()));
+    up.setTimeout(idle, () => up.destroy(new Error('idle')));
+    req.pipe(up);
+    res.on('close', () => up.destroy());
+  });
+
+  // CONNECT tunnels: https, wss and ws.
+  server.on('connect', async (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    client.on('error', () => client.destroy());
+    let target: Target;
+    try {
+      if (!/:\d{1,5}$/.test(req.url ?? '')) throw new TargetError('CONNECT needs host:port');
+      target = parseAuthority(req.url!, 0);
+    } catch (e) {
+      record('connect', String(req.url ?? '').slice(0, 100), 'refused', (e as Error).message);
+      return writeRaw(client, STATUS_LINE[400]);
+    }
+    const d = await decide('connect', target);
+    if ('refused' in d) return writeRaw(client, STATUS_LINE[d.refused]);
+    let up: net.Socket;
+    try {
+      up = await dial(d.dial, target.port, connectTimeout);
+    } catch (e) {
+      record('connect', target.origin, 'failed', `connect failed: ${(e as Error).message}`);
+      return writeRaw(client, STATUS_LINE[502]);
+    }
+    if (client.destroyed) return void up.destroy();
+    record('connect', target.origin, 'allowed');
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) up.write(head);
+    pipeBoth(client, up, idle);
+  });
+
+  // Absolute-URI requests carrying Upgrade (a WebSocket without CONNECT, if a client does that).
+  server.on('upgrade', async (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    client.on('error', () => client.destroy());
+    let target: Target;
+    let u: URL;
+    try {
+      target = parseTargetUrl(req.url ?? '').target;
+      u = new URL(req.url!);
+      if (u.protocol !== 'http:') throw new TargetError('only http: upgrades are proxied');
+    } catch (e) {
+      record('upgrade', String(req.url ?? '').slice(0, 100).replace(/[/?#].*$/, ''), 'refused', (e as Error).message);
+      return writeRaw(client, STATUS_LINE[400]);
+    }
+    const d = await decide('upgrade', target);
+    if ('refused' in d) return writeRaw(client, STATUS_LINE[d.refused]);
+    let up: net.Socket;
+    try {
+      up = await dial(d.dial, target.port, connectTimeout);
+    } catch (e) {
+      record('upgrade', target.origin, 'failed', `connect failed: ${(e as Error).message}`);
+      return writeRaw(client, STATUS_LINE[502]);
+    }
+    record('upgrade', target.origin, 'allowed');
+    const h = filterHeaders(req.rawHeaders, true);
+    let text = `${req.method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+    for (let i = 0; i < h.length; i += 2) text += `${h[i]}: ${h[i + 1]}\r\n`;
+    up.write(`${text}\r\n`);
+    if (head.length) up.write(head);
+    pipeBoth(client, up, idle);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    stats: () => ({ ...stats, recent: [...stats.recent] }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}

@@ -1,0 +1,97 @@
+// Routes. Thin: authenticate, hand the body to the capture service, write bytes or the error.
+//   POST /v1/screenshot   spec §4.1
+//   GET  /openapi.json    generated from the one request schema
+//   GET  /healthz /readyz /metrics   for deployments
+//   /mcp                  the agent-tool server (spec §4.2), mounted by the caller
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Accounts } from '../accounts/index.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+import type { CaptureService } from '../service.ts';
+import { requireAuth } from './auth.ts';
+import { errorHandler } from './errors.ts';
+import { openApiDocument } from './openapi.ts';
+
+/** JSON body limit: html may be 2,000,000 bytes, and JSON escaping can grow it several times. */
+export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+export interface AppDeps {
+  accounts: Accounts;
+  capture: CaptureService;
+  metrics: Metrics;
+  log: Logger;
+  ready(): Promise<boolean>;
+  /** Extra routers (the MCP server) mounted before the catch-all 404. */
+  mount?: (app: express.Express) => void;
+}
+
+function requireJson(req: Request, _res: Response, next: NextFunction) {
+  // Checked on the header itself: req.is() answers null for an empty body.
+  if (!/^application\/json\s*(;|$)/i.test(req.get('content-type') ?? '')) {
+    throw new ServiceError('unsupported_media_type', 'Content-Type must be application/json');
+  }
+  next();
+}
+
+function methodNotAllowed(allow: string) {
+  return () => {
+    throw new ServiceError('method_not_allowed', `this route accepts ${allow} only`, { allow });
+  };
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res, next) => {
+    const id = randomUUID();
+    res.locals.requestId = id;
+    res.set('x-request-id', id);
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      deps.log.info({ requestId: id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms), error: res.locals.errorCode }, 'request');
+    });
+    next();
+  });
+
+  app.post(
+    '/v1/screenshot',
+    requireAuth(deps.accounts),
+    requireJson,
+    express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
+    async (req: Request, res: Response) => {
+      const noCache = /no-cache|no-store/i.test(req.get('cache-control') ?? '');
+      try {
+        const out = await deps.capture(res.locals.account, req.body, { noCache });
+        deps.metrics.outcomes.inc({ code: 'ok' });
+        res.status(200).set(out.headers).type(out.contentType).send(out.body);
+      } catch (e) {
+        deps.metrics.outcomes.inc({ code: e instanceof ServiceError ? e.code : 'internal_error' });
+        throw e;
+      }
+    },
+  );
+  app.all('/v1/screenshot', methodNotAllowed('POST'));
+
+  app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const ok = await deps.ready();
+    res.status(ok ? 200 : 503).json(ok ? { status: 'ready' } : { error: 'overloaded', message: 'the browser is not ready' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  for (const p of ['/openapi.json', '/healthz', '/readyz', '/metrics']) app.all(p, methodNotAllowed('GET'));
+
+  deps.mount?.(app);
+
+  app.use(() => {
+    throw new ServiceError('not_found', 'no such route; the API is POST /v1/screenshot');
+  });
+  app.use(errorHandler(deps.log));
+  return app;
+}

@@ -1,0 +1,35 @@
+// `npm start`: validated config, the server, a development key when none is configured, and a
+// graceful SIGTERM (stop accepting, finish in-flight renders, close Chromium).
+import { ensureDevKey } from './accounts/index.ts';
+import { startServer } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(`configuration error: ${e.message}`);
+    process.exit(2);
+  }
+  throw e;
+}
+const server = await startServer(config);
+const dev = await ensureDevKey(server.accounts as Parameters<typeof ensureDevKey>[0], config);
+server.log.info({ url: server.url, port: server.port, chromium: config.chromiumPath }, `listening on ${server.url}`);
+if (dev) {
+  const printedKey = dev.key;
+  console.log(`\nDevelopment API key (kept in ${dev.file}; the store has only its hash):\n\n  ${printedKey}\n\nTry:\n  curl -s -X POST ${server.url}/v1/screenshot -H "Authorization: Bearer ${printedKey}" -H "Content-Type: application/json" -d '{"html":"<h1>Hello</h1>"}' -o shot.png\n`);
+}
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(sig, () => {
+    server.log.info(`${sig}: no new requests; finishing renders in flight`);
+    server.close().then(
+      () => process.exit(0),
+      (e) => {
+        server.log.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,77 @@
+// The capture service: what REST and MCP share. Validate -> rate limit -> cache lookup (url mode)
+// -> reserve one credit -> render -> commit, or release on any failure (spec §1 billing: failed
+// requests and cached results are never billed). Knows nothing of HTTP.
+import type { Account, Accounts } from './accounts/index.ts';
+import type { ResultCache } from './cache/index.ts';
+import { cacheKey } from './cache/index.ts';
+import { ServiceError } from './errors.ts';
+import type { Metrics } from './metrics.ts';
+import type { BrowserPool } from './render/pool.ts';
+import { checkViewportSize } from './render/capture.ts';
+import type { ScreenshotRequest } from './request/schema.ts';
+import { validateRequest } from './request/validate.ts';
+
+export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+const EXTENSIONS = { png: 'png', jpeg: 'jpg', webp: 'webp' } as const;
+
+export interface CaptureOutcome {
+  body: Buffer;
+  request: ScreenshotRequest;
+  contentType: string;
+  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status. */
+  headers: Record<string, string>;
+  width: number;
+  height: number;
+}
+
+export interface ServiceDeps {
+  accounts: Accounts;
+  pool: BrowserPool;
+  cache: ResultCache;
+  metrics: Metrics;
+  checkUrl(url: string): Promise<void>;
+  maxOutputPixels: number;
+}
+
+export function createCaptureService(deps: ServiceDeps) {
+  return async function captureScreenshot(account: Account, body: unknown, opts: { noCache?: boolean } = {}): Promise<CaptureOutcome> {
+    const req = validateRequest(body);
+    checkViewportSize(req, deps.maxOutputPixels);
+    await deps.accounts.checkRateLimit(account);
+
+    const key = req.url ? cacheKey(account.id, req) : undefined; // html results are never cached
+    if (key && !opts.noCache) {
+      const hit = deps.cache.get(key);
+      if (hit) {
+        const remaining = await deps.accounts.balance(account);
+        return { ...hit, request: req, headers: { ...hit.headers, 'x-cache': 'hit', 'x-credits-charged': '0', 'x-credits-remaining': String(remaining) } };
+      }
+    }
+
+    const reservation = await deps.accounts.reserve(account);
+    const started = process.hrtime.bigint();
+    let committed = false;
+    try {
+      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels });
+      deps.metrics.renderSeconds.observe({ outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
+      const remaining = await deps.accounts.commit(reservation);
+      committed = true;
+      const headers: Record<string, string> = {
+        'content-disposition': `inline; filename="screenshot.${EXTENSIONS[req.format]}"`,
+        'x-banner-action': r.bannerAction,
+        ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
+        ...(r.truncatedFrom !== undefined ? { 'x-capture-truncated': String(r.truncatedFrom) } : {}),
+      };
+      const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
+      if (key) deps.cache.set(key, outcome);
+      return { ...outcome, request: req, headers: { ...headers, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
+    } catch (e) {
+      if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
+      throw e;
+    } finally {
+      if (!committed) await deps.accounts.release(reservation);
+    }
+  };
+}
+
+export type CaptureService = ReturnType<typeof createCaptureService>;
