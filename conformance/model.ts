@@ -41,6 +41,8 @@ export type Directive =
 export type CanarySpelling = 'ipv4' | 'localhost' | 'decimal' | 'hex' | 'octal' | 'short' | 'ipv6' | 'mapped' | 'trailing-dot' | 'userinfo' | 'upper-scheme';
 
 export interface RequestSpec {
+  /** 'endpoint' (default): {base_url}{path}; 'mcp': the --mcp-url. */
+  target?: 'endpoint' | 'mcp';
   method?: string; // default POST
   path?: string; // default /v1/screenshot
   /** 'valid' (default): a key from --api-key; 'none': no Authorization; 'invalid': a wrong key; 'fresh': the --fresh-key. */
@@ -127,6 +129,8 @@ export interface Expectation {
   /** Number of connections canary listeners may see during the case (always 0). */
   canaryConnections?: number;
   relation?: Relation;
+  /** MCP: after this (initialize) exchange, tools/list must list a tool whose name or description matches this regex. */
+  mcpTool?: string;
 }
 
 export interface Step {

@@ -123,28 +123,10 @@ export class SqlLedger implements Accounts {
       [r.id],
     );
     if (rows.length) return Number(rows[0]!.available);
-    return this.lateCommit(r);
-  }
-
-  /**
-   * The reservation is gone: committed already (nothing more to charge), or released by the sweep
-   * because this process stalled beyond the lease. In the second case the capture did succeed,
-   * so it is charged if the account can still pay, once (ledger.reservation_id is unique).
-   */
-  private async lateCommit(r: Reservation): Promise<number> {
-    return this.db.tx(async (q) => {
-      const seen = await q.query('SELECT 1 FROM ledger WHERE reservation_id = $1', [r.id]);
-      if (!seen.length) {
-        await q.query(
-          `WITH a AS (UPDATE accounts SET credits = credits - 1 WHERE id = $2 AND credits - held > 0 RETURNING id)
-           INSERT INTO ledger (account_id, delta, kind, reservation_id, note)
-           SELECT id, -1, 'capture', $1, 'committed after its reservation expired' FROM a`,
-          [r.id, r.accountId],
-        );
-      }
-      const b = await q.query<{ available: unknown }>('SELECT credits - held AS available FROM accounts WHERE id = $1', [r.accountId]);
-      return Number(b[0]?.available ?? 0);
-    });
+    // The reservation is gone: committed or released already, or released by the sweep because
+    // this process could not renew it for a whole lease (a stall or an outage of the database).
+    // Nothing is charged then: a credit may be lost to the service, never charged twice.
+    return this.balance({ id: r.accountId });
   }
 
   async release(r: Reservation): Promise<void> {

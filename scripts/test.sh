@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `npm test`: every test of the project, against real parts: the browser (installed by
+# scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
+# over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
+# inside a network namespace of its own -> conformance suite against a fresh reference server.
+# Ends with one line "tests: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NODE_OPTIONS="${NODE_OPTIONS:-} --no-warnings=ExperimentalWarning"
+
+pass=0; fail=0; failed_stages=()
+stage() { echo; echo "=== $*"; }
+count_node() { # adds the "# pass N" / "# fail N" lines of node's test runner output in $1
+  local p f
+  p=$(grep -E '^# pass [0-9]+' "$1" | tail -1 | awk '{print $3}'); f=$(grep -E '^# fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+}
+
+stage "browser"
+CHROMIUM_PATH="$(bash scripts/setup-browser.sh | tail -1)" || { echo "no browser"; exit 1; }
+export CHROMIUM_PATH
+"$CHROMIUM_PATH" --version 2>/dev/null || true
+
+stage "type check"
+if npx --no-install tsc --noEmit -p .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(typecheck); fi
+
+stage "PostgreSQL for the ledger tests"
+pg_env=$(mktemp)
+if bash scripts/setup-postgres.sh start > "$pg_env"; then
+  # shellcheck disable=SC1090
+  source "$pg_env"
+  trap 'bash scripts/setup-postgres.sh stop "${PG_TEST_DIR:-}" >/dev/null 2>&1 || true' EXIT
+  echo "TEST_DATABASE_URL is set"
+else
+  echo "PostgreSQL could not be started"; fail=$((fail + 1)); failed_stages+=(postgres)
+fi
+
+stage "unit and integration tests"
+mapfile -t files < <(find server test/api -name '*.test.ts' 2>/dev/null | sort)
+log=$(mktemp)
+node --import tsx --test --test-concurrency=1 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log"
+count_node "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(node-tests)
+
+if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
+  stage "security battery (own network namespace: only loopback exists)"
+  slog=$(mktemp)
+  bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
+  count_node "$slog"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
+fi
+
+if [ -f conformance/run-against-reference.ts ]; then
+  stage "conformance suite against a fresh reference server"
+  clog=$(mktemp)
+  node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+  status=${PIPESTATUS[0]}
+  p=$(grep -Eo '^conformance: [0-9]+ passed' "$clog" | tail -1 | grep -Eo '[0-9]+'); f=$(grep -Eo '^conformance: [0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+')
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+  if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
+fi
+
+echo
+[ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
+echo "tests: $pass passed, $fail failed"
+[ ${#failed_stages[@]} -eq 0 ] && [ "$fail" = 0 ]

@@ -1,0 +1,73 @@
+// Test support: the two stores the ledger runs on, each opened fresh and isolated.
+// embedded: a PGlite database in a new temporary DATA_DIR.
+// postgres: a new database on the server of TEST_DATABASE_URL (scripts/setup-postgres.sh starts
+// a throwaway cluster and exports it; scripts/test.sh always sets it). Without it the PostgreSQL
+// tests are skipped with a message saying so.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openAccounts, type AccountsConfig, type OpenOptions } from './index.ts';
+import type { SqlLedger } from './ledger.ts';
+
+export const PG_URL = process.env.TEST_DATABASE_URL?.trim() || '';
+export const PG_SKIP = PG_URL
+  ? false
+  : 'TEST_DATABASE_URL is not set: PostgreSQL tests skipped (run `eval "$(bash scripts/setup-postgres.sh start)"` first, as scripts/test.sh does)';
+
+export interface TestStore {
+  /** The configuration of this store (dataDir or databaseUrl), for openAccounts or a server. */
+  config(over?: Partial<AccountsConfig>): AccountsConfig;
+  /** Opens one more instance ("replica" / "restart") on the same data. */
+  open(over?: Partial<AccountsConfig>, opts?: OpenOptions): Promise<SqlLedger>;
+  /** Drops the data. */
+  destroy(): Promise<void>;
+}
+
+const base = { apiKeys: [] as string[], freeCredits: 100, rateLimitPerMinute: 0 };
+
+export async function embeddedStore(): Promise<TestStore> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'ledger-test-'));
+  const config = (over: Partial<AccountsConfig> = {}): AccountsConfig => ({ ...base, dataDir, databaseUrl: null, ...over });
+  return {
+    config,
+    open: (over, opts) => openAccounts(config(over), { sweepIntervalMs: 0, ...opts }),
+    async destroy() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function postgresStore(): Promise<TestStore> {
+  const name = `ledger_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(PG_URL);
+  u.pathname = `/${name}`;
+  const databaseUrl = u.href;
+  const config = (over: Partial<AccountsConfig> = {}): AccountsConfig => ({ ...base, dataDir: tmpdir(), databaseUrl, ...over });
+  return {
+    config,
+    open: (over, opts) => openAccounts(config(over), { sweepIntervalMs: 0, ...opts }),
+    async destroy() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export const STORES: { name: 'embedded' | 'postgres'; make: () => Promise<TestStore>; skip: string | false }[] = [
+  { name: 'embedded', make: embeddedStore, skip: false },
+  { name: 'postgres', make: postgresStore, skip: PG_SKIP },
+];
