@@ -115,6 +115,8 @@ export interface Expectation {
   status: number | number[] | '4xx' | '5xx';
   /** The JSON error body's `error` code (failures). Every failure is also checked for `{error, message}` strings. */
   error?: string;
+  /** Do not check the failure body shape (for non-endpoint exchanges such as MCP, whose errors the spec does not shape). */
+  anyFailureBody?: boolean;
   /** Regular expression (source, case-insensitive) the error message must match (it names the field). */
   message?: string;
   /** The error message must not contain this text (no echo of the request body). */

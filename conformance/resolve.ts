@@ -70,7 +70,10 @@ export function buildRequest(spec: RequestSpec, ctx: ResolveContext): HttpReques
   if (spec.rawBody !== undefined) body = spec.rawBody;
   else if (spec.body !== undefined) body = JSON.stringify(resolveValue(spec.body, ctx));
   if (body !== undefined) headers['content-type'] = 'application/json';
-  for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(spec.headers ?? {})) {
+    if (v === '') delete headers[k.toLowerCase()]; // '' removes a header the runner would send
+    else headers[k.toLowerCase()] = v;
+  }
   const method = spec.method ?? 'POST';
   let url = ctx.baseUrl.replace(/\/+$/, '') + (spec.path ?? '/v1/screenshot');
   if (spec.target === 'mcp') {

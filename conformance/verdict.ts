@@ -100,7 +100,7 @@ export async function judge(e: Expectation, res: HttpResponse, earlier: HttpResp
   const checks: Check[] = [checkStatus(e, res)];
   let image: DecodedImage | undefined;
   if (!expectsSuccess(e)) {
-    if (res.status >= 400) checks.push(...checkFailureBody(e, res));
+    if (res.status >= 400 && !e.anyFailureBody) checks.push(...checkFailureBody(e, res));
   } else if (e.image) {
     const want = e.image;
     const ct = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

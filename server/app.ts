@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard, type EgressOptions } from './egress/index.ts';
 import { createApp } from './http/app.ts';
 import { createLogger, type Logger } from './log.ts';
+import { mcpRouter } from './mcp/router.ts';
 import { createMetrics } from './metrics.ts';
 import { BrowserPool } from './render/pool.ts';
 import { createCaptureService } from './service.ts';
@@ -55,7 +56,11 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const metrics = createMetrics(pool);
   const cache = createResultCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
   const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: async (u) => void (await guard.checkUrl(u)), maxOutputPixels: config.maxOutputPixels });
-  const app = createApp({ accounts, capture, metrics, log, ready: () => pool.ready() });
+  const app = createApp({
+    accounts, capture, metrics, log, ready: () => pool.ready(),
+    // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
+    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
+  });
 
   const server = http.createServer(app);
   server.requestTimeout = 0; // renders are bounded by the render budget, not by the socket

@@ -62,9 +62,10 @@ export function createCaptureService(deps: ServiceDeps) {
         ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
         ...(r.truncatedFrom !== undefined ? { 'x-capture-truncated': String(r.truncatedFrom) } : {}),
       };
+      const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
       if (key) deps.cache.set(key, outcome);
-      return { ...outcome, request: req, headers: { ...headers, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
+      return { ...outcome, request: req, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;
@@ -72,6 +73,20 @@ export function createCaptureService(deps: ServiceDeps) {
       if (!committed) await deps.accounts.release(reservation);
     }
   };
+}
+
+/** Server-Timing: one metric per render step (names are the step's first word, kept unique). */
+function serverTiming(timings: Array<{ stage: string; ms: number }>): string {
+  const seen = new Map<string, number>();
+  return timings
+    .map(({ stage, ms }) => {
+      let name = stage.split(' ')[0].replace(/[^a-z]/gi, '') || 'step';
+      const n = (seen.get(name) ?? 0) + 1;
+      seen.set(name, n);
+      if (n > 1) name += n;
+      return `${name};dur=${ms.toFixed(1)};desc="${stage.replace(/["\\]/g, '')}"`;
+    })
+    .join(', ');
 }
 
 export type CaptureService = ReturnType<typeof createCaptureService>;

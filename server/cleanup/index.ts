@@ -1,6 +1,15 @@
-// Consent-banner and overlay clean-up (spec §4.1 rules 3 and 4). PLACEHOLDER: the cleanup issue
-// replaces this with the real pipeline; the interface below is what server/render uses.
-import type { Page } from 'puppeteer-core';
+// Consent-banner and overlay clean-up (spec §1, §2.1 blockCookieBanners/hideSelectors/blockAds,
+// §4.1 rules 3 and 4; DESIGN §3 "never accept consent"). The pipeline, in the spec's order:
+//   1. reject on consent-management platforms: @duckduckgo/autoconsent, opt-out only, in every frame
+//      (shadow DOM and cross-origin iframes included), started before navigation (autoconsent.ts);
+//   2. hide the curated list (hide-list.json) + hideSelectors (+ ad slots with blockAds);
+//   3. lift the scroll lock;
+//   4. revert 2-3 if they leave the page near-empty (page/dom-cleanup.js).
+// The clean-up has its own budget inside the render budget; a page without a banner pays one quick
+// detection pass and one DOM pass.
+import type { Frame, Page } from 'puppeteer-core';
+import { autoconsentScripts, hasDriver, quickPass, stopDriver, type FrameConsentState } from './autoconsent.ts';
+import { runDomCleanup, type DomResult } from './dom.ts';
 
 export interface CleanupOptions {
   blockCookieBanners: boolean;
@@ -8,23 +17,171 @@ export interface CleanupOptions {
   blockAds: boolean;
 }
 
-/** What the clean-up did, sent as `x-banner-action`: "none", "hidden", "reverted", "rejected:<cmp>". */
+/**
+ * What the clean-up did, sent as `x-banner-action`: `none`, `hidden`, `hidden:<cmp>`, `reverted`,
+ * `rejected:<cmp>`. The token before ':' is the action; the CMP name (autoconsent's rule name,
+ * lower-case, [a-z0-9.-]) follows where known.
+ */
 export type BannerAction = string;
+
+export interface CleanupReport {
+  action: BannerAction;
+  /** CMP that was rejected or detected, if any. */
+  cmp: string | null;
+  /** Per-frame autoconsent state (frames where the driver ran). */
+  frames: FrameConsentState[];
+  dom: DomResult | null;
+  /** Labels of clicks the guard refused (should stay empty). */
+  blockedClicks: string[];
+  durationMs: number;
+}
 
 export interface CleanupSession {
   /** Called after content is loaded and waits are done; must finish before `deadline` (epoch ms). */
   finish(deadline: number): Promise<BannerAction>;
+  /** Details of the last finish() (for logs and tests). */
+  readonly report: CleanupReport | null;
+  /** Removes what attachCleanup registered on the page (finish() does this too). Idempotent. */
+  dispose(): Promise<void>;
 }
+
+/** Upper bound of the clean-up's own time (the CMP opt-out included), inside the render budget. */
+export const CLEANUP_BUDGET_MS = 2000;
+/** Kept free before the caller's deadline. */
+const DEADLINE_MARGIN_MS = 100;
 
 /**
  * Called on the prepared page BEFORE navigation (url mode) or before setContent (html mode), so
- * that CMP scripts can be injected into every frame as it is created.
+ * that the CMP driver is injected into every document as it is created (child and cross-origin
+ * frames included). In html mode the top document is written by setContent (document.open), which
+ * does not run new-document scripts: finish() injects the driver there itself.
  */
-export async function attachCleanup(_page: Page, opts: CleanupOptions): Promise<CleanupSession> {
+export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<CleanupSession> {
+  let scriptId: string | null = null;
+  if (opts.blockCookieBanners) {
+    scriptId = (await page.evaluateOnNewDocument(autoconsentScripts().full)).identifier;
+  }
+  let report: CleanupReport | null = null;
+  const dispose = async () => {
+    if (scriptId === null) return;
+    const id = scriptId;
+    scriptId = null;
+    await page.removeScriptToEvaluateOnNewDocument(id).catch(() => undefined);
+  };
   return {
-    async finish() {
-      if (!opts.blockCookieBanners && opts.hideSelectors.length === 0 && !opts.blockAds) return 'none';
-      return 'none';
+    get report() {
+      return report;
+    },
+    dispose,
+    async finish(deadline: number) {
+      const t0 = Date.now();
+      try {
+        report = await runFinish(page, opts, deadline, t0);
+      } finally {
+        await dispose();
+      }
+      return report.action;
     },
   };
+}
+
+async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0: number): Promise<CleanupReport> {
+  const hardEnd = deadline - DEADLINE_MARGIN_MS;
+  const budgetEnd = Math.min(hardEnd, t0 + CLEANUP_BUDGET_MS);
+  let frames: FrameConsentState[] = [];
+  if (opts.blockCookieBanners) frames = await rejectPass(page, budgetEnd, hardEnd);
+
+  const rejected = findRejection(frames);
+  const acted = rejected !== null && !rejected.cosmetic;
+  let dom: DomResult | null = null;
+  if (opts.blockCookieBanners || opts.hideSelectors.length > 0 || opts.blockAds) {
+    const req = { banners: opts.blockCookieBanners, user: opts.hideSelectors, ads: opts.blockAds, acted };
+    dom = await withTimeout(domPass(page, req), Math.max(50, hardEnd - Date.now()), null);
+  }
+
+  const detected = frames.flatMap((f) => f.popups.concat(f.detected))[0] ?? null;
+  let action: BannerAction = 'none';
+  let cmp: string | null = null;
+  if (opts.blockCookieBanners) {
+    if (dom?.reverted) action = 'reverted';
+    else if (acted) {
+      cmp = cmpName(rejected!.cmp);
+      action = `rejected:${cmp}`;
+    } else if ((dom && dom.autoHidden > 0) || rejected?.cosmetic) {
+      cmp = rejected ? cmpName(rejected.cmp) : detected ? cmpName(detected) : null;
+      action = cmp ? `hidden:${cmp}` : 'hidden';
+    }
+  }
+  return {
+    action,
+    cmp,
+    frames,
+    dom,
+    blockedClicks: frames.flatMap((f) => f.blocked),
+    durationMs: Date.now() - t0,
+  };
+}
+
+/** Step 1: one bounded autoconsent pass in every frame, then stop every driver. */
+async function rejectPass(page: Page, budgetEnd: number, hardEnd: number): Promise<FrameConsentState[]> {
+  const main = page.mainFrame();
+  if (!(await hasDriver(main))) {
+    // html mode (setContent does not run new-document scripts), or a document that appeared late
+    await main.evaluate(autoconsentScripts().noBackground).catch(() => undefined);
+  }
+  const frames = page.frames().filter((f) => !f.detached);
+  const budget = () => Math.max(0, budgetEnd - Date.now());
+  await withTimeout(Promise.all(frames.map((f) => quickPass(f, budget()))), budget() + 150, null);
+  const stopped = await withTimeout(
+    Promise.all(frames.map((f: Frame) => stopDriver(f))),
+    Math.max(50, hardEnd - Date.now()),
+    [] as (FrameConsentState | null)[],
+  );
+  return stopped.filter((s): s is FrameConsentState => s !== null);
+}
+
+async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1]): Promise<DomResult | null> {
+  try {
+    return await runDomCleanup(page.mainFrame(), req);
+  } catch {
+    // a reject click may have reloaded the page: give it a moment and try once more
+    await new Promise((r) => setTimeout(r, 300));
+    return runDomCleanup(page.mainFrame(), req).catch(() => null);
+  }
+}
+
+function findRejection(frames: FrameConsentState[]): { cmp: string; cosmetic: boolean } | null {
+  // prefer a real (non-cosmetic) opt-out in any frame
+  let cosmetic: { cmp: string; cosmetic: boolean } | null = null;
+  for (const f of frames) {
+    for (const r of f.results) {
+      if (!r.result) continue;
+      const isCosmetic = !!(f.done && f.done.cmp === r.cmp && f.done.cosmetic);
+      if (!isCosmetic) return { cmp: r.cmp, cosmetic: false };
+      cosmetic ??= { cmp: r.cmp, cosmetic: true };
+    }
+  }
+  return cosmetic;
+}
+
+/** Header-safe CMP name: autoconsent's rule name, lower-case; the heuristic is just "heuristic". */
+export function cmpName(name: string): string {
+  if (/^heuristic/i.test(name)) return 'heuristic';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'unknown'
+  );
+}
+
+function withTimeout<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<F>((resolve) => {
+      timer = setTimeout(() => resolve(fallback), Math.max(0, ms));
+    }),
+  ]);
 }

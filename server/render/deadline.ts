@@ -8,6 +8,8 @@ export class Deadline {
   readonly at: number;
   readonly budgetMs: number;
   stage = 'starting';
+  /** Duration of each named step, in order (sent as the Server-Timing header). */
+  readonly timings: Array<{ stage: string; ms: number }> = [];
   constructor(budgetMs: number, now = Date.now()) {
     this.budgetMs = budgetMs;
     this.at = now + budgetMs;
@@ -28,6 +30,7 @@ export class Deadline {
       throw this.timeout();
     }
     let timer: NodeJS.Timeout | undefined;
+    const started = performance.now();
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(this.timeout()), left);
     });
@@ -35,6 +38,7 @@ export class Deadline {
       return await Promise.race([p, expired]);
     } finally {
       clearTimeout(timer);
+      this.timings.push({ stage, ms: performance.now() - started });
       p.catch(() => {}); // an abandoned step must not become an unhandled rejection
     }
   }

@@ -18,6 +18,8 @@ export interface RenderResult {
   bannerAction: BannerAction;
   targetStatus?: number;
   truncatedFrom?: number;
+  /** Step durations, for the Server-Timing header. */
+  timings: Array<{ stage: string; ms: number }>;
 }
 
 export interface PipelineDeps {
@@ -74,7 +76,11 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   const { page, client } = slot;
   if (req.url) await deadline.step('checking the target address', deps.checkUrl(req.url));
 
-  await deadline.step('setting the viewport', page.setViewport(req.viewport));
+  const vp = req.viewport;
+  if (vp.width !== slot.viewport.width || vp.height !== slot.viewport.height || vp.deviceScaleFactor !== slot.viewport.deviceScaleFactor) {
+    await deadline.step('setting the viewport', page.setViewport(vp));
+    slot.viewport = { ...vp };
+  }
   const tracker = new InflightTracker(page);
   const hops = watchMainFrameHops(page, deps, req.url);
   try {
@@ -110,7 +116,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
 
     const bannerAction = await deadline.step('removing cookie banners', cleanup.finish(deadline.at));
     const shot = await deadline.step('capturing', capture(page, client, req, deps.maxOutputPixels));
-    return { ...shot, bannerAction, targetStatus };
+    return { ...shot, bannerAction, targetStatus, timings: deadline.timings };
   } finally {
     tracker.dispose();
     hops.dispose();

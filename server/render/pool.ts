@@ -2,6 +2,7 @@
 // context prepared ahead of demand; bounded concurrency and a bounded queue (503 overloaded
 // beyond it); a crashed or hung browser is replaced; the browser is recycled after N renders.
 import { EventEmitter } from 'node:events';
+import type { Browser } from 'puppeteer-core';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { Overloaded, RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
@@ -58,6 +59,12 @@ export class BrowserPool extends EventEmitter {
     return n;
   }
 
+  /** Read-only, for the integration tests (test/api): the browser now serving, if one is up. */
+  async browserForTests(): Promise<Browser | undefined> {
+    const g = await this.gen?.catch(() => undefined);
+    return g && !g.dead && !g.retired ? g.launched.browser : undefined;
+  }
+
   async start(): Promise<void> {
     await this.current();
   }
@@ -103,9 +110,13 @@ export class BrowserPool extends EventEmitter {
     return g;
   }
 
-  /** Keeps `concurrency` slots prepared in the current generation. */
+  /**
+   * Keeps concurrency + 1 slots prepared in the current generation. Called at launch and after a
+   * render has finished, not when a slot is taken: preparing a context costs CPU that a render
+   * in progress would otherwise have to share.
+   */
   private refill(g: Generation): void {
-    while (!g.retired && !g.dead && !this.closing && g.slots.length + g.preparing < this.opts.concurrency) {
+    while (!g.retired && !g.dead && !this.closing && g.slots.length + g.preparing < this.opts.concurrency + 1) {
       g.preparing++;
       prepareSlot(g.launched.browser)
         .then((slot) => {
@@ -169,7 +180,6 @@ export class BrowserPool extends EventEmitter {
     const slot = g.slots.shift() ?? (await deadline.step('opening a page', prepareSlot(g.launched.browser)));
     g.active++;
     g.renders++;
-    this.refill(g);
     let timedOut = false;
     try {
       const crashed = slot.crashed.then((e) => {
@@ -182,6 +192,7 @@ export class BrowserPool extends EventEmitter {
     } finally {
       await this.disposeSlot(slot, g, timedOut);
       g.active--;
+      this.refill(g);
       if (g.renders >= this.opts.recycleAfter && !g.retired) {
         this.log('info', 'recycling browser', { generation: g.id, renders: g.renders });
         this.retire(g);

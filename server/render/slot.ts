@@ -7,16 +7,21 @@ export interface Slot {
   context: BrowserContext;
   page: Page;
   client: CDPSession;
+  /** The viewport the page has now (prepared at the default, so most renders skip setViewport). */
+  viewport: { width: number; height: number; deviceScaleFactor: number };
   /** Set when the page's renderer crashed; the render fails with render_failed. */
   crashed: Promise<Error>;
   dispose(): Promise<void>;
 }
+
+export const PREPARED_VIEWPORT = { width: 1280, height: 720, deviceScaleFactor: 1 }; // spec §2.2 default
 
 export async function prepareSlot(browser: Browser): Promise<Slot> {
   const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
   try {
     const page = await context.newPage();
     const client = await page.createCDPSession();
+    await page.setViewport(PREPARED_VIEWPORT);
     page.on('dialog', (d) => void d.dismiss().catch(() => {})); // alert/confirm/prompt/beforeunload never block
     // Popups (window.open, target=_blank) are closed as soon as they appear.
     const closePopup = (t: Target) => {
@@ -29,6 +34,7 @@ export async function prepareSlot(browser: Browser): Promise<Slot> {
       context,
       page,
       client,
+      viewport: { ...PREPARED_VIEWPORT },
       crashed,
       dispose: () => (disposed ??= context.close().catch(() => {})),
     };

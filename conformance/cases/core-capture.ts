@@ -1,0 +1,232 @@
+// Core profile: what comes back (spec §2.3), its size and content: formats, viewport and scale,
+// full page, the selector's box, omitBackground and quality (§2.1, §2.2, §4.1 rules 1, 2, 9).
+import type { Case } from '../model.ts';
+import { absent, alpha, around, BLUE, box, cases, color, golden, GREEN, html, NAVY, png, quadrants, RED, WHITE, YELLOW } from './helpers.ts';
+
+const VP = { width: 400, height: 300 };
+const blocks = (extra: Record<string, unknown> = {}) => html('blocks', { viewport: VP, ...extra });
+
+function formatCase(format: 'png' | 'jpeg' | 'webp', explicit: boolean): Case {
+  const ct = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' }[format];
+  return {
+    id: explicit ? `format.${format}` : 'format.default-png',
+    must: explicit ? `The service MUST return ${format} bytes labelled ${ct} for format "${format}".` : 'The service MUST return PNG bytes labelled image/png when format is not given.',
+    rules: ['2.3/content-type', '2.1/format', '1/raster-image', '2.3/success'],
+    profile: 'core',
+    request: { body: blocks(explicit ? { format } : {}) },
+    expect: { status: 200, image: { type: format, width: 400, height: 300 }, probes: quadrants(400, 300, format === 'png' ? undefined : 32), headers: { 'content-type': { matches: `^${ct}\\s*(;|$)` } } },
+  };
+}
+
+export const coreCaptureCases: Case[] = cases([
+  formatCase('png', true),
+  formatCase('jpeg', true),
+  formatCase('webp', true),
+  formatCase('png', false),
+  {
+    id: 'format.png-lossless',
+    must: 'The service MUST return PNG pixels exactly as rendered (PNG is lossless): flat CSS colours come back unchanged.',
+    rules: ['2.1/format'],
+    profile: 'core',
+    request: { body: blocks({ format: 'png' }) },
+    expect: png(400, 300, quadrants(400, 300, 0)),
+  },
+  {
+    id: 'response.content-disposition',
+    must: 'The service MUST send content-disposition "inline" with a filename on success.',
+    rules: ['2.3/content-disposition'],
+    profile: 'core',
+    request: { body: blocks({ format: 'webp' }) },
+    expect: { status: 200, image: { type: 'webp', width: 400, height: 300 }, probes: quadrants(400, 300, 32), headers: { 'content-disposition': { matches: '^\\s*inline\\s*;.*filename\\*?\\s*=' } } },
+  },
+  {
+    id: 'response.synchronous-raw-bytes',
+    must: 'The service MUST answer in the same HTTP exchange with the raw image bytes, not a JSON envelope or a job.',
+    rules: ['1/synchronous', '4.1/rule-9', '2.3/success', '4.1/endpoint'],
+    profile: 'core',
+    request: { body: blocks() },
+    expect: png(400, 300, quadrants(400, 300), { headers: { 'content-type': { matches: '^image/png' } } }),
+  },
+
+  // viewport and scale (§2.1 default, §2.2)
+  {
+    id: 'viewport.default-1280x720',
+    must: 'The service MUST capture a 1280x720 frame when no viewport is given.',
+    rules: ['2.1/viewport-default', '4.1/rule-1', '1/capture-modes'],
+    profile: 'core',
+    request: { body: html('blocks') },
+    expect: png(1280, 720, quadrants(1280, 720), { golden: golden() }),
+  },
+  {
+    id: 'viewport.share-card-1200x630',
+    must: 'The service MUST return exactly a 1200x630 image for viewport 1200x630.',
+    rules: ['2.2/exact-frame', '4.1/rule-1'],
+    profile: 'core',
+    request: { body: html('share-card', { viewport: { width: 1200, height: 630 } }) },
+    expect: png(1200, 630, [color(box(0, 0, 1200, 40), YELLOW, 'top bar'), color(box(10, 60, 60, 100), NAVY, 'background'), color(box(1005, 505, 110, 70), GREEN, 'badge')], { golden: golden() }),
+  },
+  {
+    id: 'viewport.share-card-retina-2x',
+    must: 'The service MUST return a 2400x1260 image for viewport 1200x630 at deviceScaleFactor 2, the same frame at twice the pixels.',
+    rules: ['2.2/scale', '2.2/exact-frame', '8/scale'],
+    profile: 'core',
+    request: { body: html('share-card', { viewport: { width: 1200, height: 630, deviceScaleFactor: 2 } }) },
+    expect: png(2400, 1260, [color(box(0, 0, 2400, 80), YELLOW, 'top bar'), color(box(20, 120, 120, 200), NAVY, 'background'), color(box(2010, 1010, 220, 140), GREEN, 'badge')], { golden: golden({ maxDiffPixels: 4000 }) }),
+  },
+  {
+    id: 'viewport.scale-3',
+    must: 'The service MUST return a 1200x900 image for viewport 400x300 at deviceScaleFactor 3.',
+    rules: ['2.2/scale', '8/scale'],
+    profile: 'core',
+    request: { body: blocks({ viewport: { ...VP, deviceScaleFactor: 3 } }) },
+    expect: png(1200, 900, quadrants(1200, 900)),
+  },
+  {
+    id: 'viewport.lays-out-in-window',
+    must: 'The service MUST lay the page out in the given viewport: viewport-relative content fills a 600x200 frame.',
+    rules: ['2.2/exact-frame', '4.1/rule-1'],
+    profile: 'core',
+    request: { body: html('blocks', { viewport: { width: 600, height: 200 } }) },
+    expect: png(600, 200, quadrants(600, 200)),
+  },
+
+  // §4.1 rule 1: viewport vs full page
+  {
+    id: 'capture.viewport-only',
+    must: 'The service MUST capture only the viewport of a page taller than it when fullPage is not set.',
+    rules: ['4.1/rule-1', '2.1/fullPage', '1/capture-modes'],
+    profile: 'core',
+    request: { body: html('tall', { viewport: { width: 800, height: 600 } }) },
+    expect: png(800, 600, [color(box(0, 0, 800, 600), RED, 'first band only')]),
+  },
+  {
+    id: 'capture.full-page',
+    must: 'The service MUST capture the whole 3000 px scrollable page with fullPage: true, not just the 600 px viewport.',
+    rules: ['4.1/rule-1', '2.1/fullPage', '1/capture-modes'],
+    profile: 'core',
+    request: { body: html('tall', { viewport: { width: 800, height: 600 }, fullPage: true }) },
+    expect: png(800, 3000, [color(box(0, 0, 800, 990), RED, 'band 1'), color(box(0, 1010, 800, 980), GREEN, 'band 2'), color(box(0, 2010, 800, 990), BLUE, 'band 3')], { golden: golden() }),
+  },
+  {
+    id: 'capture.full-page-url',
+    must: 'The service MUST capture the whole scrollable page of a url with fullPage: true.',
+    rules: ['4.1/rule-1', '2.1/fullPage'],
+    profile: 'core',
+    needs: ['fixtures'],
+    request: { body: { url: { $fixtureUrl: '/pages/tall.html' }, viewport: { width: 640, height: 480 }, fullPage: true } },
+    expect: png(640, 3000, [color(around(320, 500), RED), color(around(320, 1500), GREEN), color(around(320, 2500), BLUE)]),
+  },
+
+  // §4.1 rule 2: the selector's box
+  {
+    id: 'selector.element-box',
+    must: 'The service MUST capture exactly the matched element\'s 320x180 box.',
+    rules: ['4.1/rule-2', '2.1/selector', '1/capture-modes'],
+    profile: 'core',
+    request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#target' }) },
+    expect: png(320, 180, [color(box(4, 4, 150, 80), YELLOW, 'inner box, top-left'), color(box(170, 95, 145, 80), BLUE, 'target, bottom-right'), absent(box(0, 0, 320, 180), WHITE, 'no page background')], { golden: golden() }),
+  },
+  {
+    id: 'selector.outside-viewport',
+    must: 'The service MUST capture a matched element that lies below the viewport.',
+    rules: ['4.1/rule-2', '2.1/selector'],
+    profile: 'core',
+    request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#far' }) },
+    expect: png(200, 100, [color(box(0, 0, 200, 100), GREEN)]),
+  },
+  {
+    id: 'selector.wins-over-fullPage',
+    must: 'The service MUST ignore fullPage when selector is set and capture only the element.',
+    rules: ['2.1/fullPage', '4.1/rule-2'],
+    profile: 'core',
+    request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#target', fullPage: true }) },
+    expect: png(320, 180, [color(box(4, 4, 150, 80), YELLOW), color(box(170, 95, 145, 80), BLUE)]),
+  },
+  {
+    id: 'selector.not-found',
+    must: 'The service MUST answer 400 selector_not_found when the selector matches no element.',
+    rules: ['4.1/rule-2', '7/row-5', '7/failure-body', '2.4/failure-body'],
+    profile: 'core',
+    request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#no-such-element' }) },
+    expect: { status: 400, error: 'selector_not_found' },
+  },
+  {
+    id: 'selector.not-found-url',
+    must: 'The service MUST answer 400 selector_not_found in url mode when the selector matches nothing.',
+    rules: ['4.1/rule-2', '7/row-5'],
+    profile: 'core',
+    needs: ['fixtures'],
+    request: { body: { url: { $fixtureUrl: '/pages/element.html' }, selector: '.missing' } },
+    expect: { status: 400, error: 'selector_not_found' },
+  },
+
+  // omitBackground (§2.1)
+  {
+    id: 'omitBackground.transparent',
+    must: 'The service MUST return a PNG whose background is transparent (alpha 0) where the page has none, with omitBackground: true.',
+    rules: ['2.1/omitBackground'],
+    profile: 'core',
+    request: { body: html('transparent', { viewport: VP, omitBackground: true }) },
+    expect: {
+      status: 200,
+      image: { type: 'png', width: 400, height: 300, hasAlpha: true },
+      probes: [alpha(box(0, 0, 40, 40), 0, 0, 'top-left corner'), alpha(box(-40, -40, 40, 40), 0, 0, 'bottom-right corner'), color(around(200, 150, 60), RED, 'square', undefined), alpha(around(200, 150, 60), 255, 255, 'square opaque')],
+      golden: golden(),
+    },
+  },
+  {
+    id: 'omitBackground.default-white',
+    must: 'The service MUST render a page without background on opaque white by default (omitBackground false).',
+    rules: ['2.1/omitBackground'],
+    profile: 'core',
+    request: { body: html('transparent', { viewport: VP }) },
+    expect: png(400, 300, [{ kind: 'color', region: box(0, 0, 40, 40), rgb: WHITE, alpha: 255, tolerance: 2, label: 'white corner' }, alpha(box(0, 0, 400, 300), 255, 255, 'fully opaque'), color(around(200, 150, 60), RED)]),
+  },
+  {
+    id: 'omitBackground.keeps-page-background',
+    must: 'The service MUST keep a page\'s own background opaque with omitBackground: true.',
+    rules: ['2.1/omitBackground'],
+    profile: 'core',
+    request: { body: html('opaque', { viewport: VP, omitBackground: true }) },
+    expect: png(400, 300, [color(box(0, 0, 400, 300), BLUE), alpha(box(0, 0, 400, 300), 255, 255, 'opaque')]),
+  },
+
+  // quality has an effect (§2.1, §8)
+  {
+    id: 'quality.effect-jpeg-size',
+    must: 'The service MUST encode JPEG at the given quality: quality 10 gives a smaller file than quality 95.',
+    rules: ['2.1/quality', '8/quality'],
+    profile: 'core',
+    request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 10 }) },
+    expect: {
+      status: 200,
+      image: { type: 'jpeg', width: 400, height: 300 },
+      probes: [],
+      relation: { request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 95 }) }, relation: 'bytes-less', expect: { status: 200, image: { type: 'jpeg', width: 400, height: 300 } } },
+    },
+  },
+  {
+    id: 'quality.effect-jpeg-pixels',
+    must: 'The service MUST encode JPEG at the given quality: quality 5 visibly changes pixels compared with quality 100.',
+    rules: ['2.1/quality', '8/quality'],
+    profile: 'core',
+    request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 5 }) },
+    expect: {
+      status: 200,
+      image: { type: 'jpeg', width: 400, height: 300 },
+      relation: { request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 100 }) }, relation: 'pixels-differ', minDiffRatio: 0.05 },
+    },
+  },
+  {
+    id: 'quality.effect-webp-size',
+    must: 'The service MUST encode WebP at the given quality: quality 10 gives a smaller file than quality 95.',
+    rules: ['2.1/quality', '8/quality'],
+    profile: 'core',
+    request: { body: html('noise', { viewport: VP, format: 'webp', quality: 10 }) },
+    expect: {
+      status: 200,
+      image: { type: 'webp', width: 400, height: 300 },
+      relation: { request: { body: html('noise', { viewport: VP, format: 'webp', quality: 95 }) }, relation: 'bytes-less', expect: { status: 200, image: { type: 'webp', width: 400, height: 300 } } },
+    },
+  },
+]);

@@ -1,0 +1,131 @@
+// Operator CLI for API keys and credits, on the store the server uses (DATA_DIR, or DATABASE_URL).
+//   node --import tsx server/accounts/cli.ts keys <command>   (npm run keys -- <command>)
+// With the embedded store the server must be stopped first (one process at a time); with
+// PostgreSQL it runs beside live replicas.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.ts';
+import { AdminError, createKey, grant, listKeys, revokeKey } from './admin.ts';
+import { StoreInUse } from './db.ts';
+import { openAccounts } from './index.ts';
+
+const USAGE = `usage: keys <command>
+
+  create [--label <text>] [--credits <n>]   new account and key with the free allowance (FREE_CREDITS)
+                                            or --credits; prints the key ONCE
+  create --account <acc_id> [--label <text>] another key for an existing account (rotation), no credits
+  list [--all] [--json]                     keys (never the keys themselves: their first characters),
+                                            accounts and spendable credits; --all includes revoked keys
+  revoke <key_id>                           the key stops working at once; the account keeps its credits
+  grant <acc_id|key_id> <amount> [--note <text>]
+                                            add credits (a negative amount removes them)
+
+Store: DATABASE_URL when set (PostgreSQL), else the embedded store in DATA_DIR (default ./data).`;
+
+class Exit extends Error {
+  constructor(message: string, readonly code: number) {
+    super(message);
+  }
+}
+
+/** Ends the command with a message; thrown so that the store is closed on the way out. */
+function fail(message: string, code = 1): never {
+  throw new Exit(message, code);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      label: { type: 'string' },
+      account: { type: 'string' },
+      credits: { type: 'string' },
+      note: { type: 'string' },
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command, ...rest] = positionals;
+  if (values.help || group !== 'keys' || !command) fail(USAGE, values.help ? 0 : 2);
+
+  // The CLI needs no browser: satisfy that check of the shared config with any executable.
+  const config = loadConfig({ ...process.env, CHROMIUM_PATH: process.execPath });
+  const accounts = await openAccounts(config, { syncEnvKeys: false, sweepIntervalMs: 0 });
+  const db = accounts.db;
+  try {
+    switch (command) {
+      case 'create': {
+        if (rest.length) fail(USAGE, 2);
+        let credits = config.freeCredits;
+        if (values.credits !== undefined) {
+          if (!/^\d{1,12}$/.test(values.credits)) fail('--credits must be a non-negative integer', 2);
+          credits = Number(values.credits);
+        }
+        const made = await createKey(db, { label: values.label, accountId: values.account, credits });
+        if (values.json) console.log(JSON.stringify(made));
+        else {
+          console.log(`key:     ${made.key}`);
+          console.log(`key id:  ${made.keyId}`);
+          console.log(`account: ${made.accountId} (${made.credits} credits)`);
+          console.error('\nThe key is shown only this once; the store keeps only its SHA-256 hash.');
+        }
+        break;
+      }
+      case 'list': {
+        const rows = await listKeys(db, { includeRevoked: values.all });
+        if (values.json) {
+          console.log(JSON.stringify(rows, null, 2));
+          break;
+        }
+        const table = rows.map((r) => ({
+          key_id: r.keyId,
+          key: `${r.prefix}…`,
+          label: r.label ?? '',
+          account: r.accountId,
+          credits: String(r.credits - r.held),
+          held: String(r.held),
+          created: r.createdAt.slice(0, 19).replace('T', ' '),
+          status: r.revokedAt ? `revoked ${r.revokedAt.slice(0, 10)}` : 'active',
+        }));
+        if (!table.length) {
+          console.log('no keys');
+          break;
+        }
+        const cols = Object.keys(table[0]!) as (keyof (typeof table)[0])[];
+        const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]));
+        console.log(cols.map((c) => c.padEnd(width[c]!)).join('  ').trimEnd());
+        for (const t of table) console.log(cols.map((c) => t[c].padEnd(width[c]!)).join('  ').trimEnd());
+        break;
+      }
+      case 'revoke': {
+        if (rest.length !== 1) fail('usage: keys revoke <key_id>', 2);
+        if (!(await revokeKey(db, rest[0]!))) fail(`no active key ${rest[0]}`);
+        console.log(`revoked ${rest[0]}`);
+        break;
+      }
+      case 'grant': {
+        if (rest.length !== 2 || !/^-?\d{1,12}$/.test(rest[1]!)) fail('usage: keys grant <acc_id|key_id> <amount>', 2);
+        const g = await grant(db, rest[0]!, Number(rest[1]), values.note);
+        console.log(`account ${g.accountId}: ${g.credits} credits`);
+        break;
+      }
+      default:
+        fail(USAGE, 2);
+    }
+  } finally {
+    await accounts.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  const exit = (message: string, code: number) => {
+    console.error(message);
+    process.exitCode = code;
+  };
+  if (e instanceof Exit) exit(e.message, e.code);
+  else if (e instanceof ConfigError) exit(`configuration error: ${e.message}`, 2);
+  else if (e instanceof AdminError || e instanceof StoreInUse) exit(e.message, 1);
+  else if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) exit(`${(e as Error).message}\n\n${USAGE}`, 2);
+  else throw e;
+});

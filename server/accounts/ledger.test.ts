@@ -1,0 +1,390 @@
+// The billing rules of issue 6 at the ledger level, on both stores (embedded PGlite and
+// PostgreSQL): keys, free allowance, reserve/commit/release, 402, N parallel requests against K
+// credits, crashes between reserve and commit, rate limits, grants, API_KEYS and the dev key.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ServiceError } from '../errors.ts';
+import { audit, createKey, grant, listKeys, revokeKey } from './admin.ts';
+import { ensureDevKey, type Account } from './index.ts';
+import type { SqlLedger } from './ledger.ts';
+import { STORES, type TestStore } from './test-stores.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function newAccount(l: SqlLedger, credits = 100): Promise<{ key: string; account: Account }> {
+  const made = await createKey(l.db, { credits });
+  const account = await l.authenticate(made.key);
+  assert.ok(account);
+  return { key: made.key, account };
+}
+
+/** accounts.credits = SUM(ledger), held = COUNT(reservations), 0 <= held <= credits. */
+async function assertBooks(l: SqlLedger, accountId: string, expect: { credits?: number; held?: number; captures?: number }) {
+  const a = await audit(l.db, accountId);
+  assert.equal(a.credits, a.ledgerSum, 'credits = sum of the ledger');
+  assert.equal(a.held, a.reservations, 'held = number of reservations');
+  assert.ok(a.held >= 0 && a.held <= a.credits, 'no negative spendable balance');
+  if (expect.credits !== undefined) assert.equal(a.credits, expect.credits, 'credits');
+  if (expect.held !== undefined) assert.equal(a.held, expect.held, 'held');
+  if (expect.captures !== undefined) assert.equal(a.captures, expect.captures, 'captures billed');
+}
+
+const isCode = (code: string) => (e: unknown) => e instanceof ServiceError && e.code === code;
+
+/** Starts crash-child.ts, waits until it holds `reserve` credits, and kills it with SIGKILL. */
+async function crashWhileHolding(config: object, key: string, reserve: number, leaseSeconds?: number): Promise<string[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'crash-child.ts'), JSON.stringify({ config, key, reserve, leaseSeconds })], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const ids = await new Promise<string[]>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('ready\n')) resolve([...out.matchAll(/reserved (\S+)/g)].map((m) => m[1]!));
+    });
+    child.on('exit', (code) => reject(new Error(`crash-child exited early (${code}): ${err}`)));
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+  return ids;
+}
+
+for (const store of STORES) {
+  describe(`ledger on ${store.name}`, { skip: store.skip }, () => {
+    let s: TestStore;
+    let l: SqlLedger;
+    before(async () => {
+      s = await store.make();
+      l = await s.open({}, { leaseSeconds: 1 });
+    });
+    after(async () => {
+      await l?.close();
+      await s?.destroy();
+    });
+
+    test('a new key is random, shown once, stored hashed, and starts with the free allowance', async () => {
+      const a = await createKey(l.db, { credits: 100, label: 'alice' });
+      const b = await createKey(l.db, { credits: 100 });
+      assert.match(a.key, /^sk_[A-Za-z0-9_-]{43}$/);
+      assert.notEqual(a.key, b.key);
+      assert.equal(a.credits, 100);
+      const account = await l.authenticate(a.key);
+      assert.deepEqual(account, { id: a.accountId, keyId: a.keyId });
+      assert.equal(await l.balance(account!), 100);
+      // The plaintext is nowhere in the store: not in any column of any table.
+      const dump = JSON.stringify(await l.db.query('SELECT k.*, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id'));
+      assert.ok(!dump.includes(a.key) && !dump.includes(a.key.slice(12)), 'no plaintext key stored');
+      const row = (await listKeys(l.db)).find((k) => k.keyId === a.keyId)!;
+      assert.equal(row.prefix, a.key.slice(0, 10));
+      assert.equal(row.label, 'alice');
+      await assertBooks(l, a.accountId, { credits: 100, held: 0, captures: 0 });
+    });
+
+    test('unknown, malformed and revoked keys do not authenticate', async () => {
+      const { key, account } = await newAccount(l);
+      assert.equal(await l.authenticate(key + 'x'), null);
+      assert.equal(await l.authenticate(''), null);
+      assert.equal(await l.authenticate('sk_' + 'A'.repeat(43)), null);
+      assert.equal(await l.authenticate('x'.repeat(5000)), null);
+      assert.equal(await revokeKey(l.db, account.keyId!), true);
+      assert.equal(await l.authenticate(key), null);
+      assert.equal(await revokeKey(l.db, account.keyId!), false, 'already revoked');
+      assert.equal(await revokeKey(l.db, 'key_nope'), false);
+    });
+
+    test('a second key of an account shares its credits and gets no second allowance', async () => {
+      const { account } = await newAccount(l);
+      const second = await createKey(l.db, { accountId: account.id, credits: 100 });
+      assert.equal(second.credits, 100);
+      const acc2 = await l.authenticate(second.key);
+      assert.equal(acc2?.id, account.id);
+      await l.commit(await l.reserve(acc2!));
+      assert.equal(await l.balance(account), 99);
+      await assertBooks(l, account.id, { credits: 99, captures: 1 });
+      await assert.rejects(createKey(l.db, { accountId: 'acc_missing', credits: 1 }), /no account/);
+    });
+
+    test('reserve then commit bills one credit; reserve then release bills nothing', async () => {
+      const { account } = await newAccount(l);
+      const r1 = await l.reserve(account);
+      assert.equal(await l.balance(account), 99, 'held credits are not spendable');
+      assert.equal(await l.commit(r1), 99);
+      await assertBooks(l, account.id, { credits: 99, held: 0, captures: 1 });
+      const r2 = await l.reserve(account);
+      await l.release(r2);
+      assert.equal(await l.balance(account), 99);
+      await assertBooks(l, account.id, { credits: 99, held: 0, captures: 1 });
+    });
+
+    test('commit and release happen at most once per reservation', async () => {
+      const { account } = await newAccount(l, 10);
+      const r = await l.reserve(account);
+      const results = await Promise.all([l.commit(r), l.commit(r), l.release(r)]);
+      assert.equal(results[0], 9);
+      assert.equal(results[1], 9);
+      await assertBooks(l, account.id, { credits: 9, held: 0, captures: 1 });
+      const r2 = await l.reserve(account);
+      await l.release(r2);
+      await l.release(r2);
+      assert.equal(await l.commit(r2), 9, 'a released reservation is never charged');
+      await assertBooks(l, account.id, { credits: 9, held: 0, captures: 1 });
+    });
+
+    test('no credits left: 402 insufficient_credits, balance stays at 0', async () => {
+      const { account } = await newAccount(l, 1);
+      await l.commit(await l.reserve(account));
+      await assert.rejects(l.reserve(account), isCode('insufficient_credits'));
+      assert.equal(new ServiceError('insufficient_credits', '').status, 402);
+      assert.equal(await l.balance(account), 0);
+      const { account: empty } = await newAccount(l, 0);
+      await assert.rejects(l.reserve(empty), isCode('insufficient_credits'));
+      await assertBooks(l, empty.id, { credits: 0, held: 0, captures: 0 });
+    });
+
+    test('N=30 parallel captures against K=7 credits: exactly 7 succeed and are billed', async () => {
+      const { account } = await newAccount(l, 7);
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          let r;
+          try {
+            r = await l.reserve(account);
+          } catch (e) {
+            if (isCode('insufficient_credits')(e)) return 'refused';
+            throw e;
+          }
+          await sleep(5 + (i % 4) * 5); // the render
+          await l.commit(r);
+          return 'billed';
+        }),
+      );
+      assert.equal(outcomes.filter((o) => o === 'billed').length, 7);
+      assert.equal(await l.balance(account), 0);
+      await assertBooks(l, account.id, { credits: 0, held: 0, captures: 7 });
+    });
+
+    test('parallel captures where some renders fail: only successes are billed', async () => {
+      const { account } = await newAccount(l, 10);
+      let billed = 0;
+      await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          let r;
+          try {
+            r = await l.reserve(account);
+          } catch (e) {
+            if (isCode('insufficient_credits')(e)) return;
+            throw e;
+          }
+          await sleep(i % 5);
+          if (i % 3 === 0) return l.release(r); // a failed render
+          await l.commit(r);
+          billed++;
+        }),
+      );
+      const b = await l.balance(account);
+      assert.equal(b, 10 - billed);
+      assert.ok(billed >= 1 && billed <= 10);
+      await assertBooks(l, account.id, { credits: 10 - billed, held: 0, captures: billed });
+    });
+
+    test('a reservation whose process stops renewing is released by the sweep, never committed', async () => {
+      // `l` runs with a 1 s lease, renewed every 1/3 s while the reservation is in flight.
+      const { account } = await newAccount(l, 5);
+      const lost = await l.reserve(account);
+      const kept = await l.reserve(account);
+      l.abandon(lost); // its process "crashed": nobody renews it any more
+      assert.equal(await l.balance(account), 3);
+      await sleep(1700);
+      assert.equal(await l.sweep(), 1, 'only the abandoned reservation is released');
+      assert.equal(await l.balance(account), 4);
+      assert.equal(await l.commit(lost), 4, 'a swept reservation is never charged');
+      assert.equal(await l.commit(kept), 4, 'the renewed one is still there and is charged');
+      await assertBooks(l, account.id, { credits: 4, held: 0, captures: 1 });
+    });
+
+    test('grants add and remove credits, never below what is held', async () => {
+      const { account } = await newAccount(l, 2);
+      assert.deepEqual(await grant(l.db, account.id, 10, 'top-up'), { accountId: account.id, credits: 12 });
+      assert.deepEqual(await grant(l.db, account.keyId!, 3), { accountId: account.id, credits: 15 }, 'by key id');
+      await l.reserve(account);
+      await assert.rejects(grant(l.db, account.id, -15), /fewer than 15 spendable/);
+      assert.equal((await grant(l.db, account.id, -14)).credits, 0);
+      await assert.rejects(grant(l.db, 'acc_missing', 1), /no account or key/);
+      await assert.rejects(grant(l.db, account.id, 1.5), /non-zero integer/);
+      await assertBooks(l, account.id, { credits: 1, held: 1 });
+    });
+
+    test('rate limit 0 means off', async () => {
+      const { account } = await newAccount(l);
+      for (let i = 0; i < 50; i++) await l.checkRateLimit(account);
+    });
+  });
+
+  describe(`rate limit on ${store.name}`, { skip: store.skip }, () => {
+    test('N per minute per account, then 429 rate_limited with Retry-After until the next minute', async () => {
+      const s = await store.make();
+      let now = Date.UTC(2030, 0, 1, 12, 0, 15); // 15 s into a minute
+      const l = await s.open({ rateLimitPerMinute: 3 }, { now: () => now });
+      try {
+        const { account } = await newAccount(l);
+        const { account: other } = await newAccount(l);
+        for (let i = 0; i < 3; i++) await l.checkRateLimit(account);
+        const err = await l.checkRateLimit(account).then(() => null, (e) => e);
+        assert.ok(isCode('rate_limited')(err), 'the fourth request in the minute is refused');
+        assert.equal((err as ServiceError).status, 429);
+        assert.equal((err as ServiceError).headers['retry-after'], '45');
+        await l.checkRateLimit(other); // per account
+        now += 40_500;
+        await assert.rejects(l.checkRateLimit(account), (e: ServiceError) => e.headers['retry-after'] === '5');
+        now += 4_500; // the next minute
+        await l.checkRateLimit(account);
+        await l.sweep(); // drops old windows
+        const windows = await l.db.query('SELECT window_start FROM rate_windows');
+        assert.ok(windows.length >= 1 && windows.length <= 4);
+      } finally {
+        await l.close();
+        await s.destroy();
+      }
+    });
+  });
+
+  describe(`${store.name}: restarts, crashes, API_KEYS and the dev key`, { skip: store.skip }, () => {
+    test('balances survive a restart; API_KEYS get the allowance once; unlisted env keys stop working', async () => {
+      const s = await store.make();
+      try {
+        const k1 = 'ci-key-0123456789abcdef';
+        const k2 = 'ci-key-fedcba9876543210';
+        let l = await s.open({ apiKeys: [k1, k2] });
+        const a1 = (await l.authenticate(k1))!;
+        assert.ok(a1 && (await l.authenticate(k2)));
+        assert.equal(await l.balance(a1), 100);
+        await l.commit(await l.reserve(a1));
+        const cli = await createKey(l.db, { credits: 100 });
+        await l.close();
+
+        l = await s.open({ apiKeys: [k1, k2] });
+        assert.equal(await l.balance((await l.authenticate(k1))!), 99, 'not re-granted on restart');
+        await revokeKey(l.db, (await l.authenticate(k2))!.keyId!);
+        await l.close();
+
+        l = await s.open({ apiKeys: [k2] });
+        assert.equal(await l.authenticate(k1), null, 'no longer listed in API_KEYS');
+        assert.equal(await l.authenticate(k2), null, 'revoked with the CLI stays revoked');
+        assert.ok(await l.authenticate(cli.key), 'CLI keys are not touched by API_KEYS');
+        await l.close();
+
+        l = await s.open({ apiKeys: [k1] });
+        const back = await l.authenticate(k1);
+        assert.equal(back?.id, a1.id, 'listed again: same account');
+        assert.equal(await l.balance(back!), 99);
+        await assertBooks(l, a1.id, { credits: 99, held: 0, captures: 1 });
+        await l.close();
+      } finally {
+        await s.destroy();
+      }
+    });
+
+    test('a process killed between reserve and commit: the credit is released, not charged', async () => {
+      const s = await store.make();
+      try {
+        let l = await s.open();
+        const { key, account } = await newAccount(l, 5);
+        const embedded = store.name === 'embedded';
+        if (embedded) await l.close(); // one process at a time on the embedded store
+        const ids = await crashWhileHolding(s.config(), key, 2, 1);
+        assert.equal(ids.length, 2);
+        if (embedded) {
+          l = await s.open(); // restart: the start-up sweep releases what the dead process held
+        } else {
+          assert.equal(await l.balance(account), 3, 'held by the dead replica until its lease ends');
+          await sleep(1600);
+          assert.equal(await l.sweep(), 2);
+        }
+        assert.equal(await l.balance(account), 5);
+        for (const id of ids) assert.equal(await l.commit({ id, accountId: account.id }), 5, 'never committed later');
+        await assertBooks(l, account.id, { credits: 5, held: 0, captures: 0 });
+        await l.close();
+      } finally {
+        await s.destroy();
+      }
+    });
+
+    test('two instances on one store: parallel captures are exact and share the rate limit', { skip: store.name === 'embedded' && 'the embedded store serves one process' }, async () => {
+      const s = await store.make();
+      const a = await s.open({ rateLimitPerMinute: 1000 });
+      const b = await s.open({ rateLimitPerMinute: 1000 });
+      try {
+        const made = await createKey(a.db, { credits: 13 });
+        const accA = (await a.authenticate(made.key))!;
+        const accB = (await b.authenticate(made.key))!;
+        const results = await Promise.all(
+          Array.from({ length: 40 }, async (_, i) => {
+            const [l, acc] = i % 2 ? [a, accA] : [b, accB];
+            try {
+              const r = await l.reserve(acc);
+              await sleep(i % 7);
+              await l.commit(r);
+              return 1;
+            } catch (e) {
+              if (isCode('insufficient_credits')(e)) return 0;
+              throw e;
+            }
+          }),
+        );
+        assert.equal(results.reduce((x: number, y) => x + y, 0), 13);
+        await assertBooks(a, accA.id, { credits: 0, held: 0, captures: 13 });
+
+        const c = await s.open({ rateLimitPerMinute: 5 });
+        const d = await s.open({ rateLimitPerMinute: 5 });
+        try {
+          const outs = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? c : d).checkRateLimit(accA).then(() => 'ok', (e) => (e as ServiceError).code)));
+          assert.equal(outs.filter((o) => o === 'ok').length, 5, 'one shared window for both replicas');
+          assert.equal(outs.filter((o) => o === 'rate_limited').length, 7);
+        } finally {
+          await c.close();
+          await d.close();
+        }
+      } finally {
+        await a.close();
+        await b.close();
+        await s.destroy();
+      }
+    });
+
+    test('the development key: created once with the allowance, kept in a 0600 file, hashed in the store', { skip: store.name === 'postgres' && 'no dev key with DATABASE_URL' }, async () => {
+      const s = await store.make();
+      try {
+        let l = await s.open();
+        const dev = await ensureDevKey(l, s.config());
+        assert.ok(dev?.created);
+        assert.equal((statSync(dev.file).mode & 0o777).toString(8), '600');
+        assert.equal(readFileSync(dev.file, 'utf8').trim(), dev.key);
+        const acc = (await l.authenticate(dev.key))!;
+        assert.equal(await l.balance(acc), 100);
+        assert.equal(await ensureDevKey(l, s.config({ apiKeys: ['ci-key-0123456789abcdef'] })), null, 'not with API_KEYS');
+        await l.close();
+        l = await s.open();
+        const again = await ensureDevKey(l, s.config());
+        assert.deepEqual(again, { ...dev, created: false }, 'the same key after a restart');
+        await revokeKey(l.db, acc.keyId!);
+        await createKey(l.db, { credits: 1 });
+        assert.equal(await ensureDevKey(l, s.config()), null, 'other keys exist: no new dev key');
+        await l.close();
+        // The embedded store is locked to one process.
+        l = await s.open();
+        await assert.rejects(s.open(), /in use by process/);
+        await l.close();
+        assert.ok(existsSync(s.config().dataDir));
+      } finally {
+        await s.destroy();
+      }
+    });
+  });
+}

@@ -1,0 +1,49 @@
+// Node side of the in-page DOM clean-up (page/dom-cleanup.js): hide list, scroll unlock, revert
+// guard (spec §4.1 rules 3-4). One evaluate in the top document.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Frame } from 'puppeteer-core';
+import { hideList } from './hide-list.ts';
+
+const source = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'page', 'dom-cleanup.js'), 'utf8');
+const pageConfig = JSON.stringify({
+  cmp: hideList.cmp,
+  banner: hideList.banner,
+  overlay: hideList.overlay,
+  backdrop: hideList.backdrop,
+  ads: hideList.ads,
+  scrollLockClasses: hideList.scrollLockClasses,
+  consentText: hideList.consentText,
+  overlayText: hideList.overlayText,
+});
+
+export interface DomRequest {
+  /** Run the automatic banner/overlay part (blockCookieBanners). */
+  banners: boolean;
+  /** The caller's hideSelectors. */
+  user: string[];
+  /** blockAds. */
+  ads: boolean;
+  /** A CMP was rejected: unlock scroll even if nothing is left to hide. */
+  acted: boolean;
+}
+
+export interface DomResult {
+  autoHidden: number;
+  userHidden: number;
+  unlocked: boolean;
+  reverted: boolean;
+  /** hideSelectors entries the browser could not parse (skipped). */
+  invalid: string[];
+  /** Why each automatic element was hidden (selector or heuristic name), for logs. */
+  hidden: string[];
+  /** Content measure before / after the automatic part (-1 when not measured). */
+  before: number;
+  after: number;
+}
+
+export async function runDomCleanup(frame: Frame, req: DomRequest): Promise<DomResult> {
+  const expr = `(${source}\n;scDomCleanup)(${pageConfig}, ${JSON.stringify(req)})`;
+  return (await frame.evaluate(expr)) as DomResult;
+}

@@ -1,0 +1,293 @@
+// In-page DOM clean-up (spec §4.1 rule 3 steps 2-3 and the revert guard of rule 4). Runs once in
+// the top document's main world, right before capture. Plain JavaScript on purpose: read as text
+// and serialised into the page (see ../dom.ts), so the TypeScript loader never touches it.
+//
+//   1. user hideSelectors and, with blockAds, ad slots: always hidden (never reverted: asked for);
+//   2. automatic hiding: curated CMP containers; generic banner names whose text reads as a consent
+//      notice; fixed layers and dialogs that read as a consent notice or a newsletter/promotion
+//      modal; then the empty dimming layers they leave;
+//   3. scroll unlock on html/body (overflow, position, lock classes, blur on the page wrapper);
+//   4. revert guard: if step 2-3 leave the page near-empty, undo them and keep the original page.
+// html and body are never hidden. Styles go through constructed stylesheets and CSSOM inline styles,
+// which a page's Content-Security-Policy does not block (a <style> element would be).
+// eslint-disable-next-line no-unused-vars
+function scDomCleanup(cfg, req) {
+  const doc = document;
+  const root = doc.documentElement;
+  const body = doc.body;
+  const result = { autoHidden: 0, userHidden: 0, unlocked: false, reverted: false, invalid: [], hidden: [], before: -1, after: -1 };
+  if (!root || !body) return result;
+  const HIDDEN_ATTR = 'data-sc-cleanup-hidden';
+  const vw = window.innerWidth || root.clientWidth || 1;
+  const vh = window.innerHeight || root.clientHeight || 1;
+  const consentRe = new RegExp(cfg.consentText, 'i');
+  const overlayRe = new RegExp(cfg.overlayText, 'i');
+  const isRootish = (el) => el === root || el === body || el === doc.head;
+
+  const validSelector = (sel) => {
+    try {
+      doc.querySelector(sel);
+      return typeof sel === 'string' && sel.trim() !== '';
+    } catch (e) {
+      return false;
+    }
+  };
+  const qsa = (sel, scope) => {
+    try {
+      return Array.from((scope || doc).querySelectorAll(sel));
+    } catch (e) {
+      return [];
+    }
+  };
+  const visible = (el) =>
+    typeof el.checkVisibility === 'function' ? el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) : !!el.getClientRects().length;
+  const area = (r) => Math.max(0, Math.min(r.right, vw) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, vh) - Math.max(r.top, 0));
+  /** Rendered with some size, itself or (for zero-size wrappers of fixed children) a descendant. */
+  const rendered = (el) => {
+    if (!visible(el)) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width * r.height > 0) return true;
+    const kids = el.querySelectorAll('*');
+    for (let i = 0; i < kids.length && i < 300; i++) {
+      const k = kids[i];
+      const kr = k.getBoundingClientRect();
+      if (kr.width * kr.height > 0 && visible(k)) return true;
+    }
+    return !!(el.shadowRoot && el.shadowRoot.childElementCount);
+  };
+  const textOf = (el, max) => {
+    if ((el.textContent || '').length > max * 3) return null;
+    const t = (el.innerText || el.textContent || '').replace(/\s+/g, ' ').trim();
+    return t.length > max ? null : t;
+  };
+  const hasControl = (el) => qsa('button, a[href], [role=button], input[type=button], input[type=submit], input[type=email], [onclick]', el).length > 0 || !!el.shadowRoot;
+  const dialogLike = (el) => (el.tagName === 'DIALOG' && el.hasAttribute('open')) || el.getAttribute('role') === 'dialog' || el.getAttribute('role') === 'alertdialog' || el.getAttribute('aria-modal') === 'true';
+  const containsPage = (el) => qsa('main, article, [role=main]', el).length > 0;
+  const position = (el) => getComputedStyle(el).position;
+  /** The outermost fixed ancestor below body that holds nothing but this element's content. */
+  const lift = (el, textLen) => {
+    let best = el;
+    for (let p = el.parentElement; p && !isRootish(p); p = p.parentElement) {
+      const t = (p.innerText || '').replace(/\s+/g, ' ').trim();
+      if (t.length > textLen + 60) break;
+      if (position(p) === 'fixed' || dialogLike(p)) best = p;
+    }
+    return best;
+  };
+
+  // ---- 1. user selectors and ads (kept even when the automatic part is reverted)
+  const userSheet = new CSSStyleSheet();
+  const userSelectors = [];
+  for (const sel of req.user || []) {
+    if (validSelector(sel)) userSelectors.push(sel);
+    else result.invalid.push(sel);
+  }
+  const adSelectors = req.ads ? cfg.ads : [];
+  for (const sel of userSelectors.concat(adSelectors)) {
+    for (const el of qsa(sel)) if (!isRootish(el) && rendered(el)) result.userHidden++;
+    try {
+      userSheet.insertRule(`:is(${sel}):not(html):not(body){display:none !important}`, userSheet.cssRules.length);
+    } catch (e) {
+      result.invalid.push(sel);
+    }
+  }
+  if (userSheet.cssRules.length) doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat([userSheet]);
+
+  if (!req.banners) return result;
+
+  // ---- 2. automatic candidates
+  const picked = new Set();
+  const pick = (el, why) => {
+    if (!el || isRootish(el) || picked.has(el)) return;
+    picked.add(el);
+    result.hidden.push(why);
+  };
+  const cmpSelectors = cfg.cmp.filter(validSelector);
+  for (const sel of cmpSelectors) for (const el of qsa(sel)) if (!isRootish(el) && rendered(el)) pick(el, sel);
+
+  for (const sel of cfg.banner) {
+    for (const el of qsa(sel).slice(0, 50)) {
+      if (isRootish(el) || !rendered(el) || containsPage(el)) continue;
+      const t = textOf(el, 4000);
+      if (t && consentRe.test(t)) pick(lift(el, t.length), sel);
+    }
+  }
+
+  // fixed layers (light DOM and open shadow roots) and dialogs
+  const layers = [];
+  const walk = (scope) => {
+    const w = doc.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT, {
+      acceptNode(el) {
+        if (el.shadowRoot) walk(el.shadowRoot);
+        if (el.offsetParent !== null || isRootish(el)) return dialogLike(el) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
+        const cs = getComputedStyle(el);
+        if (cs.display === 'none') return NodeFilter.FILTER_REJECT;
+        if (cs.position === 'fixed') return NodeFilter.FILTER_ACCEPT;
+        return NodeFilter.FILTER_SKIP;
+      },
+    });
+    for (let n = w.nextNode(); n; n = w.nextNode()) layers.push(n);
+  };
+  walk(body);
+  const overlayLike = (el) => {
+    if (dialogLike(el)) return true;
+    return area(el.getBoundingClientRect()) >= 0.15 * vw * vh;
+  };
+  for (const el of layers) {
+    if (picked.has(el) || !rendered(el) || containsPage(el)) continue;
+    const t = textOf(el, 4000);
+    if (!t) continue;
+    if (consentRe.test(t) && hasControl(el)) pick(lift(el, t.length), 'fixed-consent-layer');
+    else if (overlayRe.test(t) && hasControl(el) && overlayLike(el)) pick(lift(el, t.length), 'fixed-overlay');
+  }
+  for (const sel of cfg.overlay) {
+    for (const el of qsa(sel).slice(0, 100)) {
+      if (picked.has(el) || isRootish(el) || !rendered(el) || containsPage(el)) continue;
+      if (position(el) !== 'fixed' && !dialogLike(el)) continue;
+      const t = textOf(el, 2500);
+      if (t && overlayRe.test(t) && hasControl(el) && overlayLike(el)) pick(lift(el, t.length), sel);
+    }
+  }
+  // keep only outermost picks
+  const picks = Array.from(picked).filter((el) => !Array.from(picked).some((o) => o !== el && o.contains(el)));
+
+  if (picks.length === 0 && !req.acted) return result;
+
+  // ---- content measure for the revert guard (only paid when something will change)
+  const contentScore = (limit) => {
+    let score = 0;
+    const seen = new Map();
+    const vis = (el) => {
+      let v = seen.get(el);
+      if (v === undefined) {
+        v = visible(el);
+        seen.set(el, v);
+      }
+      return v;
+    };
+    const MEDIA = new Set(['IMG', 'SVG', 'VIDEO', 'CANVAS', 'IFRAME', 'PICTURE', 'OBJECT', 'EMBED']);
+    const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD']);
+    const scopes = [body];
+    while (scopes.length && score < limit) {
+      const scope = scopes.pop();
+      const w = doc.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+        acceptNode(n) {
+          if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
+          if (SKIP.has(n.tagName.toUpperCase())) return NodeFilter.FILTER_REJECT;
+          if (n.hasAttribute(HIDDEN_ATTR)) return NodeFilter.FILTER_REJECT;
+          if (n.shadowRoot) scopes.push(n.shadowRoot);
+          return MEDIA.has(n.tagName.toUpperCase()) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
+        },
+      });
+      for (let n = w.nextNode(); n && score < limit; n = w.nextNode()) {
+        if (n.nodeType === 3) {
+          const len = n.data.trim().length;
+          if (len && n.parentElement && vis(n.parentElement)) score += len;
+        } else if (vis(n)) {
+          const r = n.getBoundingClientRect();
+          if (r.width >= 64 && r.height >= 64) score += 100;
+        }
+      }
+    }
+    return score;
+  };
+  const LIMIT = 600;
+  result.before = contentScore(LIMIT);
+
+  // ---- apply automatic hiding
+  const undo = [];
+  const setInline = (el, prop, value) => {
+    const old = el.style.getPropertyValue(prop);
+    const prio = el.style.getPropertyPriority(prop);
+    el.style.setProperty(prop, value, 'important');
+    undo.push(() => (old ? el.style.setProperty(prop, old, prio) : el.style.removeProperty(prop)));
+  };
+  const hideEl = (el) => {
+    el.setAttribute(HIDDEN_ATTR, '');
+    undo.push(() => el.removeAttribute(HIDDEN_ATTR));
+    setInline(el, 'display', 'none');
+  };
+  const autoSheet = new CSSStyleSheet();
+  for (const sel of cmpSelectors) {
+    try {
+      autoSheet.insertRule(`:is(${sel}):not(html):not(body){display:none !important}`, autoSheet.cssRules.length);
+    } catch (e) {
+      /* validated by the unit test of hide-list.json */
+    }
+  }
+  doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat([autoSheet]);
+  undo.push(() => (doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((s) => s !== autoSheet)));
+  for (const el of picks) hideEl(el);
+  result.autoHidden = picks.length;
+
+  // dimming layers the hidden banner or modal leaves behind
+  if (picks.length) {
+    const seenLayer = new Set();
+    const backdrops = layers.concat(qsa(cfg.backdrop.join(',')));
+    for (const el of backdrops) {
+      if (seenLayer.has(el) || isRootish(el) || el.closest('[' + HIDDEN_ATTR + ']')) continue;
+      seenLayer.add(el);
+      if (!visible(el) || position(el) !== 'fixed') continue;
+      if (area(el.getBoundingClientRect()) < 0.8 * vw * vh) continue;
+      if ((el.innerText || '').trim().length > 3 || qsa('img, video, canvas, iframe, svg', el).length) continue;
+      const cs = getComputedStyle(el);
+      if (cs.zIndex !== 'auto' && parseInt(cs.zIndex, 10) < 0) continue;
+      const bg = cs.backgroundColor.match(/rgba?\(([^)]+)\)/);
+      const alpha = bg ? (bg[1].split(/[ ,/]+/).length > 3 ? parseFloat(bg[1].split(/[ ,/]+/)[3]) : 1) : 0;
+      const paints = alpha > 0 || cs.backdropFilter !== 'none' || cs.backgroundImage !== 'none';
+      if (!paints) continue;
+      hideEl(el);
+      result.hidden.push('backdrop');
+      result.autoHidden++;
+    }
+  }
+
+  // ---- 3. scroll unlock (only once the clean-up acted: a page's own overflow:hidden shell is kept)
+  if (result.autoHidden > 0 || req.acted) {
+    for (const el of [root, body]) {
+      for (const cls of cfg.scrollLockClasses) {
+        if (el.classList.contains(cls)) {
+          el.classList.remove(cls);
+          undo.push(() => el.classList.add(cls));
+          result.unlocked = true;
+        }
+      }
+    }
+    for (const el of [root, body]) {
+      const cs = getComputedStyle(el);
+      if (cs.overflowY === 'hidden' || cs.overflowY === 'clip') {
+        setInline(el, 'overflow-y', 'visible');
+        result.unlocked = true;
+      }
+      if (el === body && cs.position === 'fixed') {
+        setInline(el, 'position', 'static');
+        setInline(el, 'top', 'auto');
+        result.unlocked = true;
+      }
+      if (cs.filter && cs.filter.includes('blur')) {
+        setInline(el, 'filter', 'none');
+        result.unlocked = true;
+      }
+    }
+    for (const el of Array.from(body.children)) {
+      if (el.hasAttribute(HIDDEN_ATTR)) continue;
+      const f = getComputedStyle(el).filter;
+      if (f && f.includes('blur')) {
+        setInline(el, 'filter', 'none');
+        result.unlocked = true;
+      }
+    }
+  }
+
+  // ---- 4. revert guard
+  result.after = contentScore(LIMIT);
+  const nearEmpty = result.after < 100 && result.after < result.before * 0.25;
+  if (nearEmpty && result.autoHidden > 0) {
+    for (let i = undo.length - 1; i >= 0; i--) undo[i]();
+    const ac = doc.getElementById('autoconsent-css-rules');
+    if (ac) ac.remove();
+    result.reverted = true;
+    result.unlocked = false;
+  }
+  return result;
+}

@@ -1,0 +1,88 @@
+// The MCP server at /mcp (spec §4.2, §5; issue 7): Streamable HTTP, stateless, one tool.
+//   POST /mcp          Bearer key checked first with the REST code (server/http/auth.ts): a missing
+//                      or unknown key is 401 {error: "unauthorized", message} + WWW-Authenticate,
+//                      the same answer as POST /v1/screenshot. Then one JSON-RPC exchange.
+//   GET, DELETE, ...   405 method_not_allowed (Allow: POST). Stateless: there is no session to
+//                      resume or end and no server-initiated stream; the SDK client reads 405 on
+//                      GET as "no stream offered". The body is our catalogue shape {error, message}.
+// Stateless mode of @modelcontextprotocol/sdk v1 needs a fresh Server and transport per request
+// (reusing either fails), which is cheap: the state is the two request handlers below.
+// JSON responses (not SSE) are enabled: a call is one synchronous capture, there is nothing to
+// stream, and plain HTTP clients (the conformance suite) can read the answer directly.
+import express, { type Request, type Response } from 'express';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Account, Accounts } from '../accounts/index.ts';
+import { ServiceError } from '../errors.ts';
+import { authenticate } from '../http/auth.ts';
+import { BODY_LIMIT_BYTES } from '../http/app.ts';
+import type { Logger } from '../log.ts';
+import type { CaptureService } from '../service.ts';
+import { callTakeScreenshot, toolDefinition, TOOL_NAME } from './tool.ts';
+
+export const MCP_SERVER_INFO = { name: 'screenshot-service', version: '1.0.0' } as const;
+
+export interface McpDeps {
+  accounts: Accounts;
+  capture: CaptureService;
+  log: Logger;
+}
+
+interface PerRequest {
+  account: Account;
+  requestId: string;
+  noCache: boolean;
+  res: Response;
+}
+
+function createMcpServer(deps: McpDeps, r: PerRequest): Server {
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: `Use ${TOOL_NAME} to see a web page or rendered HTML as an image.`,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [toolDefinition()] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name !== TOOL_NAME) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${TOOL_NAME}`);
+    return callTakeScreenshot(request.params.arguments, {
+      account: r.account,
+      capture: deps.capture,
+      log: deps.log,
+      requestId: r.requestId,
+      noCache: r.noCache,
+      onError: (code) => void (r.res.locals.errorCode = code),
+    });
+  });
+  return server;
+}
+
+export function mcpRouter(deps: McpDeps): express.Router {
+  const router = express.Router();
+  router.post(
+    '/',
+    async (req: Request, res: Response, next) => {
+      res.locals.account = await authenticate(deps.accounts, req.get('authorization'));
+      next();
+    },
+    express.json({ limit: BODY_LIMIT_BYTES }),
+    async (req: Request, res: Response) => {
+      const server = createMcpServer(deps, {
+        account: res.locals.account as Account,
+        requestId: String(res.locals.requestId ?? ''),
+        noCache: /no-cache|no-store/i.test(req.get('cache-control') ?? ''),
+        res,
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
+  router.all('/', () => {
+    throw new ServiceError('method_not_allowed', 'the MCP endpoint is stateless Streamable HTTP: it accepts POST only', { allow: 'POST' });
+  });
+  return router;
+}

@@ -1,0 +1,104 @@
+// Result shaping of take_screenshot against a stand-in capture service (no browser, no store):
+// the input schema is the REST schema, every catalogue error becomes isError with its code and
+// message, unexpected faults are not leaked, and success carries image + text and no
+// structuredContent. The real path over HTTP is tested in test/mcp.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { pino } from 'pino';
+import { ServiceError } from '../errors.ts';
+import { publicSchema, type ScreenshotRequest } from '../request/schema.ts';
+import type { CaptureOutcome, CaptureService } from '../service.ts';
+import { callTakeScreenshot, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
+
+const log = pino({ level: 'silent' });
+const account = { id: 'acct-1' };
+const request: ScreenshotRequest = {
+  html: '<p>x</p>', fullPage: false, format: 'png', viewport: { width: 64, height: 32, deviceScaleFactor: 1 },
+  omitBackground: false, waitUntil: 'networkidle2', blockCookieBanners: true, hideSelectors: [], blockAds: false,
+};
+
+const ctx = (capture: (body: unknown) => Promise<CaptureOutcome>, onError?: (c: string) => void) => ({
+  account, capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService, log, requestId: 'req-1', noCache: false, onError,
+});
+
+test('the tool is take_screenshot and its input schema is the REST body schema', () => {
+  const t = toolDefinition();
+  assert.equal(t.name, TOOL_NAME);
+  assert.equal(t.name, 'take_screenshot');
+  assert.deepEqual(t.inputSchema, publicSchema());
+  assert.equal(t.inputSchema.type, 'object');
+  assert.ok(!JSON.stringify(t.inputSchema).includes('x-rule'));
+});
+
+test('arguments reach the capture service unchanged; success is image + text, no structuredContent', async () => {
+  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#ff0000' } }).png().toBuffer();
+  let seen: unknown;
+  const args = { html: '<p>x</p>', viewport: { width: 64, height: 32 }, unknownField: 1 };
+  const r = await callTakeScreenshot(args, ctx(async (body) => {
+    seen = body;
+    return { body: png, request, contentType: 'image/png', width: 64, height: 32, headers: { 'x-banner-action': 'hidden', 'x-credits-charged': '1', 'x-credits-remaining': '41', 'x-cache': 'miss' } };
+  }));
+  assert.equal(seen, args);
+  assert.equal(r.isError, undefined);
+  assert.equal(r.structuredContent, undefined);
+  assert.equal(r.content.length, 2);
+  const [img, text] = r.content;
+  assert.equal(img.type, 'image');
+  assert.ok(img.type === 'image' && img.mimeType === 'image/png' && Buffer.from(img.data, 'base64').equals(png));
+  assert.ok(text.type === 'text');
+  assert.match(text.text, /Screenshot of the supplied HTML: PNG 64x32, [\d,]+ bytes\./);
+  assert.match(text.text, /Banner cleanup: hidden \(banner and overlay elements were hidden\)\./);
+  assert.match(text.text, /Credits: 1 charged, 41 remaining \(cache miss\)\./);
+});
+
+test('no arguments at all go to validation as an empty body', async () => {
+  let seen: unknown;
+  await callTakeScreenshot(undefined, ctx(async (body) => {
+    seen = body;
+    throw new ServiceError('bad_request', 'exactly one of url and html must be given');
+  }));
+  assert.deepEqual(seen, {});
+});
+
+for (const [code, message, headers] of [
+  ['bad_request', 'viewport.width must be an integer between 1 and 10000', {}],
+  ['selector_not_found', 'selector "#nope" matches no element', {}],
+  ['insufficient_credits', 'the key has no credits left', {}],
+  ['rate_limited', 'too many requests', { 'retry-after': '7' }],
+  ['render_timeout', 'rendering exceeded the 20-second render budget (while waiting for a selector)', {}],
+] as const) {
+  test(`a ${code} failure is an isError result carrying the code and message`, async () => {
+    let logged = '';
+    const r = await callTakeScreenshot({}, ctx(async () => {
+      throw new ServiceError(code, message, headers);
+    }, (c) => (logged = c)));
+    assert.equal(r.isError, true);
+    assert.equal(r.content.length, 1);
+    const t = r.content[0];
+    assert.ok(t.type === 'text');
+    const [first, second] = t.text.split('\n');
+    assert.equal(first, `${code}: ${message}`);
+    assert.match(second, /^No credit was charged\./);
+    if ('retry-after' in headers) assert.match(second, /Retry after 7 s\./);
+    assert.equal(logged, code);
+  });
+}
+
+test('an unexpected fault is internal_error naming the request, without its details', async () => {
+  const r = await callTakeScreenshot({}, ctx(async () => {
+    throw new Error('secret stack detail');
+  }));
+  assert.equal(r.isError, true);
+  const t = r.content[0];
+  assert.ok(t.type === 'text');
+  assert.match(t.text, /^internal_error: an unexpected error occurred \(request req-1\)/);
+  assert.ok(!t.text.includes('secret'));
+});
+
+test('banner cleanup wording', () => {
+  assert.equal(describeBanner('rejected onetrust', request), 'Banner cleanup: rejected onetrust (a reject-all control was clicked).');
+  assert.equal(describeBanner('none', request), 'Banner cleanup: none (nothing to remove).');
+  assert.equal(describeBanner(undefined, request), 'Banner cleanup: none (nothing to remove).');
+  assert.equal(describeBanner('none', { ...request, blockCookieBanners: false }), 'Banner cleanup: off (blockCookieBanners false).');
+});

@@ -1,0 +1,116 @@
+// The one MCP tool, `take_screenshot` (spec §4.2, issue 7): its definition and how a capture or a
+// failure becomes a tool result.
+// - Input schema: the REST body's JSON Schema itself (server/request/schema.ts publicSchema()), so
+//   the tool takes exactly the fields of POST /v1/screenshot with the same defaults. Arguments go
+//   unchanged to the capture service, which validates them with the same messages and does the
+//   same billing, cache, egress guard and banner cleanup as REST.
+// - Success: an image content block (base64 data, mimeType) and one short text block (size,
+//   format, what the banner cleanup did, credits). Images over the MCP budget are re-encoded or
+//   downscaled (shrink.ts) and the text says so. No `structuredContent`: Claude Code drops the
+//   image blocks of a result that has it (anthropics/claude-code#54737).
+// - Failure: `isError: true` with one text block whose first line is "<error code>: <message>",
+//   the codes and messages of the REST error catalogue (server/errors.ts); never an empty result.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Account } from '../accounts/index.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { publicSchema } from '../request/schema.ts';
+import type { CaptureOutcome, CaptureService } from '../service.ts';
+import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
+
+export const TOOL_NAME = 'take_screenshot';
+
+const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+export function toolDefinition(): Tool {
+  return {
+    name: TOOL_NAME,
+    title: 'Take a screenshot',
+    description:
+      'Render a web page (`url`, an absolute http or https URL) or supplied markup (`html`) in a browser and return the image. ' +
+      'Give exactly one of url and html. By default the viewport (1280x720) is captured as PNG after cookie banners and consent ' +
+      'popups are rejected or hidden; set fullPage for the whole page, selector for one element, viewport for another window size. ' +
+      'Private, loopback and link-local targets are refused. One successful capture costs one credit; failures cost nothing. ' +
+      `Images over ${MCP_IMAGE_BUDGET_BYTES.toLocaleString('en-US')} bytes or ${MCP_IMAGE_MAX_EDGE} px on a side are re-encoded ` +
+      'or downscaled to fit MCP clients, and the text part says so.',
+    inputSchema: publicSchema() as Tool['inputSchema'],
+    annotations: { title: 'Take a screenshot', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  };
+}
+
+export interface CallContext {
+  account: Account;
+  capture: CaptureService;
+  log: Logger;
+  requestId: string;
+  noCache: boolean;
+  /** Told the error code of a failed call, for the request log line. */
+  onError?(code: string): void;
+}
+
+export async function callTakeScreenshot(args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+  let out: CaptureOutcome;
+  try {
+    out = await ctx.capture(ctx.account, args ?? {}, { noCache: ctx.noCache });
+  } catch (e) {
+    return failure(e, ctx, 'No credit was charged.');
+  }
+  let fitted: FittedImage;
+  try {
+    fitted = await fitImage(out.body, out.request.format);
+  } catch (e) {
+    // Our own encoder's output should always decode; if it does not, say so honestly.
+    ctx.log.error({ err: e, requestId: ctx.requestId }, 'mcp: could not fit the capture into the result budget');
+    return failure(new ServiceError('internal_error', `the capture succeeded but could not be fitted into the ${MCP_IMAGE_BUDGET_BYTES}-byte MCP result budget (request ${ctx.requestId}); POST /v1/screenshot returns it`), ctx, `It was billed (${out.headers['x-credits-charged'] ?? '1'} credit).`);
+  }
+  return {
+    content: [
+      { type: 'image', data: fitted.data.toString('base64'), mimeType: MIME[fitted.format] },
+      { type: 'text', text: summary(out, fitted) },
+    ],
+  };
+}
+
+function failure(e: unknown, ctx: CallContext, billing: string): CallToolResult {
+  let err: ServiceError;
+  if (e instanceof ServiceError) err = e;
+  else {
+    ctx.log.error({ err: e, requestId: ctx.requestId }, 'mcp: unexpected error');
+    err = new ServiceError('internal_error', `an unexpected error occurred (request ${ctx.requestId})`);
+  }
+  ctx.onError?.(err.code);
+  const retry = err.headers['retry-after'] ? ` Retry after ${err.headers['retry-after']} s.` : '';
+  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}\n${billing}${retry}` }] };
+}
+
+/** What cleanup did (x-banner-action): the first word is the action, the rest names the CMP. */
+const BANNER_WORDS: Record<string, string> = {
+  rejected: 'a reject-all control was clicked',
+  hidden: 'banner and overlay elements were hidden',
+  reverted: 'hiding would have emptied the page, so the original page was captured',
+  none: 'nothing to remove',
+};
+
+export function describeBanner(action: string | undefined, req: CaptureOutcome['request']): string {
+  if (!req.blockCookieBanners && req.hideSelectors.length === 0 && !req.blockAds) return 'Banner cleanup: off (blockCookieBanners false).';
+  const value = (action ?? 'none').trim() || 'none';
+  const word = /^[a-z]+/i.exec(value)?.[0]?.toLowerCase() ?? '';
+  const meaning = BANNER_WORDS[word];
+  return `Banner cleanup: ${value}${meaning ? ` (${meaning})` : ''}.`;
+}
+
+function summary(out: CaptureOutcome, f: FittedImage): string {
+  const h = out.headers;
+  const what = out.request.url ? `Screenshot of ${clip(out.request.url, 200)}` : 'Screenshot of the supplied HTML';
+  const status = h['x-target-status'] ? `, target answered HTTP ${h['x-target-status']}` : '';
+  const lines = [
+    `${what}${status}: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${f.data.length.toLocaleString('en-US')} bytes.`,
+    describeShrink(f),
+    h['x-capture-truncated'] ? `The page was ${h['x-capture-truncated']} CSS px tall; the capture was cut at the output size limit.` : '',
+    describeBanner(h['x-banner-action'], out.request),
+    `Credits: ${h['x-credits-charged'] ?? '?'} charged, ${h['x-credits-remaining'] ?? '?'} remaining (cache ${h['x-cache'] ?? 'miss'}).`,
+  ];
+  return lines.filter(Boolean).join('\n');
+}
+
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

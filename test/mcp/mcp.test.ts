@@ -1,0 +1,188 @@
+// The MCP server end to end (spec §4.2, §5; issue 7): the official SDK client over loopback
+// against a real reference server (real Chromium, real store). One server for the whole file;
+// every credit check reads the ledger itself.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { publicSchema } from '../../server/request/schema.ts';
+import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
+import { balance, connect, imageOf, MCP_KEY, startFixture, startTestServer, textOf, type Fixture, type TestServer } from './helpers.ts';
+
+const RED_PAGE = '<!doctype html><html><body style="margin:0;background:#ff0000"><h1 id="t">fixture</h1></body></html>';
+/** Seeded colour noise over the viewport: a PNG of it is several MB, far over the MCP budget. */
+const NOISE_PAGE = `<!doctype html><html><body style="margin:0;overflow:hidden"><canvas id="c"></canvas><script>
+const c = document.getElementById('c'); c.width = innerWidth; c.height = innerHeight;
+const g = c.getContext('2d'); const img = g.createImageData(c.width, c.height); let s = 2463534242;
+for (let i = 0; i < img.data.length; i++) { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; img.data[i] = (i & 3) === 3 ? 255 : s & 255; }
+g.putImageData(img, 0, 0);
+</script></body></html>`;
+
+let fx: Fixture;
+let ts: TestServer;
+let client: Client;
+
+before(async () => {
+  fx = await startFixture({ '/red.html': RED_PAGE, '/cached.html': RED_PAGE });
+  ts = await startTestServer(fx);
+  client = await connect(ts.mcpUrl);
+});
+
+after(async () => {
+  await client?.close();
+  await ts?.close();
+  await fx?.close();
+});
+
+const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'take_screenshot', arguments: args })) as CallToolResult;
+
+test('tools/list: one tool, take_screenshot, whose input schema is the REST body schema', async () => {
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ['take_screenshot']);
+  assert.deepEqual(tools[0].inputSchema, publicSchema());
+  assert.match(tools[0].description ?? '', /url/);
+  assert.match(tools[0].description ?? '', /html/);
+});
+
+test('html capture: a PNG image of the requested viewport plus a text part; one credit', async () => {
+  const before = await balance(ts.server);
+  const r = await call({ html: RED_PAGE, viewport: { width: 320, height: 200 } });
+  assert.notEqual(r.isError, true, textOf(r));
+  const img = imageOf(r);
+  assert.equal(img.mimeType, 'image/png');
+  const meta = await sharp(img.data).metadata();
+  assert.deepEqual([meta.format, meta.width, meta.height], ['png', 320, 200]);
+  const { data } = await sharp(img.data).raw().toBuffer({ resolveWithObject: true });
+  assert.deepEqual([...data.subarray(0, 3)], [255, 0, 0], 'top-left pixel is the page background');
+  const text = textOf(r);
+  assert.match(text, /Screenshot of the supplied HTML: PNG 320x200, [\d,]+ bytes\./);
+  assert.match(text, /Banner cleanup: /);
+  assert.match(text, /Credits: 1 charged/);
+  assert.equal(await balance(ts.server), before - 1);
+});
+
+test('url capture of a loopback fixture (allowed by EGRESS_ALLOW), with format and quality', async () => {
+  const before = await balance(ts.server);
+  const r = await call({ url: `${fx.origin}/red.html`, format: 'jpeg', quality: 80, viewport: { width: 300, height: 150 } });
+  assert.notEqual(r.isError, true, textOf(r));
+  const img = imageOf(r);
+  assert.equal(img.mimeType, 'image/jpeg');
+  const meta = await sharp(img.data).metadata();
+  assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', 300, 150]);
+  assert.match(textOf(r), new RegExp(`Screenshot of ${fx.origin}/red.html, target answered HTTP 200: JPEG 300x150`));
+  assert.ok(fx.hits.includes('/red.html'));
+  assert.equal(await balance(ts.server), before - 1);
+});
+
+test('a cached url result costs nothing, as in REST', async () => {
+  const args = { url: `${fx.origin}/cached.html`, viewport: { width: 200, height: 100 } };
+  const first = await call(args);
+  assert.notEqual(first.isError, true, textOf(first));
+  const mid = await balance(ts.server);
+  const second = await call(args);
+  assert.notEqual(second.isError, true, textOf(second));
+  assert.match(textOf(second), /Credits: 0 charged, \d+ remaining \(cache hit\)/);
+  assert.equal(await balance(ts.server), mid);
+});
+
+test('validation errors: isError with bad_request and the field-naming message; nothing billed', async () => {
+  const before = await balance(ts.server);
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ html: '<p>x</p>', viewport: { width: 0, height: 100 } }, /^bad_request: .*viewport\.width/],
+    [{}, /^bad_request: .*(url|html)/],
+    [{ url: `${fx.origin}/red.html`, html: '<p>x</p>' }, /^bad_request: .*(url|html)/],
+    [{ html: '<p>x</p>', quality: 50 }, /^bad_request: .*quality/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = await call(args);
+    assert.equal(r.isError, true, JSON.stringify(args));
+    assert.ok(!r.content.some((c) => c.type === 'image'));
+    assert.match(textOf(r), pattern);
+    assert.match(textOf(r), /No credit was charged\./);
+  }
+  assert.equal(await balance(ts.server), before);
+});
+
+test('the egress guard applies: a loopback target outside EGRESS_ALLOW is bad_request; nothing billed', async () => {
+  const before = await balance(ts.server);
+  const blocked = new URL(ts.server.url);
+  const r = await call({ url: `http://127.0.0.1:${blocked.port}/healthz` });
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /^bad_request: /);
+  assert.equal(await balance(ts.server), before);
+});
+
+test('a render failure (selector_not_found) is an isError result and releases the credit', async () => {
+  const before = await balance(ts.server);
+  const r = await call({ html: RED_PAGE, selector: '#missing', viewport: { width: 200, height: 100 } });
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /^selector_not_found: /);
+  assert.equal(await balance(ts.server), before);
+});
+
+test('an image over the MCP budget is re-encoded to fit and the text says what was done', async () => {
+  const before = await balance(ts.server);
+  const r = await call({ html: NOISE_PAGE, viewport: { width: 1280, height: 720 } });
+  assert.notEqual(r.isError, true, textOf(r));
+  const img = imageOf(r);
+  assert.ok(img.data.length <= MCP_IMAGE_BUDGET_BYTES, `${img.data.length} bytes`);
+  assert.equal(img.mimeType, 'image/jpeg');
+  const meta = await sharp(img.data).metadata();
+  assert.equal(meta.format, 'jpeg');
+  const text = textOf(r);
+  assert.match(text, /The capture \(PNG 1280x720, [\d,]+ bytes\) was over this tool's 750,000-byte image budget/);
+  assert.match(text, /re-encoded as JPEG quality \d+/);
+  assert.match(text, new RegExp(`: ${img.data.length.toLocaleString('en-US')} bytes\\.`));
+  assert.equal(await balance(ts.server), before - 1, 'one capture, one credit, whatever the MCP side does');
+});
+
+test('unknown tool name is a protocol error, not a capture', async () => {
+  const before = await balance(ts.server);
+  await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), /unknown tool/);
+  assert.equal(await balance(ts.server), before);
+});
+
+test('auth: no key or a wrong key cannot connect (401)', async () => {
+  await assert.rejects(connect(ts.mcpUrl, null), /401|unauthorized/i);
+  await assert.rejects(connect(ts.mcpUrl, 'wrong-key-0123456789abcdef'), /401|unauthorized/i);
+});
+
+test('auth: the 401 is the REST answer: {error: "unauthorized", message} with WWW-Authenticate', async () => {
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  for (const auth of [undefined, 'Bearer wrong-key-0123456789abcdef', 'Basic Zm9vOmJhcg==']) {
+    const res = await fetch(ts.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(auth ? { authorization: auth } : {}) },
+      body: JSON.stringify(init),
+    });
+    assert.equal(res.status, 401, String(auth));
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+    const body = (await res.json()) as { error: string; message: string };
+    assert.equal(body.error, 'unauthorized');
+    assert.equal(typeof body.message, 'string');
+  }
+});
+
+test('stateless: GET and DELETE on /mcp are 405 with Allow: POST', async () => {
+  for (const method of ['GET', 'DELETE']) {
+    const res = await fetch(ts.mcpUrl, { method, headers: { authorization: `Bearer ${MCP_KEY}`, accept: 'text/event-stream' } });
+    assert.equal(res.status, 405, method);
+    assert.equal(res.headers.get('allow'), 'POST');
+    assert.equal(((await res.json()) as { error: string }).error, 'method_not_allowed');
+  }
+});
+
+test('plain HTTP works too: a JSON-RPC tools/call without the SDK', async () => {
+  const res = await fetch(ts.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${MCP_KEY}`, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'take_screenshot', arguments: { html: '<p>x</p>', viewport: { width: 0, height: 10 } } } }),
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+  const body = (await res.json()) as { id: number; result: CallToolResult };
+  assert.equal(body.id, 7);
+  assert.equal(body.result.isError, true);
+  assert.match(textOf(body.result), /^bad_request: viewport\.width/);
+});
