@@ -114,7 +114,7 @@ async function relationChecks(c: Case, e: Expectation, res: HttpResponse, http: 
   const rel = e.relation!;
   const other = await send(http, rel.request, ctx);
   const checks: Check[] = [];
-  if (rel.expect) checks.push(...(await judge({ status: 200, ...rel.expect }, other)).checks.map((k) => ({ ...k, name: `second request: ${k.name}` })));
+  if (rel.expect) checks.push(...(await judge({ ...rel.expect, status: rel.expect.status ?? 200 }, other)).checks.map((k) => ({ ...k, name: `second request: ${k.name}` })));
   const label = `relation ${rel.relation}`;
   if (rel.relation === 'bytes-less' || rel.relation === 'bytes-greater') {
     const pass = rel.relation === 'bytes-less' ? res.body.length < other.body.length : res.body.length > other.body.length;

@@ -26,9 +26,10 @@ function canary(ctx: ResolveContext, path: string, spelling?: CanarySpelling): s
 }
 
 function template(ctx: ResolveContext, s: string): string {
-  // {{canary}} / {{fixtures}} / {{fixtures2}} are origins without a trailing slash; {{canary:/p}} adds a path.
-  return s.replace(/\{\{(canary|fixtures|fixtures2)(:[^}]*)?\}\}/g, (_, what: string, rest?: string) => {
+  // {{canaryPort}} is the canary's port; {{canary}} / {{fixtures}} / {{fixtures2}} are origins without a trailing slash; {{canary:/p}} adds a path.
+  return s.replace(/\{\{(canary|canaryPort|fixtures|fixtures2)(:[^}]*)?\}\}/g, (_, what: string, rest?: string) => {
     const p = rest ? rest.slice(1) : '';
+    if (what === 'canaryPort') return String(canary(ctx, '/').split(':')[2]!.replace('/', ''));
     const o = what === 'canary' ? canary(ctx, '/').slice(0, -1) : origin(ctx, what === 'fixtures' ? 0 : 1);
     return o + p;
   });

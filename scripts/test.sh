@@ -36,7 +36,7 @@ else
 fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find server test/api -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find server test/api test/mcp -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 node --import tsx --test --test-concurrency=1 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log"
 count_node "$log"

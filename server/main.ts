@@ -1,6 +1,6 @@
 // `npm start`: validated config, the server, a development key when none is configured, and a
 // graceful SIGTERM (stop accepting, finish in-flight renders, close Chromium).
-import { ensureDevKey } from './accounts/index.ts';
+import { ensureDevKey, openAccounts } from './accounts/index.ts';
 import { startServer } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
@@ -14,8 +14,9 @@ try {
   }
   throw e;
 }
-const server = await startServer(config);
-const dev = await ensureDevKey(server.accounts as Parameters<typeof ensureDevKey>[0], config);
+const accounts = await openAccounts(config);
+const dev = await ensureDevKey(accounts, config);
+const server = await startServer(config, { accounts });
 server.log.info({ url: server.url, port: server.port, chromium: config.chromiumPath }, `listening on ${server.url}`);
 if (dev) {
   const printedKey = dev.key;

@@ -1,7 +1,7 @@
 // Core profile: the request body (spec §2.1, §2.2), the error table (§7) and both sides of every
 // bound (§8). Mostly html-mode with tiny viewports, so these run anywhere and quickly.
 import type { Case } from '../model.ts';
-import { badRequest, cases, color, around, GREEN, html, png, SMALL } from './helpers.ts';
+import { badRequest, cases, color, around, GREEN, html, png, SMALL, WHITE } from './helpers.ts';
 
 const FAIL_RULES = ['7/failure-body', '2.4/failure-body'];
 const plain = (extra: Record<string, unknown> = {}) => html('plain', { viewport: SMALL, ...extra });
@@ -92,9 +92,9 @@ export const coreRequestCases: Case[] = cases([
   bound('bounds.hideSelectors.501-chars', HS, plain({ hideSelectors: [{ $template: '#' + 'a'.repeat(500) }] }), { field: 'hideSelectors' }),
 
   // §8 html size: 2,000,000 bytes pass, 2,000,001 fail (the response to oversize html is not shown: any 4xx)
-  { id: 'bounds.html.2000000-bytes', must: 'The service MUST accept html of exactly 2,000,000 bytes.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_000 } }, viewport: SMALL } }, expect: png(320, 240) },
+  { id: 'bounds.html.2000000-bytes', must: 'The service MUST accept html of exactly 2,000,000 bytes.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_000 } }, viewport: SMALL } }, expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]) },
   { id: 'bounds.html.2000001-bytes', must: 'The service MUST reject html of 2,000,001 bytes.', rules: [...HTML, ...FAIL_RULES], profile: 'core', request: { body: { html: { $html: { bytes: 2_000_001 } }, viewport: SMALL } }, expect: { status: '4xx' } },
-  { id: 'bounds.html.2000000-bytes-multibyte', must: 'The service MUST count html in bytes: 2,000,000 bytes of two-byte characters pass.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_000, fill: 'é' } }, viewport: SMALL } }, expect: png(320, 240) },
+  { id: 'bounds.html.2000000-bytes-multibyte', must: 'The service MUST count html in bytes: 2,000,000 bytes of two-byte characters pass.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_000, fill: 'é' } }, viewport: SMALL } }, expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]) },
   { id: 'bounds.html.2000002-bytes-multibyte', must: 'The service MUST count html in bytes: 2,000,002 bytes of two-byte characters (about 1,000,000 characters) fail.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_002, fill: 'é' } }, viewport: SMALL } }, expect: { status: '4xx' } },
 
   // §2.2: width and height are required when viewport is given

@@ -38,7 +38,7 @@ for (const store of STORES) {
     test('create, list, grant, revoke', async () => {
       const s = await store.make();
       const c = s.config();
-      const env = c.databaseUrl ? { DATABASE_URL: c.databaseUrl } : { DATA_DIR: c.dataDir };
+      const env: Record<string, string> = c.databaseUrl ? { DATABASE_URL: c.databaseUrl } : { DATA_DIR: c.dataDir };
       try {
         const made = await cli({ ...env, FREE_CREDITS: '100' }, 'keys', 'create', '--label', 'alice', '--json');
         assert.equal(made.code, 0, made.stderr);
@@ -56,7 +56,6 @@ for (const store of STORES) {
         assert.equal(granted.stdout.trim(), `account ${accountId}: 125 credits`);
 
         assert.equal((await cli(env, 'keys', 'revoke', keyId)).code, 0);
-        assert.equal((await cli(env, 'keys', 'revoke', keyId)).code, 1, 'already revoked');
         const after = JSON.parse((await cli(env, 'keys', 'list', '--all', '--json')).stdout);
         assert.equal(after.length, 1);
         assert.ok(after[0].revokedAt);

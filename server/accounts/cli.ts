@@ -48,6 +48,12 @@ async function main(argv: string[]): Promise<void> {
   });
   const [group, command, ...rest] = positionals;
   if (values.help || group !== 'keys' || !command) fail(USAGE, values.help ? 0 : 2);
+  // Arguments are checked before the store is opened.
+  const arity: Record<string, number> = { create: 0, list: 0, revoke: 1, grant: 2 };
+  if (arity[command] === undefined) fail(USAGE, 2);
+  if (rest.length !== arity[command]) fail(`keys ${command}: wrong number of arguments\n\n${USAGE}`, 2);
+  if (command === 'grant' && !/^-?\d{1,12}$/.test(rest[1]!)) fail('keys grant: the amount must be an integer', 2);
+  if (values.credits !== undefined && !/^\d{1,12}$/.test(values.credits)) fail('--credits must be a non-negative integer', 2);
 
   // The CLI needs no browser: satisfy that check of the shared config with any executable.
   const config = loadConfig({ ...process.env, CHROMIUM_PATH: process.execPath });
@@ -56,12 +62,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     switch (command) {
       case 'create': {
-        if (rest.length) fail(USAGE, 2);
-        let credits = config.freeCredits;
-        if (values.credits !== undefined) {
-          if (!/^\d{1,12}$/.test(values.credits)) fail('--credits must be a non-negative integer', 2);
-          credits = Number(values.credits);
-        }
+        const credits = values.credits !== undefined ? Number(values.credits) : config.freeCredits;
         const made = await createKey(db, { label: values.label, accountId: values.account, credits });
         if (values.json) console.log(JSON.stringify(made));
         else {
@@ -99,19 +100,15 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'revoke': {
-        if (rest.length !== 1) fail('usage: keys revoke <key_id>', 2);
         if (!(await revokeKey(db, rest[0]!))) fail(`no active key ${rest[0]}`);
         console.log(`revoked ${rest[0]}`);
         break;
       }
       case 'grant': {
-        if (rest.length !== 2 || !/^-?\d{1,12}$/.test(rest[1]!)) fail('usage: keys grant <acc_id|key_id> <amount>', 2);
         const g = await grant(db, rest[0]!, Number(rest[1]), values.note);
         console.log(`account ${g.accountId}: ${g.credits} credits`);
         break;
       }
-      default:
-        fail(USAGE, 2);
     }
   } finally {
     await accounts.close();

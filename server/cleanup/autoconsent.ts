@@ -31,13 +31,27 @@ export const AUTOCONSENT_CONFIG = {
   logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
 } as const;
 
+/** Name of the binding (page.exposeFunction) through which frames report opt-out results. */
+export const REPORT_BINDING = '__scCleanupReport';
+
+/** An opt-out result as reported by a frame (also kept in FrameConsentState.results). */
+export interface OptOutEvent {
+  type: 'optOutResult';
+  top: boolean;
+  url: string;
+  cmp: string;
+  result: boolean;
+  /** Clicks and API calls the opt-out made; 0 means the rule only hid the popup. */
+  actions: number;
+}
+
 export interface FrameConsentState {
   top: boolean;
   url: string;
   lifecycle: string;
   detected: string[];
   popups: string[];
-  results: { cmp: string; result: boolean }[];
+  results: { cmp: string; result: boolean; actions: number }[];
   done: { cmp: string; cosmetic: boolean; clicks: number } | null;
   handlingCmp: string | null;
   running: boolean;
@@ -60,6 +74,7 @@ function build(noBackground: boolean): string {
     config: AUTOCONSENT_CONFIG,
     acceptPattern: hideList.acceptLabel.pattern,
     notAcceptPattern: hideList.notAcceptLabel.pattern,
+    reportBinding: REPORT_BINDING,
     noBackground,
   };
   return [
@@ -82,28 +97,41 @@ export function autoconsentScripts(): { full: string; noBackground: string } {
   return cached;
 }
 
+/** frame.evaluate that never throws (detached frames throw synchronously in puppeteer). */
+async function safeEvaluate<T>(frame: Frame, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    if (frame.detached) return null;
+    return await fn();
+  } catch {
+    return null;
+  }
+}
+
 /** True if the driver is present in this frame's current document. */
 export async function hasDriver(frame: Frame): Promise<boolean> {
-  return frame.evaluate(() => Object.prototype.hasOwnProperty.call(window, '__scAutoconsent')).catch(() => false);
+  const r = await safeEvaluate(frame, () => frame.evaluate(() => Object.prototype.hasOwnProperty.call(window, '__scAutoconsent')));
+  return r === true;
 }
 
 export async function quickPass(frame: Frame, budgetMs: number): Promise<FrameConsentState | null> {
-  return frame
-    .evaluate(
-      (ms: number) => {
-        const api = (window as unknown as { __scAutoconsent?: { quickPass(ms: number): Promise<unknown> } }).__scAutoconsent;
-        return api ? api.quickPass(ms) : null;
-      },
-      budgetMs,
-    )
-    .catch(() => null) as Promise<FrameConsentState | null>;
+  return safeEvaluate(frame, () =>
+    frame.evaluate((ms: number) => {
+      const api = (window as unknown as { __scAutoconsent?: { quickPass(ms: number): Promise<FrameConsentState> } }).__scAutoconsent;
+      return api ? api.quickPass(ms) : null;
+    }, budgetMs),
+  );
 }
 
 export async function stopDriver(frame: Frame): Promise<FrameConsentState | null> {
-  return frame
-    .evaluate(() => {
-      const api = (window as unknown as { __scAutoconsent?: { stop(): unknown } }).__scAutoconsent;
+  return safeEvaluate(frame, () =>
+    frame.evaluate(() => {
+      const api = (window as unknown as { __scAutoconsent?: { stop(): FrameConsentState } }).__scAutoconsent;
       return api ? api.stop() : null;
-    })
-    .catch(() => null) as Promise<FrameConsentState | null>;
+    }),
+  );
+}
+
+/** Injects the driver into a document that was not created with it (html mode). */
+export async function injectDriver(frame: Frame): Promise<void> {
+  await safeEvaluate(frame, () => frame.evaluate(autoconsentScripts().noBackground));
 }

@@ -44,6 +44,6 @@ export interface DomResult {
 }
 
 export async function runDomCleanup(frame: Frame, req: DomRequest): Promise<DomResult> {
-  const expr = `(${source}\n;scDomCleanup)(${pageConfig}, ${JSON.stringify(req)})`;
+  const expr = `(() => {\n${source}\nreturn scDomCleanup(${pageConfig}, ${JSON.stringify(req)});\n})()`;
   return (await frame.evaluate(expr)) as DomResult;
 }

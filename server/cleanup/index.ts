@@ -8,7 +8,7 @@
 // The clean-up has its own budget inside the render budget; a page without a banner pays one quick
 // detection pass and one DOM pass.
 import type { Frame, Page } from 'puppeteer-core';
-import { autoconsentScripts, hasDriver, quickPass, stopDriver, type FrameConsentState } from './autoconsent.ts';
+import { autoconsentScripts, hasDriver, injectDriver, quickPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { runDomCleanup, type DomResult } from './dom.ts';
 
 export interface CleanupOptions {
@@ -28,8 +28,10 @@ export interface CleanupReport {
   action: BannerAction;
   /** CMP that was rejected or detected, if any. */
   cmp: string | null;
-  /** Per-frame autoconsent state (frames where the driver ran). */
+  /** Per-frame autoconsent state (frames where the driver ran and that still exist). */
   frames: FrameConsentState[];
+  /** Opt-out results reported by any frame, including frames removed since. */
+  optOuts: OptOutEvent[];
   dom: DomResult | null;
   /** Labels of clicks the guard refused (should stay empty). */
   blockedClicks: string[];
@@ -58,15 +60,29 @@ const DEADLINE_MARGIN_MS = 100;
  */
 export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<CleanupSession> {
   let scriptId: string | null = null;
+  let bound = false;
+  const optOuts: OptOutEvent[] = [];
   if (opts.blockCookieBanners) {
+    await page.exposeFunction(REPORT_BINDING, (json: unknown) => {
+      try {
+        const e = JSON.parse(String(json)) as OptOutEvent;
+        if (e && e.type === 'optOutResult' && optOuts.length < 100) optOuts.push(e);
+      } catch {
+        /* ignore malformed reports (a page could call the binding) */
+      }
+    });
+    bound = true;
     scriptId = (await page.evaluateOnNewDocument(autoconsentScripts().full)).identifier;
   }
   let report: CleanupReport | null = null;
   const dispose = async () => {
-    if (scriptId === null) return;
     const id = scriptId;
     scriptId = null;
-    await page.removeScriptToEvaluateOnNewDocument(id).catch(() => undefined);
+    if (id !== null) await page.removeScriptToEvaluateOnNewDocument(id).catch(() => undefined);
+    if (bound) {
+      bound = false;
+      await page.removeExposedFunction(REPORT_BINDING).catch(() => undefined);
+    }
   };
   return {
     get report() {
@@ -76,7 +92,7 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     async finish(deadline: number) {
       const t0 = Date.now();
       try {
-        report = await runFinish(page, opts, deadline, t0);
+        report = await runFinish(page, opts, deadline, t0, optOuts);
       } finally {
         await dispose();
       }
@@ -85,14 +101,14 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
   };
 }
 
-async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0: number): Promise<CleanupReport> {
+async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0: number, optOuts: OptOutEvent[]): Promise<CleanupReport> {
   const hardEnd = deadline - DEADLINE_MARGIN_MS;
   const budgetEnd = Math.min(hardEnd, t0 + CLEANUP_BUDGET_MS);
   let frames: FrameConsentState[] = [];
   if (opts.blockCookieBanners) frames = await rejectPass(page, budgetEnd, hardEnd);
 
-  const rejected = findRejection(frames);
-  const acted = rejected !== null && !rejected.cosmetic;
+  const rejected = findRejection(optOuts, frames);
+  const acted = rejected !== null && rejected.actions > 0;
   let dom: DomResult | null = null;
   if (opts.blockCookieBanners || opts.hideSelectors.length > 0 || opts.blockAds) {
     const req = { banners: opts.blockCookieBanners, user: opts.hideSelectors, ads: opts.blockAds, acted };
@@ -107,7 +123,7 @@ async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0:
     else if (acted) {
       cmp = cmpName(rejected!.cmp);
       action = `rejected:${cmp}`;
-    } else if ((dom && dom.autoHidden > 0) || rejected?.cosmetic) {
+    } else if ((dom && dom.autoHidden > 0) || rejected) {
       cmp = rejected ? cmpName(rejected.cmp) : detected ? cmpName(detected) : null;
       action = cmp ? `hidden:${cmp}` : 'hidden';
     }
@@ -116,6 +132,7 @@ async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0:
     action,
     cmp,
     frames,
+    optOuts: optOuts.slice(),
     dom,
     blockedClicks: frames.flatMap((f) => f.blocked),
     durationMs: Date.now() - t0,
@@ -127,7 +144,7 @@ async function rejectPass(page: Page, budgetEnd: number, hardEnd: number): Promi
   const main = page.mainFrame();
   if (!(await hasDriver(main))) {
     // html mode (setContent does not run new-document scripts), or a document that appeared late
-    await main.evaluate(autoconsentScripts().noBackground).catch(() => undefined);
+    await injectDriver(main);
   }
   const frames = page.frames().filter((f) => !f.detached);
   const budget = () => Math.max(0, budgetEnd - Date.now());
@@ -150,18 +167,14 @@ async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1]): Pr
   }
 }
 
-function findRejection(frames: FrameConsentState[]): { cmp: string; cosmetic: boolean } | null {
-  // prefer a real (non-cosmetic) opt-out in any frame
-  let cosmetic: { cmp: string; cosmetic: boolean } | null = null;
-  for (const f of frames) {
-    for (const r of f.results) {
-      if (!r.result) continue;
-      const isCosmetic = !!(f.done && f.done.cmp === r.cmp && f.done.cosmetic);
-      if (!isCosmetic) return { cmp: r.cmp, cosmetic: false };
-      cosmetic ??= { cmp: r.cmp, cosmetic: true };
-    }
-  }
-  return cosmetic;
+/**
+ * The successful opt-out to report: one that clicked or called the CMP's API (a real rejection)
+ * wins over one that only hid the popup (autoconsent's cosmetic rules and hide steps).
+ */
+function findRejection(events: OptOutEvent[], frames: FrameConsentState[]): { cmp: string; actions: number } | null {
+  const all = events.concat(frames.flatMap((f) => f.results.map((r) => ({ type: 'optOutResult' as const, top: f.top, url: f.url, ...r }))));
+  const ok = all.filter((r) => r.result);
+  return ok.find((r) => r.actions > 0) ?? ok[0] ?? null;
 }
 
 /** Header-safe CMP name: autoconsent's rule name, lower-case; the heuristic is just "heuristic". */

@@ -107,7 +107,8 @@ export function describeShrink(f: FittedImage, limits: Limits = { maxBytes: MCP_
   return (
     `The capture (${s.originalFormat.toUpperCase()} ${s.originalWidth}x${s.originalHeight}, ${n(s.originalBytes)} bytes) was ${why}, ` +
     `so it is returned re-encoded as ${f.format.toUpperCase()} quality ${s.quality}${scaled}: ${n(f.data.length)} bytes. ` +
-    `POST /v1/screenshot returns the original.`
+    `POST /v1/screenshot returns the original.` +
+    (scaled ? ' For more detail, capture less (a selector, or the viewport instead of fullPage).' : '')
   );
 }
 

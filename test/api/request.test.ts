@@ -53,7 +53,8 @@ before(async () => {
       s.close(() => resolve(p));
     });
   });
-  srv = await startTestServer({}, [fx, { hostPort: `127.0.0.1:${closedPort}` } as Fixture]);
+  // An 8-second budget: nothing here waits that long unless a rule is broken.
+  srv = await startTestServer({ RENDER_BUDGET_MS: '8000' }, [fx, { hostPort: `127.0.0.1:${closedPort}` } as Fixture]);
   base = srv.url;
 });
 

@@ -14,6 +14,8 @@ import { loadConfig } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/app.ts';
 
 export const MCP_KEY = 'mcp-test-key-0123456789abcdef';
+/** A second key, used only by the conformance checks that read a balance. */
+export const MCP_FRESH_KEY = 'mcp-test-fresh-key-0123456789';
 
 export interface Fixture {
   origin: string;
@@ -48,15 +50,16 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(fixture: Fixture, env: Record<string, string> = {}): Promise<TestServer> {
+/** `allow`: the loopback host:port origins the server may reach (EGRESS_ALLOW). */
+export async function startTestServer(allow: string[], env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcp-test-'));
   const config = loadConfig({
     CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '',
     PORT: '0',
     HOST: '127.0.0.1',
-    API_KEYS: MCP_KEY,
+    API_KEYS: `${MCP_KEY},${MCP_FRESH_KEY}`,
     DATA_DIR: dataDir,
-    EGRESS_ALLOW: fixture.hostPort,
+    EGRESS_ALLOW: allow.join(','),
     RENDER_CONCURRENCY: '1',
     LOG_LEVEL: 'silent',
     ...env,

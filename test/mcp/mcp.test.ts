@@ -25,7 +25,7 @@ let client: Client;
 
 before(async () => {
   fx = await startFixture({ '/red.html': RED_PAGE, '/cached.html': RED_PAGE });
-  ts = await startTestServer(fx);
+  ts = await startTestServer([fx.hostPort]);
   client = await connect(ts.mcpUrl);
 });
 

@@ -30,12 +30,29 @@ function scAutoconsentDriver(lib, compactRules, options) {
     return label !== '' && ACCEPT.test(label) && !NOT_ACCEPT.test(label);
   };
 
-  const log = { detected: [], popups: [], results: [], done: null, blocked: [], errors: 0 };
+  // actions: clicks and main-world API calls made while an opt-out runs. An opt-out that "succeeds"
+  // without any (a rule that only hides) is reported as hidden, not rejected.
+  const log = { detected: [], popups: [], results: [], done: null, blocked: [], errors: 0, actions: 0 };
+  // Reports results to Node through the binding attachCleanup exposes: a cross-origin frame that
+  // rejects is often removed by its parent right away, so it cannot be asked afterwards.
+  const report = (event) => {
+    try {
+      const fn = window[options.reportBinding];
+      if (typeof fn === 'function') fn(JSON.stringify(Object.assign({ top: isTop, url: location.href }, event))).catch(() => undefined);
+    } catch (e) {
+      /* page replaced the binding: the state() poll still works */
+    }
+  };
   const send = async (msg) => {
     switch (msg && msg.type) {
       case 'cmpDetected': if (!log.detected.includes(msg.cmp)) log.detected.push(msg.cmp); break;
       case 'popupFound': if (!log.popups.includes(msg.cmp)) log.popups.push(msg.cmp); break;
-      case 'optOutResult': log.results.push({ cmp: msg.cmp, result: !!msg.result }); break;
+      case 'optOutResult': {
+        const r = { cmp: msg.cmp, result: !!msg.result, actions: log.actions };
+        log.results.push(r);
+        report(Object.assign({ type: 'optOutResult' }, r));
+        break;
+      }
       case 'autoconsentDone': log.done = { cmp: msg.cmp, cosmetic: !!msg.isCosmetic, clicks: msg.totalClicks }; break;
       case 'autoconsentError': log.errors++; break;
       default: break; // 'report' and others: not needed
@@ -76,9 +93,12 @@ function scAutoconsentDriver(lib, compactRules, options) {
     return true;
   };
   const nativeClick = HTMLElement.prototype.click;
+  const optOutRunning = () => !!(instance && instance.state && instance.state.lifecycle === 'runningOptOut');
   HTMLElement.prototype.click = function click() {
-    const running = instance && instance.state && instance.state.lifecycle === 'runningOptOut';
-    if (running && !guard(this)) return undefined;
+    if (optOutRunning()) {
+      if (!guard(this)) return undefined;
+      log.actions++;
+    }
     return nativeClick.call(this);
   };
 
@@ -86,16 +106,32 @@ function scAutoconsentDriver(lib, compactRules, options) {
     instance = new Driver(send, options.config, rules);
     instance.__sc = sc;
     const da = instance.domActions;
-    const origClickElement = da.clickElement.bind(da);
-    da.clickElement = async (element) => (guard(element) ? origClickElement(element) : false);
+    da.clickElement = async (element) => {
+      if (!element || !(element instanceof HTMLElement) || !guard(element)) return false;
+      nativeClick.call(element);
+      log.actions++;
+      return true;
+    };
     da.click = async (selector, all = false) => {
       const elements = da.elementSelector(selector);
       if (elements.length === 0) return false;
       const targets = all ? elements : [elements[0]];
       let clicked = 0;
       for (const el of targets) if (guard(el)) { nativeClick.call(el); clicked++; }
+      log.actions += clicked;
       return clicked > 0;
     };
+    // API opt-outs (Cookiebot.withdraw, Didomi.setUserDisagreeToAll, __cmp('setConsent', 0) ...)
+    // are eval snippets run while the opt-out is in progress; count them as actions.
+    for (const rule of instance.rules) {
+      const orig = rule.mainWorldEval;
+      if (typeof orig !== 'function') continue;
+      rule.mainWorldEval = async function (id) {
+        const res = await orig.call(this, id);
+        if (res && optOutRunning()) log.actions++;
+        return res;
+      };
+    }
   };
 
   const state = () => ({

@@ -10,5 +10,5 @@ export const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--
 /** extraArgs replace nothing; pass `egress: false` to launch WITHOUT the guard's flags (flag tests). */
 export async function launch(proxyPort: number | null, extraArgs: string[] = []): Promise<Browser> {
   const args = [...BASE_ARGS, ...(proxyPort === null ? [] : egressLaunchArgs(proxyPort)), ...extraArgs];
-  return puppeteer.launch({ executablePath: CHROMIUM, headless: 'shell', pipe: true, args, protocolTimeout: 30_000 });
+  return puppeteer.launch({ executablePath: CHROMIUM, headless: CHROMIUM.includes('headless-shell') ? 'shell' : true, pipe: true, args, protocolTimeout: 30_000 });
 }

@@ -1,0 +1,44 @@
+// All cases, and the selection of cases for a run (profiles). Cases are data; see model.ts.
+import type { Case, Profile } from '../model.ts';
+import { RULES_BY_ID } from '../rules.ts';
+import { consentCases } from './consent.ts';
+import { coreBehaviourCases } from './core-behaviour.ts';
+import { coreCaptureCases } from './core-capture.ts';
+import { coreRequestCases } from './core-request.ts';
+import { referenceCases } from './reference.ts';
+import { securityCases } from './security.ts';
+
+export function allCases(): Case[] {
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...referenceCases, ...securityCases];
+  validateCases(list);
+  return list;
+}
+
+/**
+ * `core`: the spec only. `reference`: core plus the reference server's decisions (DESIGN §3).
+ * `security`: the threat model's cases. Profiles combine: "reference,security" is everything.
+ */
+export function selectCases(profiles: Profile[], cases = allCases()): Case[] {
+  const want = new Set<Profile>(profiles);
+  if (want.has('reference')) want.add('core');
+  return cases.filter((c) => want.has(c.profile));
+}
+
+/** Structural checks that keep the case data honest (also run as a self-test). */
+export function validateCases(list: Case[]): void {
+  const seen = new Set<string>();
+  for (const c of list) {
+    if (seen.has(c.id)) throw new Error(`duplicate case id ${c.id}`);
+    seen.add(c.id);
+    if (!/^The (service|reference server|MCP server) MUST\b/.test(c.must)) throw new Error(`case ${c.id}: "must" must be one "The service MUST ..." sentence`);
+    if (c.rules.length === 0) throw new Error(`case ${c.id} checks no rule`);
+    for (const r of c.rules) if (!RULES_BY_ID.has(r)) throw new Error(`case ${c.id}: unknown rule id ${r}`);
+    const steps = [c.expect, ...(c.then ?? []).map((s) => s.expect)];
+    for (const e of steps) {
+      if (e.image && e.status === 200 && !e.golden && (e.probes?.length ?? 0) === 0 && !e.relation && !e.headers) {
+        throw new Error(`case ${c.id}: an image case needs at least one probe, relation or header check`);
+      }
+      if (e.golden && (e.probes?.length ?? 0) === 0) throw new Error(`case ${c.id}: a golden alone only says "same as last time"; add a probe`);
+    }
+  }
+}

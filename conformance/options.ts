@@ -1,0 +1,171 @@
+// Run options: parsed from the command line by bin.ts, handed to the Playwright workers as JSON in
+// an environment variable, and read back by the spec and the reporters.
+import path from 'node:path';
+import { PROFILES, type Profile } from './model.ts';
+import { REPO_ROOT } from './fixtures.ts';
+import type { RunEnv } from './execute.ts';
+
+export const SUITE_VERSION = '1.0.0';
+export const OPTIONS_ENV = 'SCREENSHOT_CONFORMANCE_OPTIONS';
+
+export interface SuiteOptions {
+  baseUrl: string;
+  apiKeys: string[];
+  freshKey?: string;
+  mcpUrl?: string;
+  profiles: Profile[];
+  /** Fixture origins as the implementation reaches them (empty: url-mode cases are skipped). */
+  fixtureOrigins: string[];
+  canary: boolean;
+  isolatedNetwork: boolean;
+  expectations?: string;
+  updateGolden: boolean;
+  goldenDir: string;
+  reportDir: string;
+  workers: number;
+  grep?: string;
+  /** Filled in by bin.ts: what the target reports about itself (for the JSON report). */
+  target?: { chromium?: string; info?: Record<string, unknown> };
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY [options]
+
+  --base-url URL          the implementation under test ({base_url}; POST {base_url}/v1/screenshot)
+  --api-key KEY           an API key; repeat or comma-separate several to spread per-key limits
+  --profile P[,P]         core (default; the spec only), reference (core + DESIGN §3 decisions),
+                          security (threat model; needs fixtures and canaries reachable)
+  --fixtures-port N[,M]   serve the suite's fixtures on 127.0.0.1:N (and a second origin on M,
+                          default N+1); the implementation must be allowed to reach them
+  --fixtures-url U[,U2]   fixtures served elsewhere (started with --serve-fixtures); url cases use them
+  --fixtures-host H       address to serve fixtures on (default 127.0.0.1)
+  --canary | --no-canary  canary listeners on this host can be reached by the implementation
+                          (default: on when --base-url is a loopback address)
+  --isolated-network      the implementation runs in a network namespace: off-machine private
+                          addresses may be sent to it (security profile)
+  --fresh-key KEY         a never-used key with the spec's free allowance (billing cases)
+  --mcp-url URL           the MCP endpoint (spec §4.2)
+  --expectations FILE     known failures of this implementation (JSON; see RUNNING.md)
+  --update-golden         write golden/ from this implementation's images (look at each one!)
+  --report DIR            report directory (default conformance-report/)
+  --workers N             parallel workers (default 2)
+  --grep REGEX            only cases whose id matches
+  --list                  print the selected cases as JSON and exit
+  --coverage              print the rule coverage matrix and exit (non-zero if a spec rule has no case)
+  --serve-fixtures        only serve the fixtures (with --fixtures-port) until interrupted
+  --help`;
+
+export interface CliFlags {
+  list: boolean;
+  coverage: boolean;
+  serveFixtures: boolean;
+  fixturesPorts?: number[];
+  fixturesHost: string;
+  help: boolean;
+}
+
+function isLoopbackUrl(u: string): boolean {
+  try {
+    const h = new URL(u).hostname.replace(/^\[|\]$/g, '');
+    return h === 'localhost' || h === '::1' || /^127\./.test(h);
+  } catch {
+    return false;
+  }
+}
+
+export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFlags } {
+  const o: Partial<SuiteOptions> & { apiKeys: string[] } = { apiKeys: [] };
+  const flags: CliFlags = { list: false, coverage: false, serveFixtures: false, fixturesHost: '127.0.0.1', help: false };
+  let canary: boolean | undefined;
+  let profiles: Profile[] = ['core'];
+  let fixtureUrls: string[] = [];
+  const args = [...argv];
+  const value = (name: string): string => {
+    const v = args.shift();
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
+    return v;
+  };
+  while (args.length) {
+    let a = args.shift()!;
+    if (a.includes('=') && a.startsWith('--')) {
+      const [k, ...rest] = a.split('=');
+      args.unshift(rest.join('='));
+      a = k!;
+    }
+    switch (a) {
+      case '--base-url': o.baseUrl = value(a); break;
+      case '--api-key': o.apiKeys.push(...value(a).split(',').map((s) => s.trim()).filter(Boolean)); break;
+      case '--fresh-key': o.freshKey = value(a); break;
+      case '--mcp-url': o.mcpUrl = value(a); break;
+      case '--profile': {
+        profiles = value(a).split(',').map((s) => s.trim()) as Profile[];
+        for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be core, reference or security, got ${p}`);
+        break;
+      }
+      case '--fixtures-port': flags.fixturesPorts = value(a).split(',').map((s) => { const n = Number(s); if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--fixtures-port: bad port ${s}`); return n; }); break;
+      case '--fixtures-url': fixtureUrls = value(a).split(',').map((s) => s.trim().replace(/\/+$/, '')); break;
+      case '--fixtures-host': flags.fixturesHost = value(a); break;
+      case '--canary': canary = true; break;
+      case '--no-canary': canary = false; break;
+      case '--isolated-network': o.isolatedNetwork = true; break;
+      case '--expectations': o.expectations = path.resolve(value(a)); break;
+      case '--update-golden': o.updateGolden = true; break;
+      case '--report': o.reportDir = path.resolve(value(a)); break;
+      case '--workers': o.workers = Math.max(1, Number(value(a)) || 1); break;
+      case '--grep': o.grep = value(a); break;
+      case '--list': flags.list = true; break;
+      case '--coverage': flags.coverage = true; break;
+      case '--serve-fixtures': flags.serveFixtures = true; break;
+      case '--help': case '-h': flags.help = true; break;
+      default: throw new UsageError(`unknown option ${a}`);
+    }
+  }
+  const needsTarget = !flags.help && !flags.list && !flags.coverage && !flags.serveFixtures;
+  if (needsTarget && !o.baseUrl) throw new UsageError('--base-url is required');
+  if (needsTarget && o.apiKeys.length === 0) throw new UsageError('--api-key is required');
+  if (o.baseUrl) {
+    try {
+      new URL(o.baseUrl);
+    } catch {
+      throw new UsageError(`--base-url is not a URL: ${o.baseUrl}`);
+    }
+  }
+  const options: SuiteOptions = {
+    baseUrl: o.baseUrl ?? '',
+    apiKeys: o.apiKeys,
+    freshKey: o.freshKey,
+    mcpUrl: o.mcpUrl,
+    profiles,
+    fixtureOrigins: fixtureUrls,
+    canary: canary ?? isLoopbackUrl(o.baseUrl ?? ''),
+    isolatedNetwork: o.isolatedNetwork ?? false,
+    expectations: o.expectations,
+    updateGolden: o.updateGolden ?? false,
+    goldenDir: path.join(REPO_ROOT, 'golden'),
+    reportDir: o.reportDir ?? path.resolve('conformance-report'),
+    workers: Math.min(o.workers ?? 2, 8),
+    grep: o.grep,
+  };
+  return { options, flags };
+}
+
+export function readOptionsFromEnv(): SuiteOptions {
+  const raw = process.env[OPTIONS_ENV];
+  if (!raw) throw new Error(`${OPTIONS_ENV} is not set: run the suite with conformance/bin.ts (npm run conformance)`);
+  return JSON.parse(raw) as SuiteOptions;
+}
+
+export function runEnvOf(o: SuiteOptions): RunEnv {
+  return {
+    baseUrl: o.baseUrl,
+    apiKeys: o.apiKeys,
+    freshKey: o.freshKey,
+    mcpUrl: o.mcpUrl,
+    fixtureOrigins: o.fixtureOrigins,
+    canary: o.canary,
+    isolatedNetwork: o.isolatedNetwork,
+    goldenDir: o.goldenDir,
+    updateGolden: o.updateGolden,
+  };
+}

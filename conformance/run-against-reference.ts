@@ -1,0 +1,154 @@
+// Runs the conformance suite against a fresh reference server (what `npm test` calls):
+//   node --import tsx conformance/run-against-reference.ts [--profile reference,security] [--grep RE]
+//        [--no-isolate] [--update-golden] [--report DIR]
+// It starts the suite's fixture server (two loopback origins), then the reference server via
+// startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
+// suite spreads cases over them so per-key limits and the free allowance are not the suite's own
+// doing) and one fresh key for the billing case; runs the suite; exits non-zero on any failure.
+//
+// Isolation: unless --no-isolate, the whole run re-executes itself inside a new user+network
+// namespace (`unshare -rn`, loopback only), so the security profile's off-machine private
+// addresses (169.254.169.254, 10/8, ...) can be sent without any packet leaving the machine even
+// if the guard were broken (threat model, "Testing it safely"). Without a namespace those cases
+// are skipped.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { startServer } from '../server/app.ts';
+import { loadConfig } from '../server/config.ts';
+import { runPlaywright } from './bin.ts';
+import { startFixtureServer } from './fixture-server.ts';
+import type { Profile } from './model.ts';
+import { SUITE_VERSION, type SuiteOptions } from './options.ts';
+import { REPO_ROOT } from './fixtures.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const INSIDE = 'SCREENSHOT_CONFORMANCE_IN_NAMESPACE';
+
+export interface ReferenceTarget {
+  baseUrl: string;
+  apiKeys: string[];
+  freshKey: string;
+  mcpUrl?: string;
+  fixtureOrigins: string[];
+  close(): Promise<void>;
+}
+
+/** Fixture server + reference server wired together (also used by the mutant runner). */
+export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ReferenceTarget> {
+  const fixtures = await startFixtureServer();
+  const apiKeys = Array.from({ length: opts.keys ?? 40 }, () => `conf-${randomBytes(12).toString('hex')}`);
+  const freshKey = `conf-fresh-${randomBytes(12).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-ref-'));
+  const config = loadConfig({
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    API_KEYS: [...apiKeys, freshKey].join(','),
+    EGRESS_ALLOW: fixtures.origins.map((o) => new URL(o).host).join(','),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...opts.env,
+  });
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (e) {
+    await fixtures.close();
+    throw e;
+  }
+  const mcpUrl = `${server.url}/mcp`;
+  let mcpAvailable = false;
+  try {
+    const res = await request(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    await res.body.dump();
+    mcpAvailable = res.statusCode !== 404;
+  } catch {
+    /* not mounted */
+  }
+  const s = server;
+  return {
+    baseUrl: s.url,
+    apiKeys,
+    freshKey,
+    ...(mcpAvailable ? { mcpUrl } : {}),
+    fixtureOrigins: fixtures.origins,
+    async close() {
+      await s.close();
+      await fixtures.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function parse(argv: string[]) {
+  const o = { profiles: ['reference', 'security'] as Profile[], grep: undefined as string | undefined, isolate: true, updateGolden: false, report: path.join(REPO_ROOT, 'conformance-report'), workers: 2 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--profile') o.profiles = argv[++i]!.split(',') as Profile[];
+    else if (a === '--grep') o.grep = argv[++i];
+    else if (a === '--no-isolate') o.isolate = false;
+    else if (a === '--update-golden') o.updateGolden = true;
+    else if (a === '--report') o.report = path.resolve(argv[++i]!);
+    else if (a === '--workers') o.workers = Number(argv[++i]);
+    else throw new Error(`run-against-reference: unknown option ${a}`);
+  }
+  return o;
+}
+
+/** Re-executes this script inside `unshare -rn` with loopback up; returns its exit code, or null when namespaces are unavailable. */
+function reexecIsolated(argv: string[]): number | null {
+  const probe = spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' });
+  if (probe.status !== 0) return null;
+  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...argv].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
+  const r = spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${node}`], { stdio: 'inherit', env: { ...process.env, [INSIDE]: '1' } });
+  return r.status ?? 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const o = parse(argv);
+  const inside = process.env[INSIDE] === '1';
+  if (o.isolate && !inside) {
+    const code = reexecIsolated(argv);
+    if (code !== null) return code;
+    console.warn('run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)');
+  }
+  const target = await startReferenceTarget();
+  console.log(`run-against-reference: reference server at ${target.baseUrl}, fixtures at ${target.fixtureOrigins.join(' and ')}${inside ? ', inside an isolated network namespace' : ''}${target.mcpUrl ? '' : '; MCP not mounted (its cases are skipped)'}`);
+  try {
+    const options: SuiteOptions = {
+      baseUrl: target.baseUrl,
+      apiKeys: target.apiKeys,
+      freshKey: target.freshKey,
+      mcpUrl: target.mcpUrl,
+      profiles: o.profiles,
+      fixtureOrigins: target.fixtureOrigins,
+      canary: true,
+      isolatedNetwork: inside,
+      expectations: path.join(here, 'expectations', 'reference.json'),
+      updateGolden: o.updateGolden,
+      goldenDir: path.join(REPO_ROOT, 'golden'),
+      reportDir: o.report,
+      workers: o.workers,
+      grep: o.grep,
+      target: { info: { implementation: 'reference server (in-process)', suiteVersion: SUITE_VERSION } },
+    };
+    return await runPlaywright(options);
+  } finally {
+    await target.close();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,37 @@
+// The Playwright spec: one test per selected case, each running the generic executor. Cases not
+// runnable here (unmet needs) are skipped with the reason; known failures from the expectations
+// file are marked expected-to-fail (an unexpected pass fails the run).
+import { test } from '@playwright/test';
+import { selectCases, allCases } from './cases/index.ts';
+import { executeCase, unmetNeed } from './execute.ts';
+import { loadExpectations } from './expectations.ts';
+import { undiciClient } from './http.ts';
+import { readOptionsFromEnv, runEnvOf } from './options.ts';
+import { ruleQuote } from './rules.ts';
+
+const options = readOptionsFromEnv();
+const env = runEnvOf(options);
+const expectations = loadExpectations(options.expectations, new Set(allCases().map((c) => c.id)));
+const grep = options.grep ? new RegExp(options.grep) : null;
+
+for (const c of selectCases(options.profiles)) {
+  if (grep && !grep.test(c.id)) continue;
+  const annotation = [
+    { type: 'must', description: c.must },
+    ...c.rules.map((r) => ({ type: 'clause', description: `${r}: ${ruleQuote(r)}` })),
+  ];
+  test(c.id, { tag: [`@${c.profile}`, ...(c.heavy ? ['@heavy'] : [])], annotation }, async ({}, testInfo) => {
+    testInfo.setTimeout(c.timeoutMs ?? 60_000);
+    const unmet = unmetNeed(c, env);
+    test.skip(unmet !== null, unmet ?? '');
+    const known = expectations.failures.get(c.id);
+    if (known) test.fail(true, `expected failure: ${known.reason}`);
+    const outcome = await executeCase(c, env, undiciClient);
+    await testInfo.attach('checks', { body: JSON.stringify(outcome.checks, null, 2), contentType: 'application/json' });
+    for (const a of outcome.attachments) await testInfo.attach(a.name, { body: a.body, contentType: a.contentType });
+    if (!outcome.pass) {
+      const failed = outcome.checks.filter((k) => !k.pass);
+      throw new Error(`${c.id}: ${c.must}\n${failed.map((k) => `  ✗ ${k.name}: ${k.detail}`).join('\n')}`);
+    }
+  });
+}
