@@ -34,7 +34,7 @@ export interface ServiceDeps {
 }
 
 export function createCaptureService(deps: ServiceDeps) {
-  return async function captureScreenshot(account: Account, body: unknown, opts: { noCache?: boolean } = {}): Promise<CaptureOutcome> {
+  return async function captureScreenshot(account: Account, body: unknown, opts: { noCache?: boolean; signal?: AbortSignal } = {}): Promise<CaptureOutcome> {
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
     await deps.accounts.checkRateLimit(account);
@@ -52,7 +52,7 @@ export function createCaptureService(deps: ServiceDeps) {
     const started = process.hrtime.bigint();
     let committed = false;
     try {
-      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels });
+      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal);
       deps.metrics.renderSeconds.observe({ outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       const remaining = await deps.accounts.commit(reservation);
       committed = true;

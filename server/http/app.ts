@@ -64,8 +64,13 @@ export function createApp(deps: AppDeps): express.Express {
     express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
     async (req: Request, res: Response) => {
       const noCache = /no-cache|no-store/i.test(req.get('cache-control') ?? '');
+      // A caller that disconnects before the image is ready stops the render and is not billed.
+      const gone = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
       try {
-        const out = await deps.capture(res.locals.account, req.body, { noCache });
+        const out = await deps.capture(res.locals.account, req.body, { noCache, signal: gone.signal });
         deps.metrics.outcomes.inc({ code: 'ok' });
         res.status(200).set(out.headers).type(out.contentType).send(out.body);
       } catch (e) {

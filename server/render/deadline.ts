@@ -2,7 +2,7 @@
 // Every step runs under the same deadline; when it passes, the step's promise is abandoned with
 // RenderTimeout and the caller tears the page down (closing its browser context), so nothing of
 // a timed-out render keeps running.
-import { RenderTimeout } from '../errors.ts';
+import { RenderTimeout, ServiceError } from '../errors.ts';
 
 export class Deadline {
   readonly at: number;
@@ -10,9 +10,20 @@ export class Deadline {
   stage = 'starting';
   /** Duration of each named step, in order (sent as the Server-Timing header). */
   readonly timings: Array<{ stage: string; ms: number }> = [];
-  constructor(budgetMs: number, now = Date.now()) {
+  private aborted: ServiceError | undefined;
+  private onAbort: Array<(e: ServiceError) => void> = [];
+
+  constructor(budgetMs: number, signal?: AbortSignal, now = Date.now()) {
     this.budgetMs = budgetMs;
     this.at = now + budgetMs;
+    signal?.addEventListener('abort', () => this.abort(), { once: true });
+    if (signal?.aborted) this.abort();
+  }
+
+  /** The caller went away: the current and every later step reject, so the page is torn down. */
+  private abort(): void {
+    this.aborted ??= new ServiceError('client_closed', `the client closed the connection (while ${this.stage})`);
+    for (const f of this.onAbort.splice(0)) f(this.aborted);
   }
   remaining(): number {
     return Math.max(0, this.at - Date.now());
@@ -25,19 +36,23 @@ export class Deadline {
     this.stage = stage;
     const p = typeof work === 'function' ? work() : work;
     const left = this.remaining();
-    if (left <= 0) {
+    if (this.aborted || left <= 0) {
       p.catch(() => {});
-      throw this.timeout();
+      throw this.aborted ?? this.timeout();
     }
     let timer: NodeJS.Timeout | undefined;
     const started = performance.now();
+    let cancel: ((e: ServiceError) => void) | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(this.timeout()), left);
+      cancel = reject;
+      this.onAbort.push(reject);
     });
     try {
       return await Promise.race([p, expired]);
     } finally {
       clearTimeout(timer);
+      this.onAbort = this.onAbort.filter((f) => f !== cancel);
       this.timings.push({ stage, ms: performance.now() - started });
       p.catch(() => {}); // an abandoned step must not become an unhandled rejection
     }

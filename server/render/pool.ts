@@ -147,7 +147,7 @@ export class BrowserPool extends EventEmitter {
     }
   }
 
-  private async acquirePermit(): Promise<void> {
+  private async acquirePermit(signal?: AbortSignal): Promise<void> {
     if (this.closing) throw new Overloaded('the server is shutting down', 5);
     if (this.running < this.opts.concurrency) {
       this.running++;
@@ -156,7 +156,19 @@ export class BrowserPool extends EventEmitter {
     if (this.queue.length >= this.opts.queueLimit) {
       throw new Overloaded(`the render queue is full (${this.opts.queueLimit} waiting)`, 2);
     }
-    await new Promise<void>((resolve) => this.queue.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        const i = this.queue.indexOf(wake);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(new ServiceError('client_closed', 'the client closed the connection while queued'));
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      this.queue.push(wake);
+    });
   }
 
   private releasePermit(): void {
@@ -165,17 +177,17 @@ export class BrowserPool extends EventEmitter {
     else this.running--;
   }
 
-  async render(req: ScreenshotRequest, deps: PipelineDeps): Promise<RenderResult> {
-    await this.acquirePermit();
+  async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
+    await this.acquirePermit(signal);
     try {
-      return await this.renderInSlot(req, deps);
+      return await this.renderInSlot(req, deps, signal);
     } finally {
       this.releasePermit();
     }
   }
 
-  private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps): Promise<RenderResult> {
-    const deadline = new Deadline(this.opts.renderBudgetMs);
+  private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
+    const deadline = new Deadline(this.opts.renderBudgetMs, signal);
     const g = await deadline.step('starting the browser', this.current());
     const slot = g.slots.shift() ?? (await deadline.step('opening a page', prepareSlot(g.launched.browser)));
     g.active++;
@@ -187,7 +199,7 @@ export class BrowserPool extends EventEmitter {
       });
       return await Promise.race([runPipeline(slot, req, deadline, deps), crashed]);
     } catch (e) {
-      timedOut = e instanceof RenderTimeout;
+      timedOut = e instanceof RenderTimeout || (e instanceof ServiceError && e.code === 'client_closed');
       throw toServiceError(e, g);
     } finally {
       await this.disposeSlot(slot, g, timedOut);

@@ -50,6 +50,7 @@ after(async () => {
   await Promise.all([loopCanary, stun, quic, webTransport].map((c) => c?.close()));
   await Promise.all([chromiumDns?.close(), guardDns?.close()]);
   site?.close();
+  execFileSync('ip', ['link', 'del', 'egr0']); // later files in this namespace expect only lo
 });
 
 /** Opens url in a browser launched with args, waits, closes; returns nothing (observe canaries). */

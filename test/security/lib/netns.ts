@@ -1,13 +1,21 @@
 // Guards for tests that feed the guard non-loopback addresses (threat model, "Testing it safely"):
 // they must run inside test/security/run-in-netns.sh. assertIsolated() refuses to go on unless the
-// only network interface is `lo`, so that no packet can leave the machine even if the guard is broken.
-import os from 'node:os';
+// only network interfaces are `lo` (and veth pairs with both ends inside the namespace), so that no
+// packet can leave the machine even if the guard is broken.
 import { execFileSync } from 'node:child_process';
 
 export function assertIsolated(): void {
-  const ifaces = Object.keys(os.networkInterfaces());
-  const links = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).trim().split('\n').map((l) => l.split(':')[1]!.trim());
-  if (process.env.EGRESS_NETNS !== '1' || links.some((l) => l !== 'lo') || ifaces.some((i) => i !== 'lo')) {
+  const lines = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).trim().split('\n');
+  const links = lines.map((l) => l.split(':')[1]!.trim());
+  const names = new Set(links.map((l) => l.split('@')[0]));
+  // Allowed: lo, and veth pairs whose BOTH ends are in this namespace ("a@b" with b listed here;
+  // a peer elsewhere shows as "a@ifN ... link-netnsid").
+  const escapes = lines.filter((line, i) => {
+    const [name, peer] = links[i]!.split('@');
+    if (name === 'lo') return false;
+    return !(peer && names.has(peer) && !line.includes('link-netns'));
+  });
+  if (process.env.EGRESS_NETNS !== '1' || escapes.length > 0) {
     throw new Error(`refusing to run: this test feeds non-loopback addresses and must run inside its own network namespace; use test/security/run-in-netns.sh <file> (interfaces here: ${links.join(', ')})`);
   }
 }
