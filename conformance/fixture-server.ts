@@ -10,13 +10,20 @@
 //   /status?code=N         an HTML page with that status
 //   /beacon/<token>        records a hit (GET or POST); /__beacons/<token> returns {"count":n}
 //   /health                "ok"
-// The implementation under test must be allowed to reach these origins (EGRESS_ALLOW for the
+// The second origin is another SITE (http://localhost:<port2> when the first is 127.0.0.1), for
+// cross-site iframe CMPs; its document root is fixtures/consent/origin2/ first, then the routes
+// above. In consent pages the placeholder __SECOND_ORIGIN__ is replaced by the second origin.
+// The implementation under test must be allowed to reach both origins (EGRESS_ALLOW for the
 // reference server); see RUNNING.md.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { CONSENT_DIR, inlineFonts, PAGES_DIR } from './fixtures.ts';
+
+const ORIGIN2_DIR = path.join(CONSENT_DIR, 'origin2');
+export const SECOND_ORIGIN_PLACEHOLDER = '__SECOND_ORIGIN__';
 
 export interface FixtureServer {
   /** http://127.0.0.1:<port> of each origin (the first is the main one). */
@@ -41,7 +48,7 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-async function serveFile(res: ServerResponse, root: string, rel: string): Promise<void> {
+async function serveFile(res: ServerResponse, root: string, rel: string, secondOrigin = ''): Promise<void> {
   const file = path.resolve(root, decodeURIComponent(rel));
   if (!file.startsWith(root + path.sep)) return send(res, 403, 'text/plain', 'forbidden');
   let data: Buffer;
@@ -52,7 +59,7 @@ async function serveFile(res: ServerResponse, root: string, rel: string): Promis
   }
   const ext = path.extname(file).toLowerCase();
   const type = TYPES[ext] ?? 'application/octet-stream';
-  send(res, 200, type, ext === '.html' ? inlineFonts(data.toString('utf8')) : data);
+  send(res, 200, type, ext === '.html' ? inlineFonts(data.toString('utf8')).split(SECOND_ORIGIN_PLACEHOLDER).join(secondOrigin) : data);
 }
 
 function clampMs(v: string | null, def: number): number {
@@ -60,14 +67,23 @@ function clampMs(v: string | null, def: number): number {
   return Number.isFinite(n) ? Math.min(Math.max(0, n), HOLD_MAX_MS) : def;
 }
 
-function handler(beacons: Map<string, number>) {
+function isFile(f: string): boolean {
+  try {
+    return existsSync(f) && statSync(f).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function handler(beacons: Map<string, number>, self: { index: number; origins: string[] }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     const u = new URL(req.url ?? '/', 'http://fixture.invalid');
     const p = u.pathname;
     try {
+      if (self.index === 1 && p !== '/' && isFile(path.join(ORIGIN2_DIR, decodeURIComponent(p)))) return await serveFile(res, ORIGIN2_DIR, p.slice(1), self.origins[1] ?? '');
       if (p === '/health') return send(res, 200, 'text/plain', 'ok');
       if (p.startsWith('/pages/')) return await serveFile(res, PAGES_DIR, p.slice('/pages/'.length));
-      if (p.startsWith('/consent/')) return await serveFile(res, CONSENT_DIR, p.slice('/consent/'.length));
+      if (p.startsWith('/consent/')) return await serveFile(res, CONSENT_DIR, p.slice('/consent/'.length), self.origins[1] ?? self.origins[0] ?? '');
       if (p === '/delay') {
         const t = setTimeout(() => send(res, 200, 'text/plain', 'ok'), clampMs(u.searchParams.get('ms'), 1000));
         res.on('close', () => clearTimeout(t));
@@ -124,19 +140,28 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 
 /**
  * Starts the fixture server on `host` (default 127.0.0.1). `ports`: the port of each origin
- * (0 = any free port); two origins by default.
+ * (0 = any free port); two origins by default. `secondHost`: the host name of the second origin
+ * (default "localhost" when host is 127.0.0.1, so that it is another site; it is also served on
+ * ::1 when that is available, since localhost may resolve there).
  */
-export async function startFixtureServer(opts: { host?: string; ports?: number[] } = {}): Promise<FixtureServer> {
+export async function startFixtureServer(opts: { host?: string; ports?: number[]; secondHost?: string } = {}): Promise<FixtureServer> {
   const host = opts.host ?? '127.0.0.1';
+  const secondHost = opts.secondHost ?? (host === '127.0.0.1' ? 'localhost' : host);
   const beacons = new Map<string, number>();
   const servers: Server[] = [];
   const origins: string[] = [];
-  for (const port of opts.ports ?? [0, 0]) {
-    const server = createServer(handler(beacons));
+  for (const [index, port] of (opts.ports ?? [0, 0]).entries()) {
+    const server = createServer(handler(beacons, { index, origins }));
     server.keepAliveTimeout = 1000;
     const bound = await listen(server, host, port);
     servers.push(server);
-    origins.push(`http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
+    const name = index === 1 ? secondHost : host;
+    origins.push(`http://${name.includes(':') ? `[${name}]` : name}:${bound}`);
+    if (index === 1 && secondHost === 'localhost') {
+      const v6 = createServer(handler(beacons, { index, origins }));
+      const ok = await listen(v6, '::1', bound).then(() => true, () => false);
+      if (ok) servers.push(v6);
+    }
   }
   return {
     origins,

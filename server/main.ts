@@ -1,6 +1,8 @@
 // `npm start`: validated config, the server, a development key when none is configured, and a
 // graceful SIGTERM (stop accepting, finish in-flight renders, close Chromium).
 import { ensureDevKey, openAccounts } from './accounts/index.ts';
+import { StoreInUse } from './accounts/db.ts';
+import { createLogger } from './log.ts';
 import { startServer } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
@@ -14,9 +16,19 @@ try {
   }
   throw e;
 }
-const accounts = await openAccounts(config);
+const log = createLogger(config.logLevel);
+let accounts;
+try {
+  accounts = await openAccounts(config, { onError: (err, during) => log.warn({ err }, `accounts: ${during} failed`) });
+} catch (e) {
+  if (e instanceof StoreInUse) {
+    console.error(e.message);
+    process.exit(2);
+  }
+  throw e;
+}
 const dev = await ensureDevKey(accounts, config);
-const server = await startServer(config, { accounts });
+const server = await startServer(config, { accounts, log });
 server.log.info({ url: server.url, port: server.port, chromium: config.chromiumPath }, `listening on ${server.url}`);
 if (dev) {
   const printedKey = dev.key;

@@ -34,13 +34,13 @@ export interface ServiceDeps {
 }
 
 export function createCaptureService(deps: ServiceDeps) {
-  return async function captureScreenshot(account: Account, body: unknown, opts: { noCache?: boolean; signal?: AbortSignal } = {}): Promise<CaptureOutcome> {
+  return async function captureScreenshot(account: Account, body: unknown, opts: { cache?: { lookup: boolean; store: boolean }; signal?: AbortSignal } = {}): Promise<CaptureOutcome> {
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
     await deps.accounts.checkRateLimit(account);
 
     const key = req.url ? cacheKey(account.id, req) : undefined; // html results are never cached
-    if (key && !opts.noCache) {
+    if (key && (opts.cache?.lookup ?? true)) {
       const hit = deps.cache.get(key);
       if (hit) {
         const remaining = await deps.accounts.balance(account);
@@ -64,7 +64,7 @@ export function createCaptureService(deps: ServiceDeps) {
       };
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
-      if (key) deps.cache.set(key, outcome);
+      if (key && (opts.cache?.store ?? true)) deps.cache.set(key, outcome);
       return { ...outcome, request: req, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);

@@ -6,7 +6,6 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { bearerKey } from './keys.ts';
 import { STORES } from './test-stores.ts';
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cli.ts');
@@ -22,16 +21,6 @@ async function cli(env: Record<string, string>, ...args: string[]): Promise<{ co
     return { code: x.code, stdout: x.stdout, stderr: x.stderr };
   }
 }
-
-test('bearerKey reads `Authorization: Bearer <key>` and nothing else', () => {
-  assert.equal(bearerKey('Bearer sk_abc-DEF_123'), 'sk_abc-DEF_123');
-  assert.equal(bearerKey('bearer   sk_abc'), 'sk_abc');
-  assert.equal(bearerKey('Basic dXNlcjpwYXNz'), null);
-  assert.equal(bearerKey('Bearer'), null);
-  assert.equal(bearerKey('Bearer a b'), null);
-  assert.equal(bearerKey(undefined), null);
-  assert.equal(bearerKey(['Bearer x']), null);
-});
 
 for (const store of STORES) {
   describe(`keys CLI on ${store.name}`, { skip: store.skip }, () => {

@@ -10,8 +10,6 @@ import { activeKeyCount, createKey, syncEnvKeys } from './admin.ts';
 import { openEmbedded, openPostgres } from './db.ts';
 import { SqlLedger, type LedgerOptions } from './ledger.ts';
 
-export { bearerKey } from './keys.ts';
-
 export interface Account {
   id: string;
   /** The key that authenticated (an account may have several keys). */

@@ -29,12 +29,3 @@ export function newId(kind: 'acc' | 'key' | 'res'): string {
 export function derivedId(kind: 'acc' | 'key', hash: string): string {
   return `${kind}_${createHash('sha256').update(`${kind}:${hash}`).digest('hex').slice(0, 16)}`;
 }
-
-// RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
-/** The key of an `Authorization: Bearer <key>` header, or null when missing or malformed. */
-export function bearerKey(header: string | string[] | undefined): string | null {
-  if (typeof header !== 'string' || header.length > 1024) return null;
-  return BEARER.exec(header)?.[1] ?? null;
-}

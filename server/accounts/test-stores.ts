@@ -3,11 +3,12 @@
 // postgres: a new database on the server of TEST_DATABASE_URL (scripts/setup-postgres.sh starts
 // a throwaway cluster and exports it; scripts/test.sh always sets it). Without it the PostgreSQL
 // tests are skipped with a message saying so.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openEmbedded } from './db.ts';
 import { openAccounts, type AccountsConfig, type OpenOptions } from './index.ts';
 import type { SqlLedger } from './ledger.ts';
 
@@ -27,8 +28,22 @@ export interface TestStore {
 
 const base = { apiKeys: [] as string[], freeCredits: 100, rateLimitPerMinute: 0 };
 
+// Creating a PGlite database runs initdb (seconds); opening an existing one does not. So each test
+// process creates one migrated, empty database and every embedded store starts as a copy of it.
+let template: Promise<string> | undefined;
+async function embeddedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ledger-template-'));
+    await (await openEmbedded(dir)).close();
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })();
+  return template;
+}
+
 export async function embeddedStore(): Promise<TestStore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ledger-test-'));
+  cpSync(path.join(await embeddedTemplate(), 'ledger'), path.join(dataDir, 'ledger'), { recursive: true });
   const config = (over: Partial<AccountsConfig> = {}): AccountsConfig => ({ ...base, dataDir, databaseUrl: null, ...over });
   return {
     config,

@@ -1,14 +1,14 @@
 // Consent-banner and overlay clean-up (spec §1, §2.1 blockCookieBanners/hideSelectors/blockAds,
 // §4.1 rules 3 and 4; DESIGN §3 "never accept consent"). The pipeline, in the spec's order:
 //   1. reject on consent-management platforms: @duckduckgo/autoconsent, opt-out only, in every frame
-//      (shadow DOM and cross-origin iframes included), started before navigation (autoconsent.ts);
+//      (shadow DOM and cross-origin iframes included), injected when the clean-up runs (autoconsent.ts);
 //   2. hide the curated list (hide-list.json) + hideSelectors (+ ad slots with blockAds);
 //   3. lift the scroll lock;
 //   4. revert 2-3 if they leave the page near-empty (page/dom-cleanup.js).
 // The clean-up has its own budget inside the render budget; a page without a banner pays one quick
 // detection pass and one DOM pass.
 import type { Frame, Page } from 'puppeteer-core';
-import { autoconsentScripts, hasDriver, injectDriver, quickPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
+import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { runDomCleanup, type DomResult } from './dom.ts';
 
 export interface CleanupOptions {
@@ -52,36 +52,38 @@ export const CLEANUP_BUDGET_MS = 2000;
 /** Kept free before the caller's deadline. */
 const DEADLINE_MARGIN_MS = 100;
 
+/** At most this many frames get the CMP driver (the top document first, then in document order). */
+const MAX_FRAMES = 20;
+
 /**
- * Called on the prepared page BEFORE navigation (url mode) or before setContent (html mode), so
- * that the CMP driver is injected into every document as it is created (child and cross-origin
- * frames included). In html mode the top document is written by setContent (document.open), which
- * does not run new-document scripts: finish() injects the driver there itself.
+ * Called on the prepared page before navigation (url mode) or setContent (html mode). It registers
+ * nothing on the page: the CMP driver is injected into every frame, cross-origin ones included,
+ * when finish() runs (measured: injecting into each new document instead costs ~50 ms per load,
+ * most pages have no banner, and setContent would bypass it anyway). finish() is the whole
+ * clean-up; the session removes what it added to the page before it returns.
  */
 export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<CleanupSession> {
-  let scriptId: string | null = null;
+  let report: CleanupReport | null = null;
   let bound = false;
   const optOuts: OptOutEvent[] = [];
-  if (opts.blockCookieBanners) {
-    await page.exposeFunction(REPORT_BINDING, (json: unknown) => {
-      try {
-        const e = JSON.parse(String(json)) as OptOutEvent;
-        if (e && e.type === 'optOutResult' && optOuts.length < 100) optOuts.push(e);
-      } catch {
-        /* ignore malformed reports (a page could call the binding) */
-      }
-    });
-    bound = true;
-    scriptId = (await page.evaluateOnNewDocument(autoconsentScripts().full)).identifier;
-  }
-  let report: CleanupReport | null = null;
   const dispose = async () => {
-    const id = scriptId;
-    scriptId = null;
-    if (id !== null) await page.removeScriptToEvaluateOnNewDocument(id).catch(() => undefined);
-    if (bound) {
-      bound = false;
-      await page.removeExposedFunction(REPORT_BINDING).catch(() => undefined);
+    if (!bound) return;
+    bound = false;
+    await page.removeExposedFunction(REPORT_BINDING).catch(() => undefined);
+  };
+  const bind = async () => {
+    try {
+      await page.exposeFunction(REPORT_BINDING, (json: unknown) => {
+        try {
+          const e = JSON.parse(String(json)) as OptOutEvent;
+          if (e && e.type === 'optOutResult' && optOuts.length < 100) optOuts.push(e);
+        } catch {
+          /* ignore malformed reports (a page could call the binding) */
+        }
+      });
+      bound = true;
+    } catch {
+      /* already bound or page gone: the per-frame state answers still carry the results */
     }
   };
   return {
@@ -92,6 +94,7 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     async finish(deadline: number) {
       const t0 = Date.now();
       try {
+        if (opts.blockCookieBanners) await bind();
         report = await runFinish(page, opts, deadline, t0, optOuts);
       } finally {
         await dispose();
@@ -139,22 +142,36 @@ async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0:
   };
 }
 
-/** Step 1: one bounded autoconsent pass in every frame, then stop every driver. */
+/**
+ * Step 1: inject the driver into every frame and run one bounded pass in each (in parallel), then
+ * stop every driver. If an opt-out navigates the top document, wait (within the budget) for the
+ * new document to load before the DOM pass.
+ */
 async function rejectPass(page: Page, budgetEnd: number, hardEnd: number): Promise<FrameConsentState[]> {
   const main = page.mainFrame();
-  if (!(await hasDriver(main))) {
-    // html mode (setContent does not run new-document scripts), or a document that appeared late
-    await injectDriver(main);
+  let navigated = false;
+  const onNav = (f: Frame) => {
+    if (f === main) navigated = true;
+  };
+  page.on('framenavigated', onNav);
+  try {
+    const frames = [main, ...page.frames().filter((f) => f !== main && !f.detached && /^(https?:|about:)/.test(f.url()))].slice(0, MAX_FRAMES);
+    const budget = () => Math.max(0, budgetEnd - Date.now());
+    await withTimeout(Promise.all(frames.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);
+    const stopped = await withTimeout(
+      Promise.all(frames.map((f) => stopDriver(f))),
+      Math.max(50, hardEnd - Date.now()),
+      [] as (FrameConsentState | null)[],
+    );
+    if (navigated) {
+      await main
+        .waitForFunction(() => document.readyState === 'complete', { timeout: Math.max(1, budgetEnd - Date.now()), polling: 50 })
+        .catch(() => undefined);
+    }
+    return stopped.filter((s): s is FrameConsentState => s !== null);
+  } finally {
+    page.off('framenavigated', onNav);
   }
-  const frames = page.frames().filter((f) => !f.detached);
-  const budget = () => Math.max(0, budgetEnd - Date.now());
-  await withTimeout(Promise.all(frames.map((f) => quickPass(f, budget()))), budget() + 150, null);
-  const stopped = await withTimeout(
-    Promise.all(frames.map((f: Frame) => stopDriver(f))),
-    Math.max(50, hardEnd - Date.now()),
-    [] as (FrameConsentState | null)[],
-  );
-  return stopped.filter((s): s is FrameConsentState => s !== null);
 }
 
 async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1]): Promise<DomResult | null> {

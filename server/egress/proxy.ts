@@ -130,13 +130,20 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
   };
   const STATUS_LINE = { 400: '400 Bad Request', 403: '403 Forbidden', 502: '502 Bad Gateway' } as const;
 
+  /** A bug in a handler must cost one connection, never the process (unhandled rejections exit). */
+  const fault = (e: unknown, conn: http.ServerResponse | Duplex) => {
+    opts.log?.('warn', 'egress proxy fault', { error: e instanceof Error ? e.message : String(e) });
+    conn.destroy();
+  };
+
   const server = http.createServer();
   const sockets = new Set<Duplex>();
   server.on('connection', (s: net.Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   server.on('clientError', (_e, s) => s.destroy());
 
   // Absolute-URI HTTP (plain http: subresources, navigations, redirects).
-  server.on('request', async (req: http.IncomingMessage, res: http.ServerResponse) => {
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => void onRequest(req, res).catch((e) => fault(e, res)));
+  async function onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const reply = (status: number) => res.writeHead(status, { 'content-length': '0', 'x-egress-blocked': '1', connection: 'close' }).end();
     const refuse = (status: number, origin: string, reason: string, decision: 'refused' | 'failed' = 'refused') => {
       record('http', origin, decision, reason);
@@ -173,17 +180,18 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     up.setTimeout(idle, () => up.destroy(new Error('idle')));
     req.pipe(up);
     res.on('close', () => up.destroy());
-  });
+  }
 
   // CONNECT tunnels: https, wss and ws.
-  server.on('connect', async (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => void onConnect(req, client, head).catch((e) => fault(e, client)));
+  async function onConnect(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     client.on('error', () => client.destroy());
     let target: Target;
     try {
       if (!/:\d{1,5}$/.test(req.url ?? '')) throw new TargetError('CONNECT needs host:port');
       target = parseAuthority(req.url!, 0);
     } catch (e) {
-      record('connect', String(req.url ?? '').slice(0, 100), 'refused', (e as Error).message);
+      record('connect', String(req.url ?? '').slice(0, 100).replace(/^.*@/, ''), 'refused', (e as Error).message);
       return writeRaw(client, STATUS_LINE[400]);
     }
     const d = await decide('connect', target);
@@ -200,10 +208,11 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) up.write(head);
     pipeBoth(client, up, idle);
-  });
+  }
 
   // Absolute-URI requests carrying Upgrade (a WebSocket without CONNECT, if a client does that).
-  server.on('upgrade', async (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: http.IncomingMessage, client: Duplex, head: Buffer) => void onUpgrade(req, client, head).catch((e) => fault(e, client)));
+  async function onUpgrade(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     client.on('error', () => client.destroy());
     let target: Target;
     let u: URL;
@@ -231,7 +240,7 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     up.write(`${text}\r\n`);
     if (head.length) up.write(head);
     pipeBoth(client, up, idle);
-  });
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -10,6 +10,7 @@ import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
+import { cachePolicy } from '../cache/index.ts';
 import { requireAuth } from './auth.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
@@ -63,14 +64,13 @@ export function createApp(deps: AppDeps): express.Express {
     requireJson,
     express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
     async (req: Request, res: Response) => {
-      const noCache = /no-cache|no-store/i.test(req.get('cache-control') ?? '');
       // A caller that disconnects before the image is ready stops the render and is not billed.
       const gone = new AbortController();
       res.on('close', () => {
         if (!res.writableFinished) gone.abort();
       });
       try {
-        const out = await deps.capture(res.locals.account, req.body, { noCache, signal: gone.signal });
+        const out = await deps.capture(res.locals.account, req.body, { cache: cachePolicy(req.get('cache-control')), signal: gone.signal });
         deps.metrics.outcomes.inc({ code: 'ok' });
         res.status(200).set(out.headers).type(out.contentType).send(out.body);
       } catch (e) {

@@ -9,6 +9,7 @@
 // (reusing either fails), which is cheap: the state is the two request handlers below.
 // JSON responses (not SSE) are enabled: a call is one synchronous capture, there is nothing to
 // stream, and plain HTTP clients (the conformance suite) can read the answer directly.
+import { cachePolicy } from '../cache/index.ts';
 import express, { type Request, type Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -32,7 +33,7 @@ export interface McpDeps {
 interface PerRequest {
   account: Account;
   requestId: string;
-  noCache: boolean;
+  cache: { lookup: boolean; store: boolean };
   res: Response;
 }
 
@@ -49,7 +50,7 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
       capture: deps.capture,
       log: deps.log,
       requestId: r.requestId,
-      noCache: r.noCache,
+      cache: r.cache,
       onError: (code) => void (r.res.locals.errorCode = code),
     });
   });
@@ -69,7 +70,7 @@ export function mcpRouter(deps: McpDeps): express.Router {
       const server = createMcpServer(deps, {
         account: res.locals.account as Account,
         requestId: String(res.locals.requestId ?? ''),
-        noCache: /no-cache|no-store/i.test(req.get('cache-control') ?? ''),
+        cache: cachePolicy(req.get('cache-control')),
         res,
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -19,7 +19,7 @@ const request: ScreenshotRequest = {
 };
 
 const ctx = (capture: (body: unknown) => Promise<CaptureOutcome>, onError?: (c: string) => void) => ({
-  account, capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService, log, requestId: 'req-1', noCache: false, onError,
+  account, capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService, log, requestId: 'req-1', cache: { lookup: true, store: true }, onError,
 });
 
 test('the tool is take_screenshot and its input schema is the REST body schema', () => {

@@ -43,7 +43,7 @@ export interface CallContext {
   capture: CaptureService;
   log: Logger;
   requestId: string;
-  noCache: boolean;
+  cache: { lookup: boolean; store: boolean };
   /** Told the error code of a failed call, for the request log line. */
   onError?(code: string): void;
 }
@@ -51,7 +51,7 @@ export interface CallContext {
 export async function callTakeScreenshot(args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
   let out: CaptureOutcome;
   try {
-    out = await ctx.capture(ctx.account, args ?? {}, { noCache: ctx.noCache });
+    out = await ctx.capture(ctx.account, args ?? {}, { cache: ctx.cache });
   } catch (e) {
     return failure(e, ctx, 'No credit was charged.');
   }

@@ -307,12 +307,54 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 5
   }
 }
 
-/** Browser contexts of the pool's current browser (the default context included). */
+/** Browser contexts of the pool's current browser (the default context included); -1 when none is up. */
 export async function contextCount(server: RunningServer): Promise<number> {
   const b = await server.pool.browserForTests();
   if (!b) return -1;
   return b.browserContexts().length;
 }
 
-/** What an idle pool holds: the default context plus one prepared context per concurrent render. */
-export const idleContexts = (config: Config) => 1 + config.renderConcurrency;
+/** Open pages (tabs) of the pool's current browser; -1 when none is up. */
+export async function pageCount(server: RunningServer): Promise<number> {
+  const b = await server.pool.browserForTests();
+  if (!b) return -1;
+  return (await b.pages()).length;
+}
+
+export interface PoolShape {
+  contexts: number;
+  pages: number;
+}
+
+/**
+ * What the idle pool holds once it has settled: the default context plus the prepared (warm)
+ * contexts, each with one page. Measured, not computed, so that the tests do not depend on how
+ * many slots the pool keeps warm; the value is stable over 600 ms when returned.
+ */
+export async function idleShape(server: RunningServer, ms = 10_000): Promise<PoolShape> {
+  const until = Date.now() + ms;
+  let last = '';
+  let since = Date.now();
+  for (;;) {
+    const shape = { contexts: await contextCount(server), pages: await pageCount(server) };
+    const key = JSON.stringify(shape);
+    if (key !== last) {
+      last = key;
+      since = Date.now();
+    } else if (Date.now() - since >= 600 && shape.contexts > 0 && server.pool.inFlight === 0) {
+      return shape;
+    }
+    if (Date.now() > until) throw new Error(`the pool did not settle: ${key}`);
+    await sleep(100);
+  }
+}
+
+/** Waits until the pool is back to `want`; returns the shape it ended with. */
+export async function backTo(server: RunningServer, want: PoolShape, ms = 5000): Promise<PoolShape> {
+  let now: PoolShape = { contexts: -1, pages: -1 };
+  await eventually(async () => {
+    now = { contexts: await contextCount(server), pages: await pageCount(server) };
+    return now.contexts === want.contexts && now.pages === want.pages;
+  }, ms, 100);
+  return now;
+}

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../server/config.ts';
-import { contextCount, decode, eventually, idleContexts, near, page, shoot, show, sleep, startFixture, startTestServer, testEnv, type Fixture, type Reply, type TestServer } from './helpers.ts';
+import { backTo, decode, eventually, idleShape, near, page, shoot, show, sleep, startFixture, startTestServer, testEnv, type Fixture, type PoolShape, type Reply, type TestServer } from './helpers.ts';
 
 const BUDGET_MS = 4000;
 const RED = [204, 0, 0];
@@ -15,6 +15,7 @@ let fx: Fixture;
 let srv: TestServer;
 let base: string;
 let seq = 0;
+let idle: PoolShape;
 
 before(async () => {
   fx = await startFixture();
@@ -28,6 +29,7 @@ before(async () => {
   });
   srv = await startTestServer({ RENDER_BUDGET_MS: String(BUDGET_MS) }, fx);
   base = srv.url;
+  idle = await idleShape(srv.server);
 });
 
 after(async () => {
@@ -82,13 +84,11 @@ function assertTimeout(r: Reply, stage?: RegExp): void {
   assert.ok(r.ms < BUDGET_MS + 3000, `ended soon after the budget (${r.ms} ms)`);
 }
 
-/** After a timeout: the page was torn down (its context closed, its connections gone). */
+/** After a render: the page was torn down (its context and page closed, its connections gone). */
 async function assertTornDown(): Promise<void> {
-  const want = idleContexts(srv.config);
-  assert.ok(await eventually(async () => (await contextCount(srv.server)) === want, 3000), `browser contexts back to ${want}, got ${await contextCount(srv.server)}`);
+  const now = await backTo(srv.server, idle);
+  assert.deepEqual(now, idle, 'browser contexts and pages back to the idle pool');
   assert.ok(await eventually(() => fx.openHangs() === 0, 3000), `the page's long polls were closed (${fx.openHangs()} open)`);
-  const b = await srv.server.pool.browserForTests();
-  assert.equal((await b!.pages()).length, srv.config.renderConcurrency, 'only the warm pages remain');
 }
 
 for (const mode of ['html', 'url'] as const) {
@@ -198,8 +198,8 @@ describe('the render budget (spec §4.1 rule 6, §8)', () => {
     }
   });
 
-  test('timeouts were not billed and did not leak: contexts at baseline', async () => {
-    assert.equal(await contextCount(srv.server), idleContexts(srv.config));
+  test('after all of it, the pool is back to its idle shape', async () => {
+    assert.deepEqual(await backTo(srv.server, idle), idle);
     assert.equal(srv.server.pool.inFlight, 0);
     assert.equal(srv.server.pool.queueDepth, 0);
   });

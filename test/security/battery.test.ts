@@ -170,6 +170,7 @@ for (const mode of ['url', 'html'] as const) {
       `http://${INTERNAL.private10}/x`, `http://${INTERNAL.metadata}/latest/meta-data/`, `http://${INTERNAL.alibabaMetadata}/x`, `http://${INTERNAL.azureWireServer}/x`,
       `http://[${INTERNAL.awsMetadataV6}]/x`, `http://${INTERNAL.private192}/x`, 'http://private.example.com/x', `http://127.0.0.1:${apiPort()}/v1/screenshot`,
       `http://[::1]/x`, 'http://localhost/x', `http://${INTERNAL.oracleMetadata}/x`, `http://${INTERNAL.private172}/x`, 'http://mixed.example.com/x', `http://[${INTERNAL.ula}]/x`,
+      'http://169.254.169.254.nip.io/x',
     ];
     let i = 0;
     const missing: string[] = [];
@@ -194,6 +195,19 @@ for (const mode of ['url', 'html'] as const) {
       assert.deepEqual(world.hits(), [], `${mode} ${kind}: canary reached`);
     }
     assert.deepEqual(missing, [], 'every attack must reach the proxy and be refused there');
+  });
+
+  test(`${mode} mode: redirects of iframes and subresources (301/302/303/307/308) are refused at the internal hop`, async () => {
+    const to = (code: number) => (code % 2 ? `http://${INTERNAL.metadata}/latest/meta-data/` : `http://[${INTERNAL.awsMetadataV6}]/`);
+    const markup = [301, 302, 303, 307, 308]
+      .map((code) => `<iframe src="${site}/redirect/${code}?to=${encodeURIComponent(to(code))}"></iframe><img src="${site}/redirect/${code}?to=${encodeURIComponent(`http://${INTERNAL.private10}/${code}.png`)}">`)
+      .join('');
+    const body = mode === 'url' ? { url: `${site}/attack/sub/iframe?to=${encodeURIComponent(`${site}/redirect/307?to=${encodeURIComponent(to(307))}`)}` } : { html: page(markup) };
+    const { result, events } = await watching(() => shoot(body));
+    expectImage(result, `${mode} redirected subresources`);
+    const refused = refusedOrigins(events);
+    assert.ok(refused.includes(`${INTERNAL.metadata}:80`), JSON.stringify(events));
+    if (mode === 'html') assert.ok(refused.includes(`[${INTERNAL.awsMetadataV6}]:80`) && refused.includes(`${INTERNAL.private10}:80`), JSON.stringify(events));
   });
 
   test(`${mode} mode: WebRTC (STUN/TURN over UDP) and WebTransport (QUIC) send nothing`, async () => {

@@ -1,19 +1,20 @@
-// In-page autoconsent driver (runs in every frame's main world; see ../autoconsent.ts).
-// Plain JavaScript on purpose: this file is read as text and serialised into the page, so it must
-// not go through the TypeScript loader (tsx/esbuild would add helpers that do not exist in a page).
+// In-page autoconsent driver (spec §4.1 rule 3, step 1). Injected by ../autoconsent.ts into the
+// main world of every frame when the clean-up runs, together with @duckduckgo/autoconsent's bundle
+// and the compact rules that apply to the frame's URL. Plain JavaScript on purpose: this file is
+// read as text and serialised into the page, so the TypeScript loader never touches it.
 //
-// It constructs @duckduckgo/autoconsent directly (no message bridge: isMainWorld, so its eval
-// snippets run inline) with an opt-out-only configuration, and wraps it so that:
-//  - it can never click an accept control: heuristicMode 'reject' (the heuristic acts only on popups
-//    with a reject button), autoAction 'optOut', and a click guard that refuses any click on an
-//    element whose label reads as plain "accept / agree / allow / OK" (spec §4.1 rule 3, DESIGN §3);
-//  - its background search is bounded: finish() calls quickPass(), which stops the retry loop,
-//    does one immediate detection pass and awaits the opt-out for at most the given budget;
-//  - after finish, stop() refuses every further click it would make.
-// Exposed as a non-enumerable window.__scAutoconsent; the Node side reads state() and calls
-// quickPass()/stop() through frame.evaluate.
+// It constructs AutoConsent directly (no message bridge: isMainWorld, so eval snippets run inline)
+// with an opt-out-only configuration and wraps it so that:
+//  - it never clicks an accept control: autoAction 'optOut', heuristicMode 'reject' (the heuristic
+//    acts only on popups that have a reject button), and a click guard that refuses any click on
+//    an element whose label reads as plain "accept / agree / allow / OK";
+//  - it does not search in the background: start() is a no-op, and quickPass(budget) runs ONE
+//    detection pass (site-specific, generic, then the heuristic), checks the popup with at most
+//    one retry and awaits the opt-out, all within the budget;
+//  - after stop(), it makes no further click.
+// Exposed as the non-enumerable window.__scAutoconsent { state, quickPass, stop }.
 // eslint-disable-next-line no-unused-vars
-function scAutoconsentDriver(lib, compactRules, options) {
+function scAutoconsentDriver(lib, compactRulesJson, options) {
   if (Object.prototype.hasOwnProperty.call(window, '__scAutoconsent')) return;
   const isTop = window.top === window;
 
@@ -30,48 +31,54 @@ function scAutoconsentDriver(lib, compactRules, options) {
     return label !== '' && ACCEPT.test(label) && !NOT_ACCEPT.test(label);
   };
 
-  // actions: clicks and main-world API calls made while an opt-out runs. An opt-out that "succeeds"
-  // without any (a rule that only hides) is reported as hidden, not rejected.
+  // actions = clicks and main-world API calls made while an opt-out runs. An opt-out that
+  // "succeeds" without any (a rule that only hides) is reported as hidden, not rejected.
   const log = { detected: [], popups: [], results: [], done: null, blocked: [], errors: 0, actions: 0 };
-  // Reports results to Node through the binding attachCleanup exposes: a cross-origin frame that
-  // rejects is often removed by its parent right away, so it cannot be asked afterwards.
+  // Results also go to Node through a binding: a cross-origin frame that rejects is often removed
+  // by its parent at once, and could not be asked afterwards.
   const report = (event) => {
     try {
       const fn = window[options.reportBinding];
       if (typeof fn === 'function') fn(JSON.stringify(Object.assign({ top: isTop, url: location.href }, event))).catch(() => undefined);
     } catch (e) {
-      /* page replaced the binding: the state() poll still works */
+      /* binding missing or replaced: the state() answer still carries the result */
     }
   };
   const send = async (msg) => {
     switch (msg && msg.type) {
-      case 'cmpDetected': if (!log.detected.includes(msg.cmp)) log.detected.push(msg.cmp); break;
-      case 'popupFound': if (!log.popups.includes(msg.cmp)) log.popups.push(msg.cmp); break;
+      case 'cmpDetected':
+        if (!log.detected.includes(msg.cmp)) log.detected.push(msg.cmp);
+        break;
+      case 'popupFound':
+        if (!log.popups.includes(msg.cmp)) log.popups.push(msg.cmp);
+        break;
       case 'optOutResult': {
         const r = { cmp: msg.cmp, result: !!msg.result, actions: log.actions };
         log.results.push(r);
         report(Object.assign({ type: 'optOutResult' }, r));
         break;
       }
-      case 'autoconsentDone': log.done = { cmp: msg.cmp, cosmetic: !!msg.isCosmetic, clicks: msg.totalClicks }; break;
-      case 'autoconsentError': log.errors++; break;
-      default: break; // 'report' and others: not needed
+      case 'autoconsentDone':
+        log.done = { cmp: msg.cmp, cosmetic: !!msg.isCosmetic, clicks: msg.totalClicks };
+        break;
+      case 'autoconsentError':
+        log.errors++;
+        break;
+      default:
+        break; // 'report' (every state change) and others: not needed
     }
   };
 
+  const sc = { popupRetries: 1, blockClicks: false, handling: null, handlingCmp: null, pass: null };
   const AutoConsent = lib.AutoConsent;
   class Driver extends AutoConsent {
-    findCmp(retries) {
-      if (this.__sc && this.__sc.stopBackground) return Promise.resolve([]);
-      return super.findCmp(retries);
+    start() {
+      /* no background search: quickPass() is the only pass */
     }
     waitForPopup(cmp, retries = 10, interval = 500) {
-      const sc = this.__sc;
-      if (sc && sc.stopBackground) retries = Math.min(retries, sc.popupRetries);
-      return super.waitForPopup(cmp, retries, interval);
+      return super.waitForPopup(cmp, Math.min(retries, sc.popupRetries), interval);
     }
     handlePopup(cmp) {
-      const sc = this.__sc;
       if (sc.blockClicks) return Promise.resolve(false);
       if (!sc.handling) {
         sc.handlingCmp = cmp.name;
@@ -80,16 +87,19 @@ function scAutoconsentDriver(lib, compactRules, options) {
       return sc.handling;
     }
   }
-
-  const rules = { autoconsent: [], compact: lib.filterCompactRules(compactRules, { url: location.href, mainFrame: isTop }) };
-  const sc = { stopBackground: false, popupRetries: 10, blockClicks: false, handling: null, handlingCmp: null, quick: null };
   let instance = null;
 
   // Click guard. Autoconsent clicks through DomActions (click / clickElement) and, in a few
   // dynamic CMP classes and eval snippets, through HTMLElement.prototype.click directly.
   const guard = (el) => {
-    if (sc.blockClicks) { log.blocked.push('after-finish'); return false; }
-    if (looksLikeAccept(el)) { log.blocked.push(labelOf(el)); return false; }
+    if (sc.blockClicks) {
+      log.blocked.push('after-finish');
+      return false;
+    }
+    if (looksLikeAccept(el)) {
+      log.blocked.push(labelOf(el));
+      return false;
+    }
     return true;
   };
   const nativeClick = HTMLElement.prototype.click;
@@ -103,8 +113,7 @@ function scAutoconsentDriver(lib, compactRules, options) {
   };
 
   const construct = () => {
-    instance = new Driver(send, options.config, rules);
-    instance.__sc = sc;
+    instance = new Driver(send, options.config, { autoconsent: [], compact: JSON.parse(compactRulesJson) });
     const da = instance.domActions;
     da.clickElement = async (element) => {
       if (!element || !(element instanceof HTMLElement) || !guard(element)) return false;
@@ -115,14 +124,18 @@ function scAutoconsentDriver(lib, compactRules, options) {
     da.click = async (selector, all = false) => {
       const elements = da.elementSelector(selector);
       if (elements.length === 0) return false;
-      const targets = all ? elements : [elements[0]];
       let clicked = 0;
-      for (const el of targets) if (guard(el)) { nativeClick.call(el); clicked++; }
+      for (const el of all ? elements : [elements[0]]) {
+        if (guard(el)) {
+          nativeClick.call(el);
+          clicked++;
+        }
+      }
       log.actions += clicked;
       return clicked > 0;
     };
     // API opt-outs (Cookiebot.withdraw, Didomi.setUserDisagreeToAll, __cmp('setConsent', 0) ...)
-    // are eval snippets run while the opt-out is in progress; count them as actions.
+    // are eval snippets run while the opt-out is in progress: count them as actions.
     for (const rule of instance.rules) {
       const orig = rule.mainWorldEval;
       if (typeof orig !== 'function') continue;
@@ -143,57 +156,50 @@ function scAutoconsentDriver(lib, compactRules, options) {
     results: log.results.slice(),
     done: log.done,
     handlingCmp: sc.handlingCmp,
-    running: !!(instance && instance.state.lifecycle === 'runningOptOut'),
+    running: optOutRunning(),
     blocked: log.blocked.slice(),
   });
 
-  const withTimeout = (p, ms) => Promise.race([p, new Promise((r) => setTimeout(() => r('timeout'), Math.max(0, ms)))]);
+  const withTimeout = (p, ms) => Promise.race([p, new Promise((r) => setTimeout(r, Math.max(0, ms)))]);
 
-  /**
-   * One bounded pass: stop the background retry loop, run a single detection (site-specific,
-   * generic, then the reject-only heuristic), check the popup with a few short retries, and await
-   * the opt-out, all within budgetMs. Returns state().
-   */
+  /** One bounded pass (see the header). Returns state(). */
   const quickPass = async (budgetMs) => {
     if (!instance) return state();
     const t0 = Date.now();
-    sc.stopBackground = true;
-    sc.popupRetries = Math.max(0, Math.min(3, Math.floor(budgetMs / 4 / 500)));
-    if (!sc.handling) {
-      if (!sc.quick) {
-        sc.quick = (async () => {
-          // make this attempt even-numbered so that the heuristic stage runs (autoconsent runs it on
-          // every second attempt)
-          if (instance.state.findCmpAttempts % 2 === 0) instance.state.findCmpAttempts += 1;
-          const found = await AutoConsent.prototype.findCmp.call(instance, 0);
-          if (found.length === 0) return;
-          const statics = found.filter((c) => !c.isCosmetic);
-          const cosmetics = found.filter((c) => c.isCosmetic);
-          let popups = await instance.detectPopups(statics, (cmp) => instance.handlePopup(cmp));
-          if (popups.length === 0) popups = await instance.detectPopups(cosmetics, (cmp) => instance.handlePopup(cmp));
-        })().catch(() => undefined);
-      }
-      await withTimeout(sc.quick, budgetMs - (Date.now() - t0));
+    if (budgetMs < 1500) sc.popupRetries = 0;
+    if (!sc.pass) {
+      sc.pass = (async () => {
+        // autoconsent runs its heuristic stage on even-numbered attempts: make this one even
+        if (instance.state.findCmpAttempts % 2 === 0) instance.state.findCmpAttempts += 1;
+        const found = await instance.findCmp(0);
+        if (found.length === 0) return;
+        const real = found.filter((c) => !c.isCosmetic);
+        const cosmetic = found.filter((c) => c.isCosmetic);
+        const onPopup = (cmp) => instance.handlePopup(cmp);
+        const popups = await instance.detectPopups(real, onPopup);
+        if (popups.length === 0) await instance.detectPopups(cosmetic, onPopup);
+      })().catch(() => {
+        log.errors++;
+      });
     }
+    await withTimeout(sc.pass, budgetMs - (Date.now() - t0));
     if (sc.handling) await withTimeout(sc.handling, budgetMs - (Date.now() - t0));
     return state();
   };
 
   const stop = () => {
-    sc.stopBackground = true;
     sc.blockClicks = true;
     return state();
   };
 
   Object.defineProperty(window, '__scAutoconsent', {
-    value: Object.freeze({ state, quickPass, stop, looksLikeAccept }),
+    value: Object.freeze({ state, quickPass, stop }),
     enumerable: false,
     configurable: false,
     writable: false,
   });
   try {
     construct();
-    if (options.noBackground) sc.stopBackground = true;
   } catch (e) {
     log.errors++;
   }

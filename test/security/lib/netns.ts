@@ -28,7 +28,7 @@ export function addLoopbackAddresses(addresses: string[]): void {
     try {
       execFileSync('ip', [...(v6 ? ['-6'] : []), 'addr', 'add', `${a}/${v6 ? 128 : 32}`, 'dev', 'lo', ...(v6 ? ['nodad'] : [])], { stdio: 'pipe' });
     } catch (e) {
-      if (!String((e as { stderr?: Buffer }).stderr ?? '').includes('File exists')) throw e;
+      if (!/File exists|already assigned/.test(String((e as { stderr?: Buffer }).stderr ?? ''))) throw e;
     }
   }
 }

@@ -1,0 +1,260 @@
+// Deliberately broken implementations: each is a proxy in front of the reference server that breaks
+// exactly ONE rule. The suite must reject every one (run-mutants.ts). `cases` is the subset of case
+// ids the mutant is run against (the cases relevant to the rule it breaks), to keep the run
+// affordable; run-mutants.ts also checks that the same subset passes against the unbroken server.
+import sharp from 'sharp';
+import { request } from 'undici';
+import { jsonOf, jsonResponse, withJson, type ProxyHooks } from './proxy.ts';
+
+export interface Mutant {
+  id: string;
+  /** The rule it breaks (a rule id from rules.ts) and how. */
+  breaks: string;
+  description: string;
+  cases: RegExp;
+  hooks: ProxyHooks;
+}
+
+const isShot = (path: string, method: string) => method === 'POST' && path.split('?')[0] === '/v1/screenshot';
+
+/** A request hook that rewrites the JSON body of screenshot requests. */
+function body(edit: (b: Record<string, any>) => Record<string, any> | { respond: ReturnType<typeof jsonResponse> }): ProxyHooks {
+  return {
+    onRequest(req) {
+      if (!isShot(req.path, req.method)) return req;
+      const b = jsonOf(req);
+      if (!b) return req;
+      const out = edit(structuredClone(b));
+      return 'respond' in out && out.respond && typeof out.respond === 'object' && 'status' in out.respond ? out.respond : withJson(req, out);
+    },
+  };
+}
+
+const KNOWN = new Set(['url', 'html', 'fullPage', 'format', 'quality', 'viewport', 'selector', 'omitBackground', 'waitUntil', 'waitForSelector', 'blockCookieBanners', 'hideSelectors', 'blockAds']);
+
+export const MUTANTS: Mutant[] = [
+  {
+    id: 'content-type-mislabel',
+    breaks: '2.3/content-type',
+    description: 'labels PNG images as image/jpeg',
+    cases: /^format\.(png|default-png)$/,
+    hooks: { onResponse: (res) => (res.headers['content-type']?.startsWith('image/png') ? { ...res, headers: { ...res.headers, 'content-type': 'image/jpeg' } } : res) },
+  },
+  {
+    id: 'format-ignored',
+    breaks: '2.1/format',
+    description: 'renders webp requests as png but labels them image/webp',
+    cases: /^format\.webp$/,
+    hooks: {
+      onRequest(req) {
+        const b = isShot(req.path, req.method) ? jsonOf(req) : null;
+        if (!b || b.format !== 'webp') return req;
+        return { ...withJson(req, { ...b, format: 'png', quality: undefined }), headers: { ...req.headers, 'x-mutant-was-webp': '1' } };
+      },
+      onResponse: (res, req) => (req.headers['x-mutant-was-webp'] && res.status === 200 ? { ...res, headers: { ...res.headers, 'content-type': 'image/webp' } } : res),
+    },
+  },
+  {
+    id: 'drops-selector',
+    breaks: '4.1/rule-2',
+    description: 'ignores `selector` and captures the viewport',
+    cases: /^selector\./,
+    hooks: body(({ selector: _s, ...b }) => b),
+  },
+  {
+    id: 'ignores-scale',
+    breaks: '2.2/scale',
+    description: 'ignores viewport.deviceScaleFactor',
+    cases: /^(viewport\.(share-card-retina-2x|scale-3)|bounds\.scale\.(0\.1|4))$/,
+    hooks: body((b) => (b.viewport && typeof b.viewport === 'object' ? { ...b, viewport: { width: b.viewport.width, height: b.viewport.height } } : b)),
+  },
+  {
+    id: 'accepts-quality-with-png',
+    breaks: '4.1/rule-7',
+    description: 'accepts `quality` with png (drops it instead of answering 400)',
+    cases: /^quality\.(with-png|without-format)$/,
+    hooks: body((b) => (b.quality !== undefined && (b.format === undefined || b.format === 'png') ? { ...b, quality: undefined } : b)),
+  },
+  {
+    id: 'timeout-as-500',
+    breaks: '7/row-6',
+    description: 'turns 504 render_timeout into 500',
+    cases: /^waitForSelector\.never-times-out$/,
+    hooks: { onResponse: (res) => (res.status === 504 ? { ...res, status: 500 } : res) },
+  },
+  {
+    id: 'renames-error-code',
+    breaks: '7/row-5',
+    description: 'sends `element_not_found` instead of `selector_not_found`',
+    cases: /^selector\.not-found/,
+    hooks: { onResponse: (res) => (res.status === 400 ? { ...res, body: Buffer.from(res.body.toString('utf8').replace('"selector_not_found"', '"element_not_found"')) } : res) },
+  },
+  {
+    id: 'wrong-size',
+    breaks: '2.2/exact-frame',
+    description: 'returns images one pixel narrower than asked',
+    cases: /^viewport\.(share-card-1200x630|lays-out-in-window|default-1280x720)$/,
+    hooks: {
+      async onResponse(res) {
+        if (res.status !== 200 || !res.headers['content-type']?.startsWith('image/png')) return res;
+        const img = sharp(res.body);
+        const m = await img.metadata();
+        if (!m.width || m.width < 2) return res;
+        return { ...res, body: await img.extract({ left: 0, top: 0, width: m.width - 1, height: m.height! }).png().toBuffer() };
+      },
+    },
+  },
+  {
+    id: 'drops-content-disposition',
+    breaks: '2.3/content-disposition',
+    description: 'sends no content-disposition',
+    cases: /^response\.content-disposition$/,
+    hooks: { onResponse: ({ headers: { 'content-disposition': _cd, ...headers }, ...res }) => ({ ...res, headers }) },
+  },
+  {
+    id: 'ignores-fullPage',
+    breaks: '4.1/rule-1',
+    description: 'ignores fullPage',
+    cases: /^capture\.full-page/,
+    hooks: body(({ fullPage: _f, ...b }) => b),
+  },
+  {
+    id: 'ignores-omitBackground',
+    breaks: '2.1/omitBackground',
+    description: 'ignores omitBackground',
+    cases: /^omitBackground\./,
+    hooks: body(({ omitBackground: _o, ...b }) => b),
+  },
+  {
+    id: 'always-removes-banners',
+    breaks: '4.1/rule-4-keep',
+    description: 'removes banners even with blockCookieBanners: false',
+    cases: /^banners\.kept-when-disabled$/,
+    hooks: body((b) => ({ ...b, blockCookieBanners: true })),
+  },
+  {
+    id: 'never-removes-banners',
+    breaks: '1/banners-default',
+    description: 'keeps banners by default (blockCookieBanners defaults to false)',
+    cases: /^(banners\.removed-by-default|consent\.(onetrust|cookiebot|custom-en))$/,
+    hooks: body((b) => (b.blockCookieBanners === undefined ? { ...b, blockCookieBanners: false } : b)),
+  },
+  {
+    id: 'drops-hideSelectors',
+    breaks: '4.1/rule-4-hideSelectors',
+    description: 'ignores hideSelectors',
+    cases: /^hideSelectors\.hides$/,
+    hooks: body(({ hideSelectors: _h, ...b }) => b),
+  },
+  {
+    id: 'ignores-blockAds',
+    breaks: '4.1/rule-4-blockAds',
+    description: 'ignores blockAds',
+    cases: /^blockAds\./,
+    hooks: body(({ blockAds: _a, ...b }) => b),
+  },
+  {
+    id: 'rejects-unknown-fields',
+    breaks: '2.1/rule-2',
+    description: 'answers 400 to a body with unknown fields',
+    cases: /^fields\.unknown-ignored$/,
+    hooks: body((b) => (Object.keys(b).some((k) => !KNOWN.has(k)) ? { respond: jsonResponse(400, { error: 'bad_request', message: 'unknown field' }) } : b)),
+  },
+  {
+    id: 'viewport-bound-off-by-one',
+    breaks: '8/viewport-size',
+    description: 'accepts width and height 10001 (clamps to 10000)',
+    cases: /^bounds\.(width|height)\./,
+    hooks: body((b) => (b.viewport && typeof b.viewport === 'object' ? { ...b, viewport: { ...b.viewport, ...(b.viewport.width === 10001 ? { width: 10000, height: 1 } : {}), ...(b.viewport.height === 10001 ? { height: 10000, width: 1 } : {}) } } : b)),
+  },
+  {
+    id: 'hideSelectors-limit-off-by-one',
+    breaks: '8/hideSelectors',
+    description: 'accepts 51 hideSelectors (keeps the first 50)',
+    cases: /^bounds\.hideSelectors\./,
+    hooks: body((b) => (Array.isArray(b.hideSelectors) && b.hideSelectors.length === 51 ? { ...b, hideSelectors: b.hideSelectors.slice(0, 50) } : b)),
+  },
+  {
+    id: 'html-limit-in-characters',
+    breaks: '8/html-size',
+    description: 'counts the html limit in characters instead of bytes',
+    cases: /^bounds\.html\./,
+    hooks: {
+      onRequest(req) {
+        const b = isShot(req.path, req.method) ? jsonOf(req) : null;
+        if (!b || typeof b.html !== 'string') return req;
+        if (b.html.length > 2_000_000) return jsonResponse(413, { error: 'payload_too_large', message: 'html too long' });
+        if (Buffer.byteLength(b.html) > 2_000_000) return withJson(req, { ...b, html: '<body style="background:#fff"></body>' });
+        return req;
+      },
+    },
+  },
+  {
+    id: 'ignores-waitForSelector',
+    breaks: '4.1/rule-6-wait',
+    description: 'ignores waitForSelector',
+    cases: /^waitForSelector\./,
+    hooks: body(({ waitForSelector: _w, ...b }) => b),
+  },
+  {
+    id: 'waitUntil-always-load',
+    breaks: '4.1/rule-5-networkidle2',
+    description: 'treats every waitUntil as load',
+    cases: /^waitUntil\.(default-waits-for-late-network|networkidle2-late-network|networkidle0-late-network)$/,
+    hooks: body((b) => ({ ...b, waitUntil: 'load' })),
+  },
+  {
+    id: 'connects-before-rejecting',
+    breaks: '4.1/rule-8',
+    description: 'opens a connection to a loopback target before answering 400',
+    cases: /^private\.(loopback-no-connection|localhost-name)$/,
+    hooks: {
+      async onRequest(req) {
+        const b = isShot(req.path, req.method) ? jsonOf(req) : null;
+        if (b && typeof b.url === 'string' && /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\//i.test(b.url)) {
+          await request(b.url, { headersTimeout: 1000, bodyTimeout: 1000 }).then((r) => r.body.dump(), () => {});
+        }
+        return req;
+      },
+    },
+  },
+  {
+    id: 'message-without-field',
+    breaks: '2.1/rule-3',
+    description: 'answers malformed fields with a message that names no field',
+    cases: /^fields\.malformed\.(format|viewport\.width|hideSelectors|waitUntil)$/,
+    hooks: { onResponse: (res) => (res.status === 400 ? jsonResponse(400, { error: 'bad_request', message: 'invalid request' }) : res) },
+  },
+  {
+    id: 'error-body-not-json',
+    breaks: '7/failure-body',
+    description: 'sends failures as text/plain',
+    cases: /^(one-of\.neither|url\.relative|selector\.not-found)$/,
+    hooks: { onResponse: (res) => (res.status >= 400 ? { status: res.status, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Bad Request') } : res) },
+  },
+  {
+    id: 'ignores-quality',
+    breaks: '2.1/quality',
+    description: 'ignores quality (always the encoder default)',
+    cases: /^quality\.effect-/,
+    hooks: body(({ quality: _q, ...b }) => b),
+  },
+  {
+    id: 'accepts-url-and-html',
+    breaks: '2.1/rule-1',
+    description: 'accepts both url and html (drops html)',
+    cases: /^one-of\.(both|both-offline)$/,
+    hooks: body((b) => (b.url !== undefined && b.html !== undefined ? { ...b, html: undefined } : b)),
+  },
+  {
+    id: 'no-auth-required',
+    breaks: '5/bearer',
+    description: 'renders requests that carry no key',
+    cases: /^auth\.missing-key-rejected$/,
+    hooks: {
+      onRequest(req) {
+        return req.headers.authorization ? req : { ...req, headers: { ...req.headers, authorization: `Bearer ${process.env.MUTANT_FALLBACK_KEY ?? ''}` } };
+      },
+    },
+  },
+];

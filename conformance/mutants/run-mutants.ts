@@ -1,0 +1,131 @@
+// The suite's own test: every deliberately broken implementation (mutants.ts) must be rejected.
+//   node --import tsx conformance/mutants/run-mutants.ts [--only ID[,ID]] [--no-cli]
+// Starts a fresh reference server with the fixture server, then:
+//   1. baseline: the union of the mutants' case subsets must PASS against the unbroken server
+//      (otherwise a "kill" would mean nothing);
+//   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
+//      the suite's executor (the same code the Playwright spec runs), in-process, two at a time;
+//      the mutant is killed when at least one case fails;
+//   3. one mutant also through the full CLI path (Playwright runner), which must exit non-zero.
+// Prints the kill rate; exits non-zero if the baseline fails or any mutant survives.
+// Honest scope: each mutant runs only the cases relevant to the rule it breaks (its `cases`), not
+// the whole suite; the full suite runs once against the reference server in run-against-reference.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runPlaywright } from '../bin.ts';
+import { selectCases } from '../cases/index.ts';
+import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
+import { REPO_ROOT } from '../fixtures.ts';
+import { undiciClient } from '../http.ts';
+import type { Case } from '../model.ts';
+import { startReferenceTarget } from '../run-against-reference.ts';
+import { MUTANTS, type Mutant } from './mutants.ts';
+import { startProxy } from './proxy.ts';
+
+async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!);
+      }
+    }),
+  );
+  return out;
+}
+
+async function runCases(cases: Case[], env: RunEnv): Promise<Array<{ c: Case; pass: boolean; why: string }>> {
+  return pool(cases, 2, async (c) => {
+    const o = await executeCase(c, env, undiciClient);
+    const bad = o.checks.filter((k) => !k.pass);
+    return { c, pass: o.pass, why: bad.map((k) => `${k.name}: ${k.detail}`).join('; ') };
+  });
+}
+
+function subset(m: Mutant, all: Case[], env: RunEnv): Case[] {
+  return all.filter((c) => m.cases.test(c.id) && unmetNeed(c, env) === null);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]!.split(',') : null;
+  const viaCli = !argv.includes('--no-cli');
+  const mutants = MUTANTS.filter((m) => !only || only.includes(m.id));
+  const target = await startReferenceTarget({ keys: 20 });
+  process.env.MUTANT_FALLBACK_KEY = target.apiKeys[0];
+  const env: RunEnv = {
+    baseUrl: target.baseUrl,
+    apiKeys: target.apiKeys,
+    fixtureOrigins: target.fixtureOrigins,
+    canary: true,
+    isolatedNetwork: false,
+    goldenDir: path.join(REPO_ROOT, 'golden'),
+    updateGolden: false,
+  };
+  const all = selectCases(['reference']);
+  let failed = false;
+  try {
+    // 1. baseline
+    const union = all.filter((c) => mutants.some((m) => m.cases.test(c.id)) && unmetNeed(c, env) === null);
+    const base = await runCases(union, env);
+    const baseFail = base.filter((r) => !r.pass);
+    console.log(`baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server`);
+    for (const r of baseFail) console.log(`  ✗ ${r.c.id}: ${r.why}`);
+    if (baseFail.length) failed = true;
+    const baseBad = new Set(baseFail.map((r) => r.c.id));
+
+    // 2. mutants
+    const rows: Array<{ m: Mutant; run: number; killedBy: string[]; meaningful: boolean }> = [];
+    for (const m of mutants) {
+      const cases = subset(m, all, env);
+      const proxy = await startProxy(target.baseUrl, m.hooks);
+      try {
+        const results = await runCases(cases, { ...env, baseUrl: proxy.url });
+        const killedBy = results.filter((r) => !r.pass && !baseBad.has(r.c.id)).map((r) => r.c.id);
+        rows.push({ m, run: cases.length, killedBy, meaningful: cases.some((c) => !baseBad.has(c.id)) });
+        const first = results.find((r) => !r.pass && !baseBad.has(r.c.id));
+        console.log(`${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${cases.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`);
+      } finally {
+        await proxy.close();
+      }
+    }
+    const killed = rows.filter((r) => r.killedBy.length > 0).length;
+    console.log(`\nmutant kill rate: ${killed}/${rows.length} (${((100 * killed) / Math.max(1, rows.length)).toFixed(0)}%); cases run per mutant: ${rows.map((r) => r.run).join(', ')}`);
+    const survivors = rows.filter((r) => r.killedBy.length === 0);
+    if (survivors.length) {
+      failed = true;
+      console.log(`survivors: ${survivors.map((r) => r.m.id + (r.meaningful ? '' : ' (its cases fail on the reference server too)')).join(', ')}`);
+    }
+
+    // 3. one mutant through the whole CLI path: the Playwright run must exit non-zero
+    if (viaCli && mutants.length) {
+      const m = mutants[0]!;
+      const proxy = await startProxy(target.baseUrl, m.hooks);
+      const reportDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-mutant-'));
+      try {
+        const code = await runPlaywright({ ...env, profiles: ['core'], grep: m.cases.source, baseUrl: proxy.url, expectations: undefined, reportDir, workers: 1 });
+        console.log(`CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`);
+        if (code === 0) failed = true;
+      } finally {
+        await proxy.close();
+        rmSync(reportDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await target.close();
+  }
+  return failed ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
