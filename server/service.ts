@@ -29,7 +29,7 @@ export interface ServiceDeps {
   pool: BrowserPool;
   cache: ResultCache;
   metrics: Metrics;
-  checkUrl(url: string): Promise<void>;
+  checkUrl(url: string): Promise<string>;
   maxOutputPixels: number;
 }
 

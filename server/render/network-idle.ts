@@ -17,7 +17,15 @@ export class InflightTracker {
   constructor(page: Page) {
     const start = Date.now();
     this.lastBusy.set(0, start).set(2, start);
-    const onStart = (r: HTTPRequest) => this.update(() => this.inflight.add(r));
+    const onStart = (r: HTTPRequest) => {
+      // blob: and data: loads are local and some (a SharedWorker's blob script) never report an end.
+      if (/^(blob|data):/i.test(r.url())) return;
+      this.update(() => {
+        // A new main-frame document: requests of the old one may never report an end.
+        if (r.isNavigationRequest() && r.frame() === page.mainFrame()) this.inflight.clear();
+        this.inflight.add(r);
+      });
+    };
     const onEnd = (r: HTTPRequest) => this.update(() => this.inflight.delete(r));
     page.on('request', onStart);
     page.on('requestfinished', onEnd);

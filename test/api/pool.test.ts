@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { backTo, call, decode, eventually, idleShape, near, page, shoot, show, sleep, startFixture, startTestServer, type Fixture, type PoolShape, type Reply, type TestServer } from './helpers.ts';
+import { backTo, call, decode, eventually, idleShape, near, page, shoot, show, sleep, startFixture, startTestServer, TEST_KEY, type Fixture, type PoolShape, type Reply, type TestServer } from './helpers.ts';
 
 const GREEN = [0, 170, 0];
 const viewport = { width: 64, height: 48 };
@@ -39,7 +39,9 @@ async function green(r: Reply): Promise<void> {
   assert.ok(near(px, GREEN), `expected the green page, got ${px}`);
 }
 
+/** The pid of the browser now serving `s`; a trivial render first if none is up (see the readyz tests). */
 async function browserPid(s: TestServer): Promise<number> {
+  if (!(await s.server.pool.browserForTests())) await green(await shoot(s.url, { html: '<body style="margin:0;background:rgb(0,170,0)"></body>', viewport, waitUntil: 'load' }));
   const b = await s.server.pool.browserForTests();
   assert.ok(b, 'a browser is up');
   const pid = b.process()?.pid;
@@ -111,6 +113,7 @@ describe('hostile pages (DESIGN §4)', () => {
 
 describe('crashes (DESIGN §3: 500 render_failed)', () => {
   test('a page that crashes during a render: 500 render_failed; the next request succeeds', async () => {
+    await browserPid(srv);
     const b = await srv.server.pool.browserForTests();
     const pending = shoot(srv.url, { url: `${fx.origin}/crashme`, waitForSelector: '#never', waitUntil: 'load', viewport });
     let crashed = false;
@@ -134,9 +137,20 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     assert.deepEqual(await backTo(srv.server, idle), idle);
   });
 
-  test('a killed browser is replaced and the following request succeeds', async () => {
-    const b = await srv.server.pool.browserForTests();
+  test('a killed browser is replaced ahead of demand: /readyz 200 again with no request in between', async () => {
     const pid = await browserPid(srv);
+    const b = await srv.server.pool.browserForTests();
+    const gone = new Promise<void>((r) => b!.once('disconnected', () => r()));
+    process.kill(pid, 'SIGKILL');
+    await gone;
+    const ready = await eventually(async () => (await call(srv.url, '/readyz', undefined, { method: 'GET', key: null })).status === 200, 10_000, 200);
+    assert.ok(ready, `/readyz is 200 again within 10 s (warm slots ${srv.server.pool.warmSlots})`);
+    assert.ok(await eventually(() => srv.server.pool.warmSlots >= 1, 5000), 'with warm slots');
+  });
+
+  test('a killed browser is replaced and the following request succeeds', async () => {
+    const pid = await browserPid(srv);
+    const b = await srv.server.pool.browserForTests();
     const gone = new Promise<void>((r) => b!.once('disconnected', () => r()));
     process.kill(pid, 'SIGKILL');
     await gone;
@@ -164,20 +178,62 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
   });
 });
 
+describe('a caller that disconnects (catalogue: client_closed, never sent)', () => {
+  test('stops its render at once, is not billed, and is counted in the metrics', async () => {
+    await browserPid(srv);
+    idle = await idleShape(srv.server);
+    const acct = await srv.server.accounts.authenticate(TEST_KEY);
+    const before = await srv.server.accounts.balance(acct!);
+    const hitsBefore = fx.hits.filter((h) => h === '/crashme').length;
+    const abort = new AbortController();
+    const pending = fetch(`${srv.url}/v1/screenshot`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${fx.origin}/crashme`, waitForSelector: '#never', waitUntil: 'load', viewport }),
+      signal: abort.signal,
+    });
+    assert.ok(await eventually(() => fx.hits.filter((h) => h === '/crashme').length > hitsBefore, 4000), 'the render started');
+    await sleep(300);
+    const cut = Date.now();
+    abort.abort();
+    await assert.rejects(pending);
+    assert.ok(await eventually(() => srv.server.pool.inFlight === 0, 3000, 20), 'the render stopped');
+    assert.ok(Date.now() - cut < 3000, `stopped ${Date.now() - cut} ms after the disconnect, long before the 6 s budget`);
+    assert.deepEqual(await backTo(srv.server, idle), idle, 'its page was torn down');
+    assert.equal(await srv.server.accounts.balance(acct!), before, 'not billed');
+    const metrics = (await call(srv.url, '/metrics', undefined, { method: 'GET', key: null })).body.toString('utf8');
+    assert.match(metrics, /^screenshot_requests_total\{code="client_closed"\} [1-9]/m);
+  });
+});
+
 describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, BROWSER_RECYCLE_AFTER=3)', () => {
   test('after 5 renders all succeeded and the browser process was replaced; the old one is gone', async () => {
     const first = await browserPid(small);
     const profileOf = (pid: number) => /--user-data-dir=(\S+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '))?.[1];
     const profile = profileOf(first);
     assert.ok(profile && existsSync(profile), 'the browser has a throwaway profile');
-    const pids: number[] = [];
     for (let i = 0; i < 5; i++) {
       await green(await shoot(small.url, { html: '<body style="margin:0;background:rgb(0,170,0)"></body>', viewport, waitUntil: 'load' }));
-      pids.push(await browserPid(small));
     }
-    assert.ok(pids.some((p) => p !== first), `the browser changed: ${first} -> ${pids.join(', ')}`);
+    const now = await browserPid(small);
+    assert.notEqual(now, first, 'the browser process changed');
     assert.ok(await eventually(() => !alive(first), 5000), 'the recycled browser exited');
     assert.ok(await eventually(() => !existsSync(profile!), 5000), `its profile directory ${profile} was removed`);
+  });
+
+  test('after a recycle the replacement is started ahead of demand: /readyz 200 with no request in between', async () => {
+    const before = await browserPid(small);
+    let recycled = false;
+    for (let i = 0; i < 4 && !recycled; i++) {
+      await green(await shoot(small.url, { html: '<body style="margin:0;background:rgb(0,170,0)"></body>', viewport, waitUntil: 'load' }));
+      const b = await small.server.pool.browserForTests();
+      recycled = !b || b.process()?.pid !== before;
+    }
+    assert.ok(recycled, 'a recycle happened within BROWSER_RECYCLE_AFTER renders');
+    const ready = await eventually(async () => (await call(small.url, '/readyz', undefined, { method: 'GET', key: null })).status === 200, 10_000, 200);
+    const b = await small.server.pool.browserForTests();
+    assert.ok(ready && b, `a new browser is up and ready without waiting for a request (readyz ${ready ? 200 : 503}, warm slots ${small.server.pool.warmSlots})`);
+    assert.ok(small.server.pool.warmSlots >= 1, 'with warm slots');
   });
 
   test('two concurrent slow renders: one is served, the other gets 503 overloaded with Retry-After', async () => {

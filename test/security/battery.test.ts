@@ -6,7 +6,7 @@
 // actually refused the target (the attack really fired), and (c) zero canary hits, always.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config.ts';
@@ -42,6 +42,7 @@ before(async () => {
 after(async () => {
   await server?.close();
   await world?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 afterEach(() => assert.deepEqual(world.hits(), [], 'a canary was reached'));
 

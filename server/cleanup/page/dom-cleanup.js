@@ -64,6 +64,20 @@ function scDomCleanup(cfg, req) {
   const dialogLike = (el) => (el.tagName === 'DIALOG' && el.hasAttribute('open')) || el.getAttribute('role') === 'dialog' || el.getAttribute('role') === 'alertdialog' || el.getAttribute('aria-modal') === 'true';
   const containsPage = (el) => qsa('main, article, [role=main]', el).length > 0;
   const position = (el) => getComputedStyle(el).position;
+  /**
+   * A layer over the page (fixed/sticky itself or inside one, or a dialog), or a bar at the very
+   * top or bottom of the document. Consent words inside the page's own content (a cookie-policy
+   * page, a consent-status box) are not a banner.
+   */
+  const layerish = (el) => {
+    for (let p = el; p && !isRootish(p); p = p.parentElement) {
+      const pos = position(p);
+      if (pos === 'fixed' || pos === 'sticky' || dialogLike(p)) return true;
+    }
+    const r = el.getBoundingClientRect();
+    const docH = Math.max(root.scrollHeight, body.scrollHeight);
+    return r.top + window.scrollY < 150 || r.bottom + window.scrollY > docH - 150;
+  };
   /** The outermost fixed ancestor below body that holds nothing but this element's content. */
   const lift = (el, textLen) => {
     let best = el;
@@ -107,7 +121,7 @@ function scDomCleanup(cfg, req) {
 
   for (const sel of cfg.banner) {
     for (const el of qsa(sel).slice(0, 50)) {
-      if (isRootish(el) || !rendered(el) || containsPage(el)) continue;
+      if (isRootish(el) || !rendered(el) || containsPage(el) || !layerish(el)) continue;
       const t = textOf(el, 4000);
       if (t && consentRe.test(t)) pick(lift(el, t.length), sel);
     }

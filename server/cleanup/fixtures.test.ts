@@ -1,0 +1,163 @@
+// Every fixture of fixtures/consent/manifest.json through the real clean-up in real Chromium
+// (spec §4.1 rules 3-4): positives end clean with the expected x-banner-action, negatives are
+// pixel-identical to the capture without clean-up, and no accept control is ever clicked.
+// url mode for all (cleanup + control), html mode for those that do not need the second origin.
+//   node --import tsx --test server/cleanup/fixtures.test.ts
+//   CLEANUP_FIXTURES=onetrust,neg-app-shell   only these;  CLEANUP_SHOTS=/tmp/shots   keep PNGs
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PNG } from 'pngjs';
+import type { Browser } from 'puppeteer-core';
+import { attachCleanup } from './index.ts';
+import { CONSENT_FIXTURES, launch, startFixtureServer, type FixtureServer } from './test-support.ts';
+
+interface Probe { name: string; x: number; y: number; w: number; h: number; expect: string; tolerance: number }
+interface Entry {
+  id: string;
+  file: string;
+  kind: 'positive' | 'negative';
+  needsUrlMode: boolean;
+  request: { fullPage?: boolean; blockCookieBanners?: boolean; hideSelectors?: string[]; blockAds?: boolean };
+  mustBeGone: string[];
+  mustStay: string[];
+  probes: Probe[];
+  controlProbes: Probe[];
+  acceptProbe: { x: number; y: number; w: number; h: number; mustNotBe: string };
+  expectedAction: string;
+  acceptableActions: string[];
+  identicalToControl: boolean;
+}
+
+const manifest = JSON.parse(readFileSync(path.join(CONSENT_FIXTURES, 'manifest.json'), 'utf8')) as { fixtures: Entry[] };
+const only = process.env.CLEANUP_FIXTURES?.split(',').filter(Boolean);
+const fixtures = manifest.fixtures.filter((f) => !only || only.includes(f.id));
+const shotsDir = process.env.CLEANUP_SHOTS;
+if (shotsDir) mkdirSync(shotsDir, { recursive: true });
+
+const hex = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+
+function probeFailures(png: PNG, probes: Probe[]): string[] {
+  const out: string[] = [];
+  for (const p of probes) {
+    const want = hex(p.expect);
+    let bad = 0;
+    let sample = '';
+    for (let y = p.y; y < p.y + p.h; y++) {
+      for (let x = p.x; x < p.x + p.w; x++) {
+        if (x >= png.width || y >= png.height) {
+          bad++;
+          continue;
+        }
+        const i = (y * png.width + x) * 4;
+        const got = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+        if (got.some((c, k) => Math.abs(c - want[k]!) > p.tolerance)) {
+          bad++;
+          sample ||= `(${x},${y})=rgb(${got.join(',')})`;
+        }
+      }
+    }
+    if (bad) out.push(`${p.name}: ${bad} px differ from ${p.expect}, e.g. ${sample}`);
+  }
+  return out;
+}
+
+function hasColour(png: PNG, r: { x: number; y: number; w: number; h: number }, colour: string): boolean {
+  const want = hex(colour);
+  for (let y = r.y; y < Math.min(png.height, r.y + r.h); y++) {
+    for (let x = r.x; x < Math.min(png.width, r.x + r.w); x++) {
+      const i = (y * png.width + x) * 4;
+      if (Math.abs(png.data[i]! - want[0]!) < 8 && Math.abs(png.data[i + 1]! - want[1]!) < 8 && Math.abs(png.data[i + 2]! - want[2]!) < 8) return true;
+    }
+  }
+  return false;
+}
+
+interface Run {
+  png: PNG;
+  raw: Buffer;
+  action: string;
+  consent: string | null;
+  gone: string[];
+  stayed: string[];
+  blocked: string[];
+}
+
+let browser: Browser;
+let server: FixtureServer;
+before(async () => {
+  browser = await launch();
+  server = await startFixtureServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function run(f: Entry, mode: 'url' | 'html', cleanup: boolean): Promise<Run> {
+  const ctx = await browser.createBrowserContext();
+  try {
+    const page = await ctx.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    const session = await attachCleanup(page, {
+      blockCookieBanners: cleanup && (f.request.blockCookieBanners ?? true),
+      hideSelectors: cleanup ? (f.request.hideSelectors ?? []) : [],
+      blockAds: cleanup && (f.request.blockAds ?? false),
+    });
+    if (mode === 'url') await page.goto(`${server.origin}/${f.file}`, { waitUntil: 'load' });
+    else await page.setContent(readFileSync(path.join(CONSENT_FIXTURES, path.basename(f.file)), 'utf8'), { waitUntil: 'load' });
+    await new Promise((r) => setTimeout(r, 500)); // the networkidle2 window: late banners are in by now
+    const action = await session.finish(Date.now() + 15_000);
+    const raw = Buffer.from(await page.screenshot({ type: 'png', fullPage: !!f.request.fullPage }));
+    if (shotsDir) writeFileSync(path.join(shotsDir, `${f.id}-${mode}-${cleanup ? 'clean' : 'control'}.png`), raw);
+    // no named functions inside evaluate callbacks: the TypeScript loader would wrap them in a
+    // helper (__name) that does not exist in the page
+    const dom = await page.evaluate(
+      (gone: string[], stay: string[]) => {
+        const shown = gone.concat(stay).map((sel) =>
+          Array.from(document.querySelectorAll(sel)).some((e) => (e as HTMLElement).checkVisibility({ opacityProperty: true, visibilityProperty: true })),
+        );
+        return {
+          consent: document.documentElement.getAttribute('data-consent'),
+          gone: gone.filter((_, i) => !shown[i]),
+          stayed: stay.filter((_, i) => shown[gone.length + i]),
+        };
+      },
+      f.mustBeGone,
+      f.mustStay,
+    );
+    return { png: PNG.sync.read(raw), raw, action, ...dom, blocked: session.report?.blockedClicks ?? [] };
+  } finally {
+    await ctx.close();
+  }
+}
+
+function checkClean(f: Entry, r: Run, mode: string) {
+  assert.notEqual(r.consent, 'accepted', `${mode}: consent was accepted`);
+  assert.ok(!hasColour(r.png, f.acceptProbe, f.acceptProbe.mustNotBe), `${mode}: accept marker colour in the capture`);
+  assert.deepEqual(r.blocked, [], `${mode}: the click guard had to refuse accept clicks`);
+  assert.ok(f.acceptableActions.includes(r.action.split(':')[0]!), `${mode}: action ${r.action} not in ${f.acceptableActions}`);
+  assert.equal(r.action, f.expectedAction, `${mode}: x-banner-action`);
+  if (f.expectedAction.startsWith('rejected')) assert.equal(r.consent, 'rejected', `${mode}: the fixture did not see a reject`);
+  assert.deepEqual(r.gone, f.mustBeGone, `${mode}: still rendered`);
+  assert.deepEqual(r.stayed, f.mustStay, `${mode}: removed although it must stay`);
+  assert.deepEqual(probeFailures(r.png, f.probes), [], `${mode}: probes`);
+}
+
+describe('consent fixtures (fixtures/consent/manifest.json)', () => {
+  for (const f of fixtures) {
+    test(`${f.kind} ${f.id}`, async () => {
+      const control = await run(f, 'url', false);
+      assert.deepEqual(probeFailures(control.png, f.controlProbes), [], 'control capture (no clean-up) does not show what the fixture promises');
+      assert.notEqual(control.consent, 'accepted');
+      const clean = await run(f, 'url', true);
+      checkClean(f, clean, 'url');
+      if (f.identicalToControl) assert.ok(clean.raw.equals(control.raw), 'url: capture differs from the capture without clean-up');
+      if (!f.needsUrlMode) {
+        const html = await run(f, 'html', true);
+        checkClean(f, html, 'html');
+      }
+    });
+  }
+});

@@ -1,0 +1,127 @@
+// The real entry point as operators run it: `node --import tsx server/main.ts` as a child process
+// (PORT=0: the port is read from its log line). SIGTERM while a render is in flight: the render
+// completes 200, new connections are not served, the process exits 0 and none of its Chromium
+// processes or profile directories remain (README "Operations"). Its log never contains the key
+// or a request body (DESIGN §3).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { decode, entries, eventually, near, page, processesMentioning, shoot, show, startFixture, TEST_KEY, testEnv, type Fixture } from './helpers.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+let fx: Fixture;
+const cleanup: string[] = [];
+
+before(async () => {
+  fx = await startFixture();
+  page(fx, '/late', `<body style="margin:0;background:#c00"><script>setTimeout(() => { document.body.style.background = 'rgb(0,170,0)';
+    document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'); }, 2000);</script></body>`);
+});
+
+after(async () => {
+  await fx?.close();
+  for (const d of cleanup) rmSync(d, { recursive: true, force: true });
+});
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  tmp: string;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts server/main.ts with its own TMPDIR, so that its Chromium processes and dirs are findable. */
+async function startChild(): Promise<Child> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'api-test-child-'));
+  const dataDir = path.join(tmp, 'data');
+  cleanup.push(tmp);
+  const env = { ...testEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'info' }, [fx.hostPort]), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, TMPDIR: tmp };
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" log line within 60 s:\n${out}`)), 60_000);
+    const look = () => {
+      for (const line of out.split('\n')) {
+        if (!line.includes('listening on')) continue;
+        try {
+          const port = JSON.parse(line).port;
+          if (typeof port === 'number') {
+            clearTimeout(timer);
+            proc.stdout!.off('data', look);
+            return resolve(port);
+          }
+        } catch {
+          // not JSON: keep looking
+        }
+      }
+    };
+    proc.stdout!.on('data', look);
+    void exited.then(({ code }) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)));
+  });
+  return { proc, url: `http://127.0.0.1:${port}`, tmp, output: () => out, exited };
+}
+
+test('SIGTERM during a render: the render completes 200, the process exits 0, no Chromium of it remains', async () => {
+  const child = await startChild();
+  try {
+    assert.ok(processesMentioning(child.tmp).length > 0, 'its Chromium runs with a profile under its TMPDIR');
+    assert.equal(entries(child.tmp, 'shot-chromium-').length, 1, 'one profile directory');
+    const secret = `BODY-SECRET-${Date.now()}`;
+    const hitsBefore = fx.hits.filter((h) => h === '/late').length;
+    const inflight = shoot(child.url, { url: `${fx.origin}/late`, waitForSelector: '#late', waitUntil: 'load', viewport: { width: 64, height: 48 } });
+    const inflightHtml = shoot(child.url, { html: `<body style="margin:0;background:rgb(0,170,0)"><!-- ${secret} --><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'), 2000)</script></body>`, waitForSelector: '#late', waitUntil: 'load', viewport: { width: 64, height: 48 } });
+    assert.ok(await eventually(() => fx.hits.filter((h) => h === '/late').length > hitsBefore, 10_000), 'the render is in flight');
+    await new Promise((r) => setTimeout(r, 300));
+    const signalled = Date.now();
+    child.proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+
+    // After SIGTERM: no new work is taken (the listener is closed, or the answer is 503).
+    const late = await shoot(child.url, { html: '<p>x', waitUntil: 'load' }).catch((e: Error) => e);
+    if (!(late instanceof Error)) assert.equal(late.status, 503, `a request after SIGTERM: ${show(late)}`);
+
+    const [r, rHtml] = await Promise.all([inflight, inflightHtml]);
+    assert.equal(r.status, 200, `the render in flight completed: ${show(r)}`);
+    assert.ok(near((await decode(r.body)).at(32, 24), [0, 170, 0]), 'and is the finished page');
+    assert.equal(rHtml.status, 200, show(rHtml));
+
+    const { code, signal } = await child.exited;
+    assert.equal(signal, null, 'exited on its own');
+    assert.equal(code, 0, `exit code 0:\n${child.output().slice(-2000)}`);
+    assert.ok(Date.now() - signalled < 15_000, 'exited promptly');
+    assert.ok(await eventually(() => processesMentioning(child.tmp).length === 0, 5000), `no Chromium of it remains: ${processesMentioning(child.tmp)}`);
+    assert.deepEqual(entries(child.tmp, 'shot-chromium-'), [], 'its profile directories were removed');
+
+    const log = child.output();
+    assert.ok(log.includes('SIGTERM'), 'the shutdown is logged');
+    assert.ok(!log.includes(TEST_KEY), 'the log never contains the API key');
+    assert.ok(!log.includes(secret), 'the log never contains a request body');
+  } finally {
+    if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
+  }
+});
+
+test('SIGTERM when idle: exits 0 at once and leaves nothing behind', async () => {
+  const child = await startChild();
+  try {
+    const r = await shoot(child.url, { html: '<p>x', waitUntil: 'load', viewport: { width: 16, height: 16 } });
+    assert.equal(r.status, 200, show(r));
+    const signalled = Date.now();
+    child.proc.kill('SIGTERM');
+    const { code } = await child.exited;
+    assert.equal(code, 0, child.output().slice(-2000));
+    assert.ok(Date.now() - signalled < 8000, `exited in ${Date.now() - signalled} ms`);
+    assert.ok(await eventually(() => processesMentioning(child.tmp).length === 0, 5000), 'no Chromium of it remains');
+    assert.deepEqual(entries(child.tmp, 'shot-chromium-'), []);
+  } finally {
+    if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
+  }
+});
