@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { allCases, selectCases } from './cases/index.ts';
 import { formatCoverage, uncovered } from './coverage.ts';
 import { loadExpectations } from './expectations.ts';
+import { mcpItems, selectMcpItems } from './mcp-suite.ts';
 import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
 import { OPTIONS_ENV, parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
 import { targetInfo } from './target-info.ts';
@@ -46,16 +47,18 @@ async function main(argv: string[]): Promise<number> {
   }
   const cases = allCases();
   if (flags.coverage) {
-    console.log(formatCoverage(cases));
-    const missing = uncovered(cases);
+    const items = [...cases, ...mcpItems()];
+    console.log(formatCoverage(items));
+    const missing = uncovered(items);
     if (missing.length) console.error(`\nrules without a case: ${missing.map((r) => r.id).join(', ')}`);
     return missing.length ? 1 : 0;
   }
   if (flags.list) {
-    console.log(JSON.stringify(selectCases(options.profiles, cases), null, 2));
+    const mcp = selectMcpItems(options.profiles).map(({ check: _c, ...item }) => ({ ...item, kind: 'mcp-check (conformance/mcp/checks.ts)' }));
+    console.log(JSON.stringify([...selectCases(options.profiles, cases), ...mcp], null, 2));
     return 0;
   }
-  loadExpectations(options.expectations, new Set(cases.map((c) => c.id))); // fail early on a bad file
+  loadExpectations(options.expectations, new Set([...cases, ...mcpItems()].map((c) => c.id))); // fail early on a bad file
 
   let fixtures: FixtureServer | undefined;
   if (flags.fixturesPorts) {

@@ -16,6 +16,8 @@ export interface RunEnv {
   apiKeys: string[];
   freshKey?: string;
   mcpUrl?: string;
+  /** A never-used key for the MCP billing checks (not shared with the REST billing case). */
+  mcpFreshKey?: string;
   fixtureOrigins: string[];
   /** Canary listeners on this host are reachable by the implementation (it runs here). */
   canary: boolean;
@@ -37,14 +39,15 @@ export interface CaseOutcome {
   attachments: Attachment[];
 }
 
-/** Why a case cannot run in this environment, or null. */
-export function unmetNeed(c: Case, env: RunEnv): string | null {
+/** Why a case (or an MCP check, given as its needs) cannot run in this environment, or null. */
+export function unmetNeed(c: Pick<Case, 'needs'>, env: RunEnv): string | null {
   const has: Record<Need, boolean> = {
     fixtures: env.fixtureOrigins.length >= 1,
     secondOrigin: env.fixtureOrigins.length >= 2,
     canary: env.canary,
     freshKey: !!env.freshKey,
     mcp: !!env.mcpUrl,
+    mcpFreshKey: !!env.mcpFreshKey,
     isolatedNetwork: env.isolatedNetwork,
   };
   const why: Record<Need, string> = {
@@ -53,6 +56,7 @@ export function unmetNeed(c: Case, env: RunEnv): string | null {
     canary: 'needs canary listeners on the implementation host (--canary)',
     freshKey: 'needs a never-used key (--fresh-key)',
     mcp: 'needs the MCP endpoint (--mcp-url)',
+    mcpFreshKey: 'needs a never-used key of its own for the MCP billing checks (--mcp-fresh-key)',
     isolatedNetwork: 'needs the implementation in an isolated network namespace (--isolated-network)',
   };
   for (const n of c.needs ?? []) if (!has[n]) return why[n];
@@ -78,36 +82,6 @@ function failureAttachment(res: HttpResponse, name: string): Attachment {
   const type = sniffType(res.body);
   if (type) return { name, contentType: `image/${type}`, body: res.body };
   return { name: `${name}.txt`, contentType: 'text/plain', body: Buffer.from(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${res.body.subarray(0, 4096).toString('utf8')}`) };
-}
-
-function parseJsonRpc(res: HttpResponse): Record<string, unknown> | null {
-  const text = res.body.toString('utf8');
-  const candidates = (res.headers['content-type'] ?? '').includes('text/event-stream')
-    ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim())
-    : [text];
-  for (const c of candidates) {
-    try {
-      const v = JSON.parse(c);
-      if (v && typeof v === 'object') return v as Record<string, unknown>;
-    } catch {
-      /* next */
-    }
-  }
-  return null;
-}
-
-async function mcpToolCheck(http: HttpClient, init: HttpResponse, pattern: string, ctx: ResolveContext): Promise<Check> {
-  const name = 'MCP lists a screenshot tool';
-  const initResult = parseJsonRpc(init);
-  if (!initResult?.result) return { name, pass: false, detail: `initialize gave no result: ${init.body.subarray(0, 200).toString('utf8')}` };
-  const session = init.headers['mcp-session-id'];
-  const common: RequestSpec = { target: 'mcp', headers: { ...(session ? { 'mcp-session-id': session } : {}), 'mcp-protocol-version': '2025-03-26' } };
-  await send(http, { ...common, body: { jsonrpc: '2.0', method: 'notifications/initialized' } }, ctx);
-  const list = await send(http, { ...common, body: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} } }, ctx);
-  const tools = ((parseJsonRpc(list)?.result as { tools?: Array<{ name?: string; description?: string }> } | undefined)?.tools ?? []);
-  const re = new RegExp(pattern, 'i');
-  const hit = tools.find((t) => re.test(`${t.name ?? ''} ${t.description ?? ''}`));
-  return { name, pass: !!hit, detail: hit ? `tool ${hit.name}` : `tools/list (${list.status}) gave ${JSON.stringify(tools.map((t) => t.name))}` };
 }
 
 async function relationChecks(c: Case, e: Expectation, res: HttpResponse, http: HttpClient, ctx: ResolveContext): Promise<{ checks: Check[]; other?: HttpResponse }> {
@@ -148,6 +122,7 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
       freshKey: env.freshKey,
       fixtureOrigins: env.fixtureOrigins,
       canaryPort: canary?.port,
+      nonce: Math.random().toString(36).slice(2, 10),
     };
     const responses: HttpResponse[] = [];
     const steps = [{ request: c.request, expect: c.expect }, ...(c.then ?? [])];
@@ -185,9 +160,6 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
         const r = await relationChecks(c, step.expect, res, http, ctx);
         checks.push(...r.checks.map((k) => ({ ...k, name: prefix + k.name })));
         if (r.checks.some((k) => !k.pass) && r.other) attachments.push(failureAttachment(r.other, 'second-response'));
-      }
-      if (step.expect.mcpTool !== undefined && statusMatches(step.expect.status, res.status)) {
-        checks.push(await mcpToolCheck(http, res, step.expect.mcpTool, ctx));
       }
       if (stepFailed && !attachments.some((a) => a.name === 'actual')) attachments.push(failureAttachment(res, steps.length > 1 ? `response-step-${i + 1}` : 'response'));
     }

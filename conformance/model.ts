@@ -12,6 +12,7 @@ export type Need =
   | 'canary' // canary listeners on the implementation's loopback (same host as the suite)
   | 'freshKey' // a never-used key with the spec's free allowance (billing cases)
   | 'mcp' // the MCP endpoint URL
+  | 'mcpFreshKey' // a never-used key for the MCP billing checks
   | 'isolatedNetwork'; // the implementation runs in a network namespace: off-machine addresses are safe to send
 
 /**
@@ -131,8 +132,6 @@ export interface Expectation {
   /** Number of connections canary listeners may see during the case (always 0). */
   canaryConnections?: number;
   relation?: Relation;
-  /** MCP: after this (initialize) exchange, tools/list must list a tool whose name or description matches this regex. */
-  mcpTool?: string;
 }
 
 export interface Step {

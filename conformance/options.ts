@@ -13,6 +13,7 @@ export interface SuiteOptions {
   apiKeys: string[];
   freshKey?: string;
   mcpUrl?: string;
+  mcpFreshKey?: string;
   profiles: Profile[];
   /** Fixture origins as the implementation reaches them (empty: url-mode cases are skipped). */
   fixtureOrigins: string[];
@@ -46,6 +47,7 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
                           addresses may be sent to it (security profile)
   --fresh-key KEY         a never-used key with the spec's free allowance (billing cases)
   --mcp-url URL           the MCP endpoint (spec §4.2)
+  --mcp-fresh-key KEY     another never-used key, for the MCP billing checks
   --expectations FILE     known failures of this implementation (JSON; see RUNNING.md)
   --update-golden         write golden/ from this implementation's images (look at each one!)
   --report DIR            report directory (default conformance-report/)
@@ -98,6 +100,7 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
       case '--api-key': o.apiKeys.push(...value(a).split(',').map((s) => s.trim()).filter(Boolean)); break;
       case '--fresh-key': o.freshKey = value(a); break;
       case '--mcp-url': o.mcpUrl = value(a); break;
+      case '--mcp-fresh-key': o.mcpFreshKey = value(a); break;
       case '--profile': {
         profiles = value(a).split(',').map((s) => s.trim()) as Profile[];
         for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be core, reference or security, got ${p}`);
@@ -136,6 +139,7 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
     apiKeys: o.apiKeys,
     freshKey: o.freshKey,
     mcpUrl: o.mcpUrl,
+    mcpFreshKey: o.mcpFreshKey,
     profiles,
     fixtureOrigins: fixtureUrls,
     canary: canary ?? isLoopbackUrl(o.baseUrl ?? ''),
@@ -162,6 +166,7 @@ export function runEnvOf(o: SuiteOptions): RunEnv {
     apiKeys: o.apiKeys,
     freshKey: o.freshKey,
     mcpUrl: o.mcpUrl,
+    mcpFreshKey: o.mcpFreshKey,
     fixtureOrigins: o.fixtureOrigins,
     canary: o.canary,
     isolatedNetwork: o.isolatedNetwork,

@@ -12,6 +12,8 @@ export interface ResolveContext {
   freshKey?: string;
   fixtureOrigins: string[];
   canaryPort?: number;
+  /** A random string, the same for every step of one case execution ({{nonce}}). */
+  nonce?: string;
 }
 
 function origin(ctx: ResolveContext, i: number): string {
@@ -26,9 +28,10 @@ function canary(ctx: ResolveContext, path: string, spelling?: CanarySpelling): s
 }
 
 function template(ctx: ResolveContext, s: string): string {
-  // {{canaryPort}} is the canary's port; {{canary}} / {{fixtures}} / {{fixtures2}} are origins without a trailing slash; {{canary:/p}} adds a path.
-  return s.replace(/\{\{(canary|canaryPort|fixtures|fixtures2)(:[^}]*)?\}\}/g, (_, what: string, rest?: string) => {
+  // {{nonce}} is a per-execution random string (unique cache keys); {{canaryPort}} is the canary's port; {{canary}} / {{fixtures}} / {{fixtures2}} are origins without a trailing slash; {{canary:/p}} adds a path.
+  return s.replace(/\{\{(canary|canaryPort|fixtures|fixtures2|nonce)(:[^}]*)?\}\}/g, (_, what: string, rest?: string) => {
     const p = rest ? rest.slice(1) : '';
+    if (what === 'nonce') return ctx.nonce ?? 'n';
     if (what === 'canaryPort') return String(canary(ctx, '/').split(':')[2]!.replace('/', ''));
     const o = what === 'canary' ? canary(ctx, '/').slice(0, -1) : origin(ctx, what === 'fixtures' ? 0 : 1);
     return o + p;

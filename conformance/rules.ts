@@ -19,7 +19,7 @@ const spec = (id: string, quote: string): Rule => ({ id, source: 'spec', quote }
 const design = (id: string, quote: string, untested?: string): Rule => ({ id, source: 'design', quote, ...(untested ? { untested } : {}) });
 const threat = (id: string, quote: string): Rule => ({ id, source: 'threat-model', quote });
 
-export const RULES: readonly Rule[] = [
+const BASE_RULES: readonly Rule[] = [
   // §1 What the service does
   spec('1/raster-image', 'The service accepts one JSON request on one endpoint and returns a raster image (PNG, JPEG or WebP) of either a live page (`url`) or caller-supplied markup (`html`).'),
   spec('1/synchronous', 'Rendering is synchronous. The response body is the image itself, with no JSON envelope, no job and no polling.'),
@@ -143,6 +143,11 @@ export const RULES: readonly Rule[] = [
   threat('T/isolation', 'Fresh incognito context per request, disposed afterwards; nothing shared between requests (cookies, storage, cache, service workers).'),
   threat('T/dos', 'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.'),
 ];
+
+/** The rules of the MCP section (conformance/mcp/checks.ts, written with the MCP server). */
+import { MCP_RULES } from './mcp/checks.ts';
+
+export const RULES: readonly Rule[] = [...BASE_RULES, ...MCP_RULES];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));
 

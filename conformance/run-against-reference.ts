@@ -25,6 +25,7 @@ import { startFixtureServer } from './fixture-server.ts';
 import type { Profile } from './model.ts';
 import { SUITE_VERSION, type SuiteOptions } from './options.ts';
 import { REPO_ROOT } from './fixtures.ts';
+import { targetInfo } from './target-info.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'SCREENSHOT_CONFORMANCE_IN_NAMESPACE';
@@ -33,6 +34,7 @@ export interface ReferenceTarget {
   baseUrl: string;
   apiKeys: string[];
   freshKey: string;
+  mcpFreshKey: string;
   mcpUrl?: string;
   fixtureOrigins: string[];
   close(): Promise<void>;
@@ -43,12 +45,13 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
   const fixtures = await startFixtureServer();
   const apiKeys = Array.from({ length: opts.keys ?? 40 }, () => `conf-${randomBytes(12).toString('hex')}`);
   const freshKey = `conf-fresh-${randomBytes(12).toString('hex')}`;
+  const mcpFreshKey = `conf-mcp-fresh-${randomBytes(12).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-ref-'));
   const config = loadConfig({
     ...process.env,
     PORT: '0',
     HOST: '127.0.0.1',
-    API_KEYS: [...apiKeys, freshKey].join(','),
+    API_KEYS: [...apiKeys, freshKey, mcpFreshKey].join(','),
     EGRESS_ALLOW: fixtures.origins.map((o) => new URL(o).host).join(','),
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
@@ -75,6 +78,7 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
     baseUrl: s.url,
     apiKeys,
     freshKey,
+    mcpFreshKey,
     ...(mcpAvailable ? { mcpUrl } : {}),
     fixtureOrigins: fixtures.origins,
     async close() {
@@ -125,6 +129,7 @@ async function main(argv: string[]): Promise<number> {
       apiKeys: target.apiKeys,
       freshKey: target.freshKey,
       mcpUrl: target.mcpUrl,
+      mcpFreshKey: target.mcpFreshKey,
       profiles: o.profiles,
       fixtureOrigins: target.fixtureOrigins,
       canary: true,
@@ -135,7 +140,10 @@ async function main(argv: string[]): Promise<number> {
       reportDir: o.report,
       workers: o.workers,
       grep: o.grep,
-      target: { info: { implementation: 'reference server (in-process)', suiteVersion: SUITE_VERSION } },
+      target: await (async () => {
+        const t = await targetInfo(target.baseUrl, target.apiKeys[0]!);
+        return { ...t, info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info } };
+      })(),
     };
     return await runPlaywright(options);
   } finally {

@@ -1,6 +1,6 @@
 // Core profile: waiting (spec §4.1 rules 5 and 6, §8 budget and idle window), clean-up (§4.1
 // rules 3 and 4: banners, hideSelectors, blockAds, scroll lock, the near-empty revert), private
-// targets (§4.1 rule 8), authentication (§5) and the MCP server (§4.2).
+// targets (§4.1 rule 8) and authentication (§5). The MCP server (§4.2) is checked by mcp/checks.ts.
 import type { Case } from '../model.ts';
 import { absent, around, BLUE, box, cases, color, GREEN, GREY, html, MAGENTA, png, RED, WHITE } from './helpers.ts';
 
@@ -220,25 +220,5 @@ export const coreBehaviourCases: Case[] = cases([
     profile: 'core',
     request: { auth: 'none', body: html('plain', { viewport: VP }) },
     expect: { status: '4xx' },
-  },
-
-  // §4.2 MCP
-  {
-    id: 'mcp.initialize-and-list-tools',
-    must: 'The MCP server MUST accept a Bearer-authenticated MCP client and offer a screenshot tool.',
-    rules: ['4.2/mcp', '1/mcp'],
-    profile: 'core',
-    needs: ['mcp'],
-    request: { target: 'mcp', body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'screenshot-conformance', version: '1' } } } },
-    expect: { status: 200, mcpTool: 'screenshot|capture' },
-  },
-  {
-    id: 'mcp.requires-bearer',
-    must: 'The MCP server MUST NOT accept a client without an Authorization Bearer key.',
-    rules: ['4.2/mcp'],
-    profile: 'core',
-    needs: ['mcp'],
-    request: { target: 'mcp', auth: 'none', body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'screenshot-conformance', version: '1' } } } },
-    expect: { status: '4xx', anyFailureBody: true },
   },
 ]);

@@ -4,6 +4,8 @@ import type { Case } from '../model.ts';
 import { absent, alpha, around, BLUE, box, cases, color, golden, GREEN, html, NAVY, png, quadrants, RED, WHITE, YELLOW } from './helpers.ts';
 
 const VP = { width: 400, height: 300 };
+/** fixtures/pages/very-tall.html: the colours of its bands, in order, cycling. */
+const BAND_COLOURS: Array<[number, number, number]> = [RED, GREEN, BLUE, YELLOW, [0xff, 0x00, 0xff], [0x00, 0xc0, 0xc0], [0x80, 0x40, 0x00], [0x80, 0x80, 0x80]];
 const blocks = (extra: Record<string, unknown> = {}) => html('blocks', { viewport: VP, ...extra });
 
 function formatCase(format: 'png' | 'jpeg' | 'webp', explicit: boolean): Case {
@@ -106,6 +108,19 @@ export const coreCaptureCases: Case[] = cases([
     profile: 'core',
     request: { body: html('tall', { viewport: { width: 800, height: 600 }, fullPage: true }) },
     expect: png(800, 3000, [color(box(0, 0, 800, 990), RED, 'band 1'), color(box(0, 1010, 800, 980), GREEN, 'band 2'), color(box(0, 2010, 800, 990), BLUE, 'band 3')], { golden: golden() }),
+  },
+  {
+    id: 'capture.full-page-stitched-20000',
+    must: 'The service MUST capture a 20000 px page whole with fullPage: true, every band in its place (scroll and stitch, no repeated or blank bands).',
+    rules: ['2.1/fullPage', '4.1/rule-1'],
+    profile: 'core',
+    heavy: true,
+    request: { body: html('very-tall', { viewport: { width: 400, height: 600 }, fullPage: true, waitUntil: 'load' }) },
+    expect: png(
+      400,
+      20000,
+      Array.from({ length: 20 }, (_, i) => color(box(10, i * 1000 + 20, 380, 960), BAND_COLOURS[i % 8]!, `band ${i + 1}`)),
+    ),
   },
   {
     id: 'capture.full-page-url',

@@ -66,9 +66,9 @@ export const referenceCases: Case[] = cases([
     rules: ['D3/cache-header', '1/billing-cached', '8/cost'],
     profile: 'reference',
     needs: ['fixtures'],
-    request: { body: { url: { $fixtureUrl: '/pages/blocks.html?case=cache-hit' }, viewport: { width: 400, height: 300 } } },
+    request: { body: { url: { $template: '{{fixtures:/pages/blocks.html?case=cache-hit&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } },
     expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } },
-    then: [{ request: { body: { url: { $fixtureUrl: '/pages/blocks.html?case=cache-hit' }, viewport: { width: 400, height: 300 } } }, expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'hit', 'x-credits-charged': '0' } } }],
+    then: [{ request: { body: { url: { $template: '{{fixtures:/pages/blocks.html?case=cache-hit&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } }, expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'hit', 'x-credits-charged': '0' } } }],
   },
   {
     id: 'ref.cache.html-never-cached',
@@ -90,8 +90,8 @@ export const referenceCases: Case[] = cases([
     then: [
       { request: { auth: 'fresh', body: html('element', { viewport: VP, selector: '#nothing-here' }) }, expect: { status: 400, error: 'selector_not_found', headers: { 'x-credits-charged': { present: false } } } },
       { request: { auth: 'fresh', body: plain({ quality: 5 }) }, expect: { status: 400, error: 'bad_request' } },
-      { request: { auth: 'fresh', body: { url: { $fixtureUrl: '/pages/blocks.html?case=billing-ledger' }, viewport: { width: 400, height: 300 } } }, expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': { fromStep: 0, header: 'x-credits-remaining', plus: -1 } } } },
-      { request: { auth: 'fresh', body: { url: { $fixtureUrl: '/pages/blocks.html?case=billing-ledger' }, viewport: { width: 400, height: 300 } } }, expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'hit', 'x-credits-charged': '0', 'x-credits-remaining': { fromStep: 3, header: 'x-credits-remaining', plus: 0 } } } },
+      { request: { auth: 'fresh', body: { url: { $template: '{{fixtures:/pages/blocks.html?case=billing-ledger&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } }, expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': { fromStep: 0, header: 'x-credits-remaining', plus: -1 } } } },
+      { request: { auth: 'fresh', body: { url: { $template: '{{fixtures:/pages/blocks.html?case=billing-ledger&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } }, expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'hit', 'x-credits-charged': '0', 'x-credits-remaining': { fromStep: 3, header: 'x-credits-remaining', plus: 0 } } } },
       { request: { auth: 'fresh', body: plain() }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-credits-charged': '1', 'x-credits-remaining': { fromStep: 4, header: 'x-credits-remaining', plus: -1 } } } },
     ],
   },

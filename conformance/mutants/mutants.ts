@@ -105,6 +105,28 @@ export const MUTANTS: Mutant[] = [
     },
   },
   {
+    id: 'truncates-tall-pages',
+    breaks: '2.1/fullPage',
+    description: 'cuts full-page captures at 10000 px (no stitching beyond one texture)',
+    cases: /^capture\.full-page-stitched-20000$/,
+    hooks: {
+      async onResponse(res) {
+        if (res.status !== 200 || !res.headers['content-type']?.startsWith('image/png')) return res;
+        const img = sharp(res.body, { limitInputPixels: false });
+        const m = await img.metadata();
+        if (!m.height || m.height <= 10000) return res;
+        return { ...res, body: await img.extract({ left: 0, top: 0, width: m.width!, height: 10000 }).png().toBuffer() };
+      },
+    },
+  },
+  {
+    id: 'charges-cache-hits',
+    breaks: '1/billing-cached',
+    description: 'reports a credit charged for a cache hit',
+    cases: /^ref\.cache\.url-hit-not-billed$/,
+    hooks: { onResponse: (res) => (res.headers['x-cache'] === 'hit' ? { ...res, headers: { ...res.headers, 'x-credits-charged': '1' } } : res) },
+  },
+  {
     id: 'drops-content-disposition',
     breaks: '2.3/content-disposition',
     description: 'sends no content-disposition',

@@ -1,7 +1,8 @@
 // Turns Playwright's per-test results into the suite's own records (shared by the reporters).
 import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { allCases } from '../cases/index.ts';
-import type { Case, Check } from '../model.ts';
+import { mcpItems, type SuiteItem } from '../mcp-suite.ts';
+import type { Check } from '../model.ts';
 
 export type Verdict = 'pass' | 'fail' | 'skip' | 'expected-failure' | 'unexpected-pass';
 
@@ -26,9 +27,9 @@ export interface CaseRecord {
   attachments: ResultAttachment[];
 }
 
-let byId: Map<string, Case> | undefined;
-export function caseById(id: string): Case | undefined {
-  byId ??= new Map(allCases().map((c) => [c.id, c]));
+let byId: Map<string, SuiteItem> | undefined;
+export function caseById(id: string): SuiteItem | undefined {
+  byId ??= new Map<string, SuiteItem>([...allCases(), ...mcpItems()].map((c) => [c.id, c]));
   return byId.get(id);
 }
 

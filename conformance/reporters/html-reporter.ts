@@ -1,6 +1,6 @@
 // HTML report (index.html): every case with its verdict and checks; for each failing image case
 // the expected (golden), actual and diff images side by side. Images are written next to it.
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { readOptionsFromEnv, SUITE_VERSION } from '../options.ts';
@@ -11,6 +11,10 @@ const COLOURS = { pass: '#1a7f37', fail: '#cf222e', skip: '#6e7781', 'expected-f
 
 export default class HtmlReporter implements Reporter {
   private records: CaseRecord[] = [];
+
+  onBegin() {
+    rmSync(path.join(readOptionsFromEnv().reportDir, 'images'), { recursive: true, force: true }); // no stale images from an earlier run
+  }
 
   onTestEnd(test: TestCase, result: TestResult) {
     this.records.push(toRecord(test, result));

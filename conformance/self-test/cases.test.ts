@@ -11,17 +11,25 @@ import { loadExpectations, parseExpectations } from '../expectations.ts';
 import { FONT_TOKEN, PAGES_DIR, pageFixture, REPO_ROOT, sizedHtml } from '../fixtures.ts';
 import { readPng } from '../image.ts';
 import { RULES } from '../rules.ts';
+import { mcpItems } from '../mcp-suite.ts';
 
 const cases = allCases();
 const ids = new Set(cases.map((c) => c.id));
 
-test('every spec rule has at least one case', () => {
-  assert.deepEqual(uncovered(cases).map((r) => r.id), []);
+test('every spec rule has at least one case (data cases and MCP checks)', () => {
+  assert.deepEqual(uncovered([...cases, ...mcpItems()]).map((r) => r.id), []);
+});
+
+test('MCP check ids do not collide with case ids and cite known rules', () => {
+  for (const m of mcpItems()) {
+    assert.ok(!ids.has(m.id), m.id);
+    for (const r of m.rules) assert.ok(RULES.some((x) => x.id === r), `${m.id}: unknown rule ${r}`);
+  }
 });
 
 test('every rule id is unique and every non-spec rule without a case says why', () => {
   assert.equal(new Set(RULES.map((r) => r.id)).size, RULES.length);
-  for (const row of coverageMatrix(cases)) {
+  for (const row of coverageMatrix([...cases, ...mcpItems()])) {
     const n = row.cases.core.length + row.cases.reference.length + row.cases.security.length;
     if (n === 0) assert.ok(row.rule.untested, `${row.rule.id} has no case and no reason`);
   }

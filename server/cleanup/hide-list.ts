@@ -16,6 +16,7 @@ export interface HideListFile {
   scrollLockClasses: { name: string; note: string }[];
   consentText: PatternEntry[];
   overlayText: PatternEntry[];
+  rejectLabel: PatternEntry;
   acceptLabel: PatternEntry;
   notAcceptLabel: PatternEntry;
 }
@@ -30,6 +31,7 @@ export interface HideList {
   scrollLockClasses: string[];
   consentText: string;
   overlayText: string;
+  rejectLabel: PatternEntry;
   acceptLabel: PatternEntry;
   notAcceptLabel: PatternEntry;
 }
@@ -78,6 +80,7 @@ export function loadHideList(): { file: HideListFile; list: HideList } {
     scrollLockClasses: entries<{ name: string; note: string }>(raw.scrollLockClasses, 'scrollLockClasses', 'name'),
     consentText: pat('consentText'),
     overlayText: pat('overlayText'),
+    rejectLabel: one('rejectLabel'),
     acceptLabel: one('acceptLabel'),
     notAcceptLabel: one('notAcceptLabel'),
   };
@@ -93,6 +96,7 @@ export function loadHideList(): { file: HideListFile; list: HideList } {
       scrollLockClasses: data.scrollLockClasses.map((e) => e.name),
       consentText: join(data.consentText),
       overlayText: join(data.overlayText),
+      rejectLabel: data.rejectLabel,
       acceptLabel: data.acceptLabel,
       notAcceptLabel: data.notAcceptLabel,
     },

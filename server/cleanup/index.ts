@@ -10,6 +10,7 @@
 import type { Frame, Page } from 'puppeteer-core';
 import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { runDomCleanup, type DomResult } from './dom.ts';
+import { sniff } from './sniff.ts';
 
 export interface CleanupOptions {
   blockCookieBanners: boolean;
@@ -94,8 +95,7 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     async finish(deadline: number) {
       const t0 = Date.now();
       try {
-        if (opts.blockCookieBanners) await bind();
-        report = await runFinish(page, opts, deadline, t0, optOuts);
+        report = await runFinish(page, opts, deadline, t0, optOuts, bind);
       } finally {
         await dispose();
       }
@@ -104,11 +104,18 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
   };
 }
 
-async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0: number, optOuts: OptOutEvent[]): Promise<CleanupReport> {
+async function runFinish(
+  page: Page,
+  opts: CleanupOptions,
+  deadline: number,
+  t0: number,
+  optOuts: OptOutEvent[],
+  bind: () => Promise<void>,
+): Promise<CleanupReport> {
   const hardEnd = deadline - DEADLINE_MARGIN_MS;
   const budgetEnd = Math.min(hardEnd, t0 + CLEANUP_BUDGET_MS);
   let frames: FrameConsentState[] = [];
-  if (opts.blockCookieBanners) frames = await rejectPass(page, budgetEnd, hardEnd);
+  if (opts.blockCookieBanners) frames = await rejectPass(page, budgetEnd, hardEnd, bind);
 
   const rejected = findRejection(optOuts, frames);
   const acted = rejected !== null && rejected.actions > 0;
@@ -147,7 +154,7 @@ async function runFinish(page: Page, opts: CleanupOptions, deadline: number, t0:
  * stop every driver. If an opt-out navigates the top document, wait (within the budget) for the
  * new document to load before the DOM pass.
  */
-async function rejectPass(page: Page, budgetEnd: number, hardEnd: number): Promise<FrameConsentState[]> {
+async function rejectPass(page: Page, budgetEnd: number, hardEnd: number, bind: () => Promise<void>): Promise<FrameConsentState[]> {
   const main = page.mainFrame();
   let navigated = false;
   const onNav = (f: Frame) => {
@@ -157,9 +164,14 @@ async function rejectPass(page: Page, budgetEnd: number, hardEnd: number): Promi
   try {
     const frames = [main, ...page.frames().filter((f) => f !== main && !f.detached && /^(https?:|about:)/.test(f.url()))].slice(0, MAX_FRAMES);
     const budget = () => Math.max(0, budgetEnd - Date.now());
-    await withTimeout(Promise.all(frames.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);
+    // the pre-check first: only frames where a rule or the heuristic could act get the bundle
+    const reasons = await withTimeout(Promise.all(frames.map((f) => sniff(f, f === main))), budget(), [] as (string | null)[]);
+    const driven = frames.filter((_, i) => reasons[i] != null);
+    if (driven.length === 0) return [];
+    await bind();
+    await withTimeout(Promise.all(driven.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);
     const stopped = await withTimeout(
-      Promise.all(frames.map((f) => stopDriver(f))),
+      Promise.all(driven.map((f) => stopDriver(f))),
       Math.max(50, hardEnd - Date.now()),
       [] as (FrameConsentState | null)[],
     );

@@ -205,13 +205,13 @@ describe('selector (spec §4.1 rule 2)', () => {
     keep('selector-box.png', (await element({ selector: '#box' }, 321, 123, [30, 144, 255])).body);
   });
 
-  test('fullPage is ignored when selector is set', () => element({ selector: '#box', fullPage: true }, 321, 123, [30, 144, 255]));
+  test('fullPage is ignored when selector is set', async () => void (await element({ selector: '#box', fullPage: true }, 321, 123, [30, 144, 255])));
 
-  test('an element far below the fold is captured', () => element({ selector: '#deep', viewport: { width: 800, height: 600 } }, 200, 80, [255, 140, 0]));
+  test('an element far below the fold is captured', async () => void (await element({ selector: '#deep', viewport: { width: 800, height: 600 } }, 200, 80, [255, 140, 0])));
 
-  test('the first match is captured', () => element({ selector: '.many' }, 30, 20, [0, 255, 0]));
+  test('the first match is captured', async () => void (await element({ selector: '.many' }, 30, 20, [0, 255, 0])));
 
-  test('at deviceScaleFactor 2 the element box is doubled', () => element({ selector: '#box', viewport: { width: 800, height: 600, deviceScaleFactor: 2 } }, 642, 246, [30, 144, 255]));
+  test('at deviceScaleFactor 2 the element box is doubled', async () => void (await element({ selector: '#box', viewport: { width: 800, height: 600, deviceScaleFactor: 2 } }, 642, 246, [30, 144, 255])));
 
   test('jpeg and webp element captures have the box size too', async () => {
     for (const format of ['jpeg', 'webp'] as const) {

@@ -157,7 +157,7 @@ export interface PostOptions {
   headers?: Record<string, string>;
   method?: string;
   /** A raw body instead of JSON.stringify(body). */
-  raw?: string | Buffer;
+  raw?: string;
 }
 
 export async function call(base: string, p: string, body?: unknown, opts: PostOptions = {}): Promise<Reply> {
