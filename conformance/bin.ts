@@ -58,7 +58,12 @@ async function main(argv: string[]): Promise<number> {
     console.log(JSON.stringify([...selectCases(options.profiles, cases), ...mcp], null, 2));
     return 0;
   }
-  loadExpectations(options.expectations, new Set([...cases, ...mcpItems()].map((c) => c.id))); // fail early on a bad file
+  try {
+    loadExpectations(options.expectations, new Set([...cases, ...mcpItems()].map((c) => c.id))); // fail early on a bad file
+  } catch (e) {
+    console.error(`screenshot-conformance: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
 
   let fixtures: FixtureServer | undefined;
   if (flags.fixturesPorts) {

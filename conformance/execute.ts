@@ -117,7 +117,6 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
   try {
     const ctx: ResolveContext = {
       baseUrl: env.baseUrl,
-      mcpUrl: env.mcpUrl,
       apiKey: keyFor(c.id, env.apiKeys),
       freshKey: env.freshKey,
       fixtureOrigins: env.fixtureOrigins,

@@ -42,8 +42,6 @@ export type Directive =
 export type CanarySpelling = 'ipv4' | 'localhost' | 'decimal' | 'hex' | 'octal' | 'short' | 'ipv6' | 'mapped' | 'trailing-dot' | 'userinfo' | 'upper-scheme';
 
 export interface RequestSpec {
-  /** 'endpoint' (default): {base_url}{path}; 'mcp': the --mcp-url. */
-  target?: 'endpoint' | 'mcp';
   method?: string; // default POST
   path?: string; // default /v1/screenshot
   /** 'valid' (default): a key from --api-key; 'none': no Authorization; 'invalid': a wrong key; 'fresh': the --fresh-key. */

@@ -6,7 +6,6 @@ import { canaryUrl } from './canary.ts';
 
 export interface ResolveContext {
   baseUrl: string;
-  mcpUrl?: string;
   /** The key used for this case (chosen among --api-key values). */
   apiKey: string;
   freshKey?: string;
@@ -79,11 +78,6 @@ export function buildRequest(spec: RequestSpec, ctx: ResolveContext): HttpReques
     else headers[k.toLowerCase()] = v;
   }
   const method = spec.method ?? 'POST';
-  let url = ctx.baseUrl.replace(/\/+$/, '') + (spec.path ?? '/v1/screenshot');
-  if (spec.target === 'mcp') {
-    if (!ctx.mcpUrl) throw new Error('case needs --mcp-url');
-    url = ctx.mcpUrl;
-    headers.accept = 'application/json, text/event-stream';
-  }
+  const url = ctx.baseUrl.replace(/\/+$/, '') + (spec.path ?? '/v1/screenshot');
   return { method, url, headers, ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body } : {}) };
 }

@@ -38,20 +38,25 @@ for (const c of selectCases(options.profiles)) {
 }
 
 // The MCP section (spec §4.2): checks that drive an MCP client session, same needs and reports.
-for (const item of selectMcpItems(options.profiles)) {
-  if (grep && !grep.test(item.id)) continue;
-  const annotation = [{ type: 'must', description: item.must }, ...item.rules.map((r) => ({ type: 'clause', description: `${r}: ${ruleQuote(r)}` }))];
-  test(item.id, { tag: [`@${item.profile}`, '@mcp', ...(item.heavy ? ['@heavy'] : [])], annotation }, async ({}, testInfo) => {
-    testInfo.setTimeout(item.heavy ? 120_000 : 60_000);
-    const unmet = unmetNeed(item, env);
-    test.skip(unmet !== null, unmet ?? '');
-    const known = expectations.failures.get(item.id);
-    if (known) test.fail(true, `expected failure: ${known.reason}`);
-    const outcome = await runMcpCheck(item.check, env);
-    test.skip(outcome.skipped !== undefined, outcome.skipped ?? '');
-    await testInfo.attach('checks', { body: JSON.stringify(outcome.checks, null, 2), contentType: 'application/json' });
-    if (!outcome.pass) {
-      throw new Error(`${item.id}: ${item.must}\n${outcome.checks.filter((k) => !k.pass).map((k) => `  ✗ ${k.name}: ${k.detail}`).join('\n')}`);
-    }
-  });
-}
+// They run in order in one worker (the billing and cache checks share the MCP fresh key), and a
+// failure does not skip the rest.
+test.describe('mcp', () => {
+  test.describe.configure({ mode: 'default' });
+  for (const item of selectMcpItems(options.profiles)) {
+    if (grep && !grep.test(item.id)) continue;
+    const annotation = [{ type: 'must', description: item.must }, ...item.rules.map((r) => ({ type: 'clause', description: `${r}: ${ruleQuote(r)}` }))];
+    test(item.id, { tag: [`@${item.profile}`, '@mcp', ...(item.heavy ? ['@heavy'] : [])], annotation }, async ({}, testInfo) => {
+      testInfo.setTimeout(item.heavy ? 120_000 : 60_000);
+      const unmet = unmetNeed(item, env);
+      test.skip(unmet !== null, unmet ?? '');
+      const known = expectations.failures.get(item.id);
+      if (known) test.fail(true, `expected failure: ${known.reason}`);
+      const outcome = await runMcpCheck(item.check, env);
+      test.skip(outcome.skipped !== undefined, outcome.skipped ?? '');
+      await testInfo.attach('checks', { body: JSON.stringify(outcome.checks, null, 2), contentType: 'application/json' });
+      if (!outcome.pass) {
+        throw new Error(`${item.id}: ${item.must}\n${outcome.checks.filter((k) => !k.pass).map((k) => `  ✗ ${k.name}: ${k.detail}`).join('\n')}`);
+      }
+    });
+  }
+});

@@ -58,6 +58,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels });
   const app = createApp({
     accounts, capture, metrics, log, ready: () => pool.ready(),
+    browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
   });

@@ -93,7 +93,7 @@ export function consentCasesFrom(m: Manifest): Case[] {
     const base = { ...target, viewport: m.viewport };
     const { hideSelectors: _h, blockAds: _b, ...plainRequest } = f.request;
     const control = { ...base, ...plainRequest, blockCookieBanners: false };
-    const accept: Probe[] = f.acceptProbe ? [{ kind: 'absent', region: { x: f.acceptProbe.x, y: f.acceptProbe.y, w: f.acceptProbe.w, h: f.acceptProbe.h }, rgb: rgb(f.acceptProbe.mustNotBe), tolerance: 12, label: 'consent was not given (no accept marker)' }] : [];
+    const accept: Probe[] = f.acceptProbe ? [{ kind: 'absent', region: { x: f.acceptProbe.x, y: f.acceptProbe.y, w: f.acceptProbe.w, h: f.acceptProbe.h }, rgb: rgb(f.acceptProbe.mustNotBe), tolerance: 12, fraction: 0, label: 'consent was not given (no accept marker)' }] : [];
     const body = { ...base, ...f.request };
     const size = f.request.fullPage === true ? { minWidth: m.viewport.width, minHeight: m.viewport.height } : { width: m.viewport.width, height: m.viewport.height };
     const common = { profile: 'core' as const, ...(needs.length ? { needs } : {}) };

@@ -21,7 +21,9 @@ export default class SummaryReporter implements Reporter {
     this.records.push(r);
     const extra = r.verdict === 'skip' || r.verdict === 'expected-failure' ? `  (${r.reason ?? ''})` : '';
     console.log(`  ${MARK[r.verdict]} ${r.id} ${Math.round(r.durationMs)}ms${extra}`);
-    if (r.verdict === 'fail' || r.verdict === 'unexpected-pass') {
+    if (r.verdict === 'unexpected-pass') {
+      console.log(`      ! passed, but the expectations file lists it as a known failure (${r.reason ?? ''}): remove the entry`);
+    } else if (r.verdict === 'fail') {
       const failed = r.checks.filter((k) => !k.pass);
       const lines = failed.length ? failed.map((k) => `      ✗ ${k.name}: ${k.detail}`) : [`      ${(r.error ?? '').split('\n').slice(0, 3).join('\n      ')}`];
       console.log(lines.join('\n'));

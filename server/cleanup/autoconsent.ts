@@ -14,22 +14,25 @@ import { hideList } from './hide-list.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Opt-out-only configuration. Nothing here can accept: see page/driver.js for the click guard. */
+/**
+ * Opt-out-only configuration (autoconsent's Config). Nothing here can accept; page/driver.js adds
+ * a click guard on top. See node_modules/@duckduckgo/autoconsent/lib/types.ts for each field.
+ */
 export const AUTOCONSENT_CONFIG = {
   enabled: true,
   autoAction: 'optOut', // never 'optIn'
   disabledCmps: [] as string[],
-  enablePrehide: false, // prehide would leave opacity:0 residue; our own hide pass covers the capture
-  enableCosmeticRules: true, // cosmetic rules only hide
-  enableGeneratedRules: true,
+  enablePrehide: false, // would leave opacity:0 residue; our own hide pass covers the capture
+  enableCosmeticRules: true, // cosmetic rules only hide (reported as hidden, not rejected)
+  enableGeneratedRules: true, // the site-specific auto_* rules, parsed only for matching URLs
   detectRetries: 0, // no background search: the driver's quickPass() is the one pass
-  isMainWorld: true, // eval snippets run inline; no message bridge needed
-  prehideTimeout: 2000,
-  enableHeuristicDetection: false, // text-pattern reporting only, costs an innerText per retry
+  isMainWorld: true, // eval snippets run inline: no message bridge needed
+  prehideTimeout: 2000, // unused (prehide off)
+  enableHeuristicDetection: false, // text-pattern reporting only; would cost an innerText per pass
   enablePopupMutationObserver: false,
   visualTest: false,
-  heuristicMode: 'reject', // NEVER 'tier1'/'tier2': those click acknowledge/accept when there is no reject
-  heuristicPopupSearchTimeout: 40,
+  heuristicMode: 'reject', // NEVER 'tier1'/'tier2': they click acknowledge/accept when there is no reject
+  heuristicPopupSearchTimeout: 40, // ms cap of the heuristic's DOM walk on large pages
   performanceLoggingEnabled: false,
   logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
 } as const;
@@ -135,7 +138,7 @@ export function driverExpression(url: string, isTop: boolean, budgetMs: number):
   return p.head + JSON.stringify(rulesFor(url, isTop)) + p.tail.replace('__BUDGET__', String(Math.max(0, Math.round(budgetMs))));
 }
 
-/** Loads and prepares the bundle ahead of the first request (optional). */
+/** Reads and prepares the bundle and rules ahead of the first request (optional, ~20 ms). */
 export function preloadAutoconsent(): void {
   load();
 }
@@ -150,17 +153,49 @@ async function safeEvaluate<T>(frame: Frame, fn: () => Promise<T>): Promise<T | 
   }
 }
 
+const strings = (v: unknown, max = 20): string[] => (Array.isArray(v) ? v.slice(0, max).map((x) => String(x).slice(0, 120)) : []);
+
+/**
+ * A frame's answer, checked: the page owns the main world and could answer anything (a page may
+ * even define window.__scAutoconsent itself), so nothing of it is trusted beyond its shape.
+ */
+export function toFrameState(raw: unknown): FrameConsentState | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const r = raw as Record<string, unknown>;
+  const results = Array.isArray(r.results)
+    ? r.results.slice(0, 10).flatMap((x) => {
+        if (!x || typeof x !== 'object') return [];
+        const o = x as Record<string, unknown>;
+        return [{ cmp: String(o.cmp ?? '').slice(0, 120), result: o.result === true, actions: Number(o.actions) || 0 }];
+      })
+    : [];
+  const done = r.done && typeof r.done === 'object' ? (r.done as Record<string, unknown>) : null;
+  return {
+    top: r.top === true,
+    url: String(r.url ?? '').slice(0, 500),
+    lifecycle: String(r.lifecycle ?? '').slice(0, 40),
+    detected: strings(r.detected),
+    popups: strings(r.popups),
+    results,
+    done: done ? { cmp: String(done.cmp ?? '').slice(0, 120), cosmetic: done.cosmetic === true, clicks: Number(done.clicks) || 0 } : null,
+    handlingCmp: r.handlingCmp == null ? null : String(r.handlingCmp).slice(0, 120),
+    running: r.running === true,
+    blocked: strings(r.blocked),
+  };
+}
+
 /** Injects the driver if the frame lacks it and runs one bounded pass (see page/driver.js). */
 export async function injectAndPass(frame: Frame, isTop: boolean, budgetMs: number): Promise<FrameConsentState | null> {
-  return safeEvaluate(frame, () => frame.evaluate(driverExpression(frame.url(), isTop, budgetMs)) as Promise<FrameConsentState | null>);
+  return toFrameState(await safeEvaluate(frame, () => frame.evaluate(driverExpression(frame.url(), isTop, budgetMs))));
 }
 
 export async function stopDriver(frame: Frame): Promise<FrameConsentState | null> {
-  return safeEvaluate(frame, () =>
+  const raw = await safeEvaluate(frame, () =>
     frame.evaluate(() => {
-      const api = (window as unknown as { __scAutoconsent?: { stop(): FrameConsentState } }).__scAutoconsent;
+      const api = (window as unknown as { __scAutoconsent?: { stop(): unknown } }).__scAutoconsent;
       return api ? api.stop() : null;
     }),
   );
+  return toFrameState(raw);
 }
 

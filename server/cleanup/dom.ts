@@ -5,14 +5,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Frame } from 'puppeteer-core';
 import { hideList } from './hide-list.ts';
+import { needsOf } from './selectors.ts';
 
-const source = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'page', 'dom-cleanup.js'), 'utf8');
-const pageConfig = JSON.stringify({
-  cmp: hideList.cmp,
-  banner: hideList.banner,
-  overlay: hideList.overlay,
-  backdrop: hideList.backdrop,
-  ads: hideList.ads,
+const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
+const source = ['scan.js', 'dom-cleanup.js'].map((f) => readFileSync(path.join(pageDir, f), 'utf8')).join('\n');
+// selector groups travel with their needs (selectors.ts): the page runs only those that can match
+export const pageConfig = JSON.stringify({
+  cmp: needsOf(hideList.cmp),
+  banner: needsOf(hideList.banner),
+  overlay: needsOf(hideList.overlay),
+  backdrop: needsOf(hideList.backdrop),
+  ads: needsOf(hideList.ads),
   scrollLockClasses: hideList.scrollLockClasses,
   consentText: hideList.consentText,
   overlayText: hideList.overlayText,

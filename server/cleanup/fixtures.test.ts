@@ -107,7 +107,8 @@ async function run(f: Entry, mode: 'url' | 'html', cleanup: boolean): Promise<Ru
     });
     if (mode === 'url') await page.goto(`${server.origin}/${f.file}`, { waitUntil: 'load' });
     else await page.setContent(readFileSync(path.join(CONSENT_FIXTURES, path.basename(f.file)), 'utf8'), { waitUntil: 'load' });
-    await new Promise((r) => setTimeout(r, 500)); // the networkidle2 window: late banners are in by now
+    // the networkidle2 window of the real pipeline: late banners (300 ms after load) are in by then
+    await new Promise((r) => setTimeout(r, f.id.startsWith('late') ? 500 : 100));
     const action = await session.finish(Date.now() + 15_000);
     const raw = Buffer.from(await page.screenshot({ type: 'png', fullPage: !!f.request.fullPage }));
     if (shotsDir) writeFileSync(path.join(shotsDir, `${f.id}-${mode}-${cleanup ? 'clean' : 'control'}.png`), raw);

@@ -5,12 +5,13 @@
 //   2. hide the curated list (hide-list.json) + hideSelectors (+ ad slots with blockAds);
 //   3. lift the scroll lock;
 //   4. revert 2-3 if they leave the page near-empty (page/dom-cleanup.js).
-// The clean-up has its own budget inside the render budget; a page without a banner pays one quick
-// detection pass and one DOM pass.
+// The clean-up has its own budget (CLEANUP_BUDGET_MS) inside the render budget. A pre-check in
+// every frame (sniff.ts) decides where autoconsent is injected and whether there is anything to
+// hide: a page without a banner pays one small evaluate per frame (measured ~15 ms median).
 import type { Frame, Page } from 'puppeteer-core';
-import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
-import { runDomCleanup, type DomResult } from './dom.ts';
-import { sniff } from './sniff.ts';
+import { injectAndPass, preloadAutoconsent, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
+import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
+import { sniffSpec, survey } from './sniff.ts';
 
 export interface CleanupOptions {
   blockCookieBanners: boolean;
@@ -37,6 +38,8 @@ export interface CleanupReport {
   /** Labels of clicks the guard refused (should stay empty). */
   blockedClicks: string[];
   durationMs: number;
+  /** Set when the clean-up failed unexpectedly (the page is then captured as it is). */
+  error?: string;
 }
 
 export interface CleanupSession {
@@ -44,7 +47,10 @@ export interface CleanupSession {
   finish(deadline: number): Promise<BannerAction>;
   /** Details of the last finish() (for logs and tests). */
   readonly report: CleanupReport | null;
-  /** Removes what attachCleanup registered on the page (finish() does this too). Idempotent. */
+  /**
+   * Removes what the session registered on the page (the report binding; finish() does this
+   * itself). For error paths where finish() is never called. Idempotent.
+   */
   dispose(): Promise<void>;
 }
 
@@ -52,6 +58,12 @@ export interface CleanupSession {
 export const CLEANUP_BUDGET_MS = 2000;
 /** Kept free before the caller's deadline. */
 const DEADLINE_MARGIN_MS = 100;
+
+/** Loads the autoconsent bundle, rules and pre-check ahead of the first request (optional). */
+export function preloadCleanup(): void {
+  preloadAutoconsent();
+  sniffSpec('about:blank', true);
+}
 
 /** At most this many frames get the CMP driver (the top document first, then in document order). */
 const MAX_FRAMES = 20;
@@ -76,8 +88,17 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     try {
       await page.exposeFunction(REPORT_BINDING, (json: unknown) => {
         try {
-          const e = JSON.parse(String(json)) as OptOutEvent;
-          if (e && e.type === 'optOutResult' && optOuts.length < 100) optOuts.push(e);
+            const e = JSON.parse(String(json)) as Record<string, unknown>;
+          if (e && e.type === 'optOutResult' && optOuts.length < 100) {
+            optOuts.push({
+              type: 'optOutResult',
+              top: e.top === true,
+              url: String(e.url ?? '').slice(0, 500),
+              cmp: String(e.cmp ?? '').slice(0, 120),
+              result: e.result === true,
+              actions: Number(e.actions) || 0,
+            });
+          }
         } catch {
           /* ignore malformed reports (a page could call the binding) */
         }
@@ -96,6 +117,9 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
       const t0 = Date.now();
       try {
         report = await runFinish(page, opts, deadline, t0, optOuts, bind);
+      } catch (e) {
+        // the clean-up never fails a render: the page is captured as it is
+        report = { action: 'none', cmp: null, frames: [], optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: String(e).slice(0, 200) };
       } finally {
         await dispose();
       }
@@ -115,14 +139,23 @@ async function runFinish(
   const hardEnd = deadline - DEADLINE_MARGIN_MS;
   const budgetEnd = Math.min(hardEnd, t0 + CLEANUP_BUDGET_MS);
   let frames: FrameConsentState[] = [];
-  if (opts.blockCookieBanners) frames = await rejectPass(page, budgetEnd, hardEnd, bind);
+  let domWork = opts.hideSelectors.length > 0 || opts.blockAds;
+  if (hardEnd - Date.now() < 50) {
+    // no time left: capture the page as it is rather than overrun the render budget
+    return { action: 'none', cmp: null, frames, optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: 'no time left for the clean-up' };
+  }
+  if (opts.blockCookieBanners) {
+    const pass = await rejectPass(page, budgetEnd, hardEnd, bind);
+    frames = pass.frames;
+    domWork ||= pass.domWork;
+  }
 
   const rejected = findRejection(optOuts, frames);
   const acted = rejected !== null && rejected.actions > 0;
   let dom: DomResult | null = null;
-  if (opts.blockCookieBanners || opts.hideSelectors.length > 0 || opts.blockAds) {
+  if (domWork) {
     const req = { banners: opts.blockCookieBanners, user: opts.hideSelectors, ads: opts.blockAds, acted };
-    dom = await withTimeout(domPass(page, req), Math.max(50, hardEnd - Date.now()), null);
+    dom = await withTimeout(domPass(page, req), Math.max(0, hardEnd - Date.now()), null);
   }
 
   const detected = frames.flatMap((f) => f.popups.concat(f.detected))[0] ?? null;
@@ -150,11 +183,17 @@ async function runFinish(
 }
 
 /**
- * Step 1: inject the driver into every frame and run one bounded pass in each (in parallel), then
- * stop every driver. If an opt-out navigates the top document, wait (within the budget) for the
- * new document to load before the DOM pass.
+ * Step 1. A pre-check in every frame (sniff.ts) decides where autoconsent could act; only there
+ * is the driver injected and one bounded pass run (in parallel); then every driver is stopped. If
+ * an opt-out navigates the top document, wait (within the budget) for the new document to load.
+ * `domWork` is false when no frame needs autoconsent and the top document has nothing to hide.
  */
-async function rejectPass(page: Page, budgetEnd: number, hardEnd: number, bind: () => Promise<void>): Promise<FrameConsentState[]> {
+async function rejectPass(
+  page: Page,
+  budgetEnd: number,
+  hardEnd: number,
+  bind: () => Promise<void>,
+): Promise<{ frames: FrameConsentState[]; domWork: boolean }> {
   const main = page.mainFrame();
   let navigated = false;
   const onNav = (f: Frame) => {
@@ -164,15 +203,19 @@ async function rejectPass(page: Page, budgetEnd: number, hardEnd: number, bind: 
   try {
     const frames = [main, ...page.frames().filter((f) => f !== main && !f.detached && /^(https?:|about:)/.test(f.url()))].slice(0, MAX_FRAMES);
     const budget = () => Math.max(0, budgetEnd - Date.now());
-    // the pre-check first: only frames where a rule or the heuristic could act get the bundle
-    const reasons = await withTimeout(Promise.all(frames.map((f) => sniff(f, f === main))), budget(), [] as (string | null)[]);
-    const driven = frames.filter((_, i) => reasons[i] != null);
-    if (driven.length === 0) return [];
+    const surveys = await withTimeout(
+      Promise.all(frames.map((f) => survey(f, f === main, f === main ? pageConfig : null))),
+      budget(),
+      null,
+    );
+    if (surveys === null) return { frames: [], domWork: true };
+    const driven = frames.filter((_, i) => surveys[i]!.reason !== null);
+    if (driven.length === 0) return { frames: [], domWork: surveys[0]!.candidates !== 0 };
     await bind();
     await withTimeout(Promise.all(driven.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);
     const stopped = await withTimeout(
       Promise.all(driven.map((f) => stopDriver(f))),
-      Math.max(50, hardEnd - Date.now()),
+      Math.max(20, hardEnd - Date.now()),
       [] as (FrameConsentState | null)[],
     );
     if (navigated) {
@@ -180,7 +223,7 @@ async function rejectPass(page: Page, budgetEnd: number, hardEnd: number, bind: 
         .waitForFunction(() => document.readyState === 'complete', { timeout: Math.max(1, budgetEnd - Date.now()), polling: 50 })
         .catch(() => undefined);
     }
-    return stopped.filter((s): s is FrameConsentState => s !== null);
+    return { frames: stopped.filter((s): s is FrameConsentState => s !== null), domWork: true };
   } finally {
     page.off('framenavigated', onNav);
   }
@@ -207,7 +250,8 @@ function findRejection(events: OptOutEvent[], frames: FrameConsentState[]): { cm
 }
 
 /** Header-safe CMP name: autoconsent's rule name, lower-case; the heuristic is just "heuristic". */
-export function cmpName(name: string): string {
+export function cmpName(raw: string): string {
+  const name = String(raw);
   if (/^heuristic/i.test(name)) return 'heuristic';
   return (
     name

@@ -11,8 +11,10 @@ import { decodeRules } from '@duckduckgo/autoconsent';
 import type { Frame } from 'puppeteer-core';
 import { rulesFor } from './autoconsent.ts';
 import { hideList } from './hide-list.ts';
+import { needsOf, type SelectorNeeds } from './selectors.ts';
 
-const source = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'page', 'sniff.js'), 'utf8');
+const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
+const source = ['scan.js', 'dom-cleanup.js', 'sniff.js'].map((f) => readFileSync(path.join(pageDir, f), 'utf8')).join('\n');
 
 /**
  * autoconsent's rules written as code (lib/cmps/*.ts, the bundle's `dynamicCMPs`), with what their
@@ -67,8 +69,8 @@ function stepNeeds(step: Step): { selectors: string[]; globals: string[] } | nul
 }
 
 export interface SniffSpec {
-  selector: string;
-  selectors: string[];
+  /** The rules' necessary selectors, with what each needs to be present (selectors.ts). */
+  needs: SelectorNeeds[];
   globals: string[];
   urlPatterns: string[];
   layers: boolean;
@@ -109,10 +111,8 @@ export function sniffSpec(url: string, isTop: boolean): SniffSpec {
     if (d.urlPatterns) urlPatterns.push(...d.urlPatterns);
     if (d.layerText) layerText.push(d.layerText);
   }
-  const list = [...selectors];
   const spec: SniffSpec = {
-    selector: list.join(','),
-    selectors: list,
+    needs: needsOf([...selectors]),
     globals: [...globals],
     urlPatterns,
     layers: isTop, // autoconsent runs its heuristic in the top document only
@@ -124,15 +124,27 @@ export function sniffSpec(url: string, isTop: boolean): SniffSpec {
   return spec;
 }
 
-/** Why autoconsent could act in this frame (a short reason), or null. Errors count as a reason. */
-export async function sniff(frame: Frame, isTop: boolean): Promise<string | null> {
+export interface Survey {
+  /** Why autoconsent could act in this frame, or null. */
+  reason: string | null;
+  /** Elements the DOM clean-up would hide (top document, when reason is null), else -1. */
+  candidates: number;
+}
+
+/**
+ * One evaluate per frame: the pre-check, plus (top document, `cfgJson` given) the DOM clean-up's
+ * own search. A frame that cannot be asked counts as having a reason (the full pass decides).
+ */
+export async function survey(frame: Frame, isTop: boolean, cfgJson: string | null): Promise<Survey> {
   try {
-    if (frame.detached) return null;
+    if (frame.detached) return { reason: null, candidates: 0 };
     const spec = sniffSpec(frame.url(), isTop);
     const { unsniffable, ...pageSpec } = spec;
-    const expr = `(() => {\n${source}\nreturn scConsentSniff(${JSON.stringify(pageSpec)});\n})()`;
-    return (await frame.evaluate(expr)) as string | null;
+    const expr = `(() => {\n${source}\nreturn scSurvey(${JSON.stringify(pageSpec)}, ${cfgJson ?? 'null'});\n})()`;
+    const r = (await frame.evaluate(expr)) as Partial<Survey> | null;
+    if (!r || typeof r !== 'object') return { reason: 'error', candidates: -1 };
+    return { reason: r.reason == null ? null : String(r.reason).slice(0, 200), candidates: typeof r.candidates === 'number' ? r.candidates : -1 };
   } catch {
-    return 'error';
+    return { reason: 'error', candidates: -1 };
   }
 }

@@ -24,6 +24,8 @@ export interface AppDeps {
   metrics: Metrics;
   log: Logger;
   ready(): Promise<boolean>;
+  /** Reported by /healthz so that reports (e.g. the conformance suite's) can record it. */
+  browserVersion(): string | undefined;
   /** Extra routers (the MCP server) mounted before the catch-all 404. */
   mount?: (app: express.Express) => void;
 }
@@ -82,7 +84,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.all('/v1/screenshot', methodNotAllowed('POST'));
 
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null }));
   app.get('/readyz', async (_req, res) => {
     const ok = await deps.ready();
     res.status(ok ? 200 : 503).json(ok ? { status: 'ready' } : { error: 'overloaded', message: 'the browser is not ready' });

@@ -46,14 +46,20 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
   }
 }
 
-async function cdpCapture(client: CDPSession, format: Format, quality: number | undefined, clip?: Clip & { scale: number }): Promise<Buffer> {
-  const { data } = await client.send('Page.captureScreenshot', {
-    format,
+/**
+ * One capture through puppeteer's own page session: emulation (viewport, deviceScaleFactor) is
+ * per CDP session, and a capture through another session would come back at scale 1.
+ */
+async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, clip?: Clip): Promise<Buffer> {
+  const bytes = await page.screenshot({
+    type: format,
     ...(format !== 'png' ? { quality: quality ?? DEFAULT_QUALITY } : {}),
-    ...(clip ? { clip, captureBeyondViewport: true } : {}),
+    ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+    omitBackground: omitBackground && format !== 'jpeg',
     fromSurface: true,
+    encoding: 'binary',
   });
-  return Buffer.from(data, 'base64');
+  return Buffer.from(bytes);
 }
 
 async function encode(img: sharp.Sharp, format: Format, quality: number | undefined): Promise<Buffer> {
@@ -63,7 +69,7 @@ async function encode(img: sharp.Sharp, format: Format, quality: number | undefi
 }
 
 /** Captures a clip in document coordinates, tiling when it is taller than one tile. */
-async function captureClip(client: CDPSession, req: ScreenshotRequest, clip: Clip, maxPixels: number): Promise<Capture> {
+async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPixels: number): Promise<Capture> {
   const s = req.viewport.deviceScaleFactor;
   const outW = Math.max(1, Math.round(clip.width * s));
   let cssHeight = clip.height;
@@ -75,14 +81,14 @@ async function captureClip(client: CDPSession, req: ScreenshotRequest, clip: Cli
   }
   const outH = Math.max(1, Math.round(cssHeight * s));
   if (outH <= TILE_DEVICE_PX) {
-    const body = await cdpCapture(client, req.format, req.quality, { ...clip, height: cssHeight, scale: 1 });
+    const body = await shoot(page, req.format, req.quality, req.omitBackground, { ...clip, height: cssHeight });
     return { body, width: outW, height: outH, truncatedFrom };
   }
   const tileCss = Math.floor(TILE_DEVICE_PX / s);
   const tiles: sharp.OverlayOptions[] = [];
   for (let y = 0; y < cssHeight; y += tileCss) {
     const h = Math.min(tileCss, cssHeight - y);
-    const png = await cdpCapture(client, 'png', undefined, { x: clip.x, y: clip.y + y, width: clip.width, height: h, scale: 1 });
+    const png = await shoot(page, 'png', undefined, req.omitBackground, { x: clip.x, y: clip.y + y, width: clip.width, height: h });
     tiles.push({ input: png, left: 0, top: Math.round(y * s) });
   }
   const canvas = sharp({ create: { width: outW, height: outH, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } }, limitInputPixels: false });
@@ -138,17 +144,15 @@ export async function elementClip(page: Page, selector: string): Promise<Clip> {
 }
 
 export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number): Promise<Capture> {
-  const transparent = req.omitBackground && req.format !== 'jpeg';
-  if (transparent) await client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
   if (req.selector !== undefined) {
-    return captureClip(client, req, await elementClip(page, req.selector), maxPixels);
+    return captureClip(page, req, await elementClip(page, req.selector), maxPixels);
   }
   if (req.fullPage) {
     const size = await pageSize(client);
     const width = Math.max(req.viewport.width, size.width);
-    return captureClip(client, req, { x: 0, y: 0, width, height: Math.max(size.height, req.viewport.height) }, maxPixels);
+    return captureClip(page, req, { x: 0, y: 0, width, height: Math.max(size.height, req.viewport.height) }, maxPixels);
   }
   const { width, height, deviceScaleFactor: s } = req.viewport;
-  const body = await cdpCapture(client, req.format, req.quality);
+  const body = await shoot(page, req.format, req.quality, req.omitBackground);
   return { body, width: Math.round(width * s), height: Math.round(height * s) };
 }

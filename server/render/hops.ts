@@ -12,7 +12,7 @@ const PROXY_REFUSAL_HEADER = 'x-egress-blocked';
 const BLOCKED_NET_ERRORS = /net::(ERR_UNSAFE_REDIRECT|ERR_DISALLOWED_URL_SCHEME|ERR_UNSAFE_PORT|ERR_BLOCKED_BY_CLIENT|ERR_ACCESS_DENIED)/;
 
 export class HopGuard {
-  /** Rejects with TargetBlocked as soon as a main-frame hop is found blocked; never resolves. */
+  /** Rejects (TargetBlocked, or NavigationFailed when the proxy could not connect) as soon as a main-frame hop fails so; never resolves. */
   readonly blocked: Promise<never>;
   private reject!: (e: ServiceError) => void;
   private found: ServiceError | undefined;
@@ -36,9 +36,10 @@ export class HopGuard {
       if (url !== this.first) this.recheck(url);
     };
     const onResponse = (res: HTTPResponse) => {
-      if (isMainNav(res.request()) && res.headers()[PROXY_REFUSAL_HEADER]) {
-        this.block(`navigation to ${hostOf(res.url())} was refused by the egress guard: not a public address`);
-      }
+      if (!isMainNav(res.request()) || !res.headers()[PROXY_REFUSAL_HEADER]) return;
+      // The proxy's own answers: 403 = refused by policy; anything else (502) = could not connect.
+      if (res.status() === 403) this.block(`navigation to ${hostOf(res.url())} was refused by the egress guard: not a public address`);
+      else this.fail(new NavigationFailed(`could not load ${res.url().split(/[?#]/)[0]}: the connection to ${hostOf(res.url())} failed`));
     };
     const onFailed = (r: HTTPRequest) => {
       if (!isMainNav(r)) return;
@@ -57,9 +58,13 @@ export class HopGuard {
   }
 
   private block(message: string): void {
+    this.fail(new TargetBlocked(message));
+  }
+
+  private fail(e: ServiceError): void {
     if (this.found) return;
-    this.found = new TargetBlocked(message);
-    this.reject(this.found);
+    this.found = e;
+    this.reject(e);
   }
 
   private recheck(url: string): void {

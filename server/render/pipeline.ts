@@ -69,7 +69,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
 
     if (req.fullPage && req.selector === undefined) {
       await deadline.step('loading lazy content', hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, deadline.remaining()))));
-      await deadline.step('waiting for lazy content', hops.guard(Promise.race([tracker.waitForIdle(2), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
+      await deadline.step('waiting for lazy content', hops.guard(Promise.race([tracker.waitForIdle(0), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
     }
 
     const bannerAction = await deadline.step('removing cookie banners', hops.guard(cleanup.finish(deadline.at)));
@@ -81,12 +81,10 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   }
 }
 
+/** Waits until an element matches; a selector the page cannot parse is a 400 naming the field. */
 async function waitForSelector(page: Page, selector: string): Promise<void> {
-  try {
-    await page.waitForSelector(selector, { timeout: 0 });
-  } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    if (/is not a valid selector|SyntaxError/i.test(msg)) throw badRequest('waitForSelector must be a valid CSS selector');
-    throw e;
-  }
+  // Source text, not a function: the TS loader would inject helpers that do not exist in the page.
+  const valid = await page.evaluate(`(() => { try { document.createDocumentFragment().querySelector(${JSON.stringify(selector)}); return true; } catch { return false; } })()`);
+  if (!valid) throw badRequest('waitForSelector must be a valid CSS selector');
+  await page.waitForSelector(selector, { timeout: 0 });
 }

@@ -36,11 +36,15 @@ const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time
 
 export class BrowserPool extends EventEmitter {
   private gen: Promise<Generation> | undefined;
+  /** The generation `gen` resolved to, known synchronously so that retire() can replace it at once. */
+  private currentGen: Generation | undefined;
   private genSeq = 0;
   private running = 0;
   private readonly queue: Array<() => void> = [];
   private closing = false;
   private readonly live = new Set<Generation>();
+  /** The browser's version string (e.g. "HeadlessChrome/156.0.8078.79"), once launched. */
+  browserVersion: string | undefined;
 
   constructor(private readonly opts: PoolOptions) {
     super();
@@ -101,11 +105,13 @@ export class BrowserPool extends EventEmitter {
     const launched = await launchBrowser({ executablePath: this.opts.executablePath, args: this.opts.launchArgs });
     const g: Generation = { id: ++this.genSeq, launched, slots: [], preparing: 0, renders: 0, active: 0, retired: false, dead: false };
     this.live.add(g);
+    this.currentGen = g;
     launched.browser.on('disconnected', () => {
       if (!g.dead && !this.closing) this.log('warn', 'browser disconnected; replacing it', { generation: g.id });
       this.retire(g, true);
     });
-    this.log('info', 'browser launched', { generation: g.id, version: await launched.browser.version() });
+    this.browserVersion = await launched.browser.version();
+    this.log('info', 'browser launched', { generation: g.id, version: this.browserVersion });
     this.refill(g);
     return g;
   }
@@ -135,9 +141,10 @@ export class BrowserPool extends EventEmitter {
     g.dead ||= dead;
     if (!g.retired) {
       g.retired = true;
-      this.gen?.then((cur) => {
-        if (cur === g) this.gen = undefined;
-      });
+      if (this.currentGen === g) {
+        this.currentGen = undefined;
+        this.gen = undefined; // so that current() below launches the replacement now
+      }
       for (const s of g.slots.splice(0)) void s.dispose();
       if (!this.closing) void this.current().catch((e) => this.log('error', 'browser launch failed', { err: String(e) }));
     }

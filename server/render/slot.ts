@@ -22,7 +22,9 @@ export async function prepareSlot(browser: Browser): Promise<Slot> {
     const page = await context.newPage();
     const client = await page.createCDPSession();
     await page.setViewport(PREPARED_VIEWPORT);
-    page.on('dialog', (d) => void d.dismiss().catch(() => {})); // alert/confirm/prompt/beforeunload never block
+    // alert/confirm/prompt are dismissed; beforeunload is accepted (dismissing it means "stay",
+    // which would pin the page and end the render in a timeout).
+    page.on('dialog', (d) => void (d.type() === 'beforeunload' ? d.accept() : d.dismiss()).catch(() => {}));
     // Popups (window.open, target=_blank) are closed as soon as they appear.
     const closePopup = (t: Target) => {
       if (t.type() === 'page' && t.opener()) void t.page().then((p) => p?.close()).catch(() => {});

@@ -233,7 +233,7 @@ describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, 
     const ready = await eventually(async () => (await call(small.url, '/readyz', undefined, { method: 'GET', key: null })).status === 200, 10_000, 200);
     const b = await small.server.pool.browserForTests();
     assert.ok(ready && b, `a new browser is up and ready without waiting for a request (readyz ${ready ? 200 : 503}, warm slots ${small.server.pool.warmSlots})`);
-    assert.ok(small.server.pool.warmSlots >= 1, 'with warm slots');
+    assert.ok(await eventually(() => small.server.pool.warmSlots >= 1, 5000), 'with warm slots');
   });
 
   test('two concurrent slow renders: one is served, the other gets 503 overloaded with Retry-After', async () => {

@@ -1,6 +1,10 @@
 // In-page DOM clean-up (spec §4.1 rule 3 steps 2-3 and the revert guard of rule 4). Runs once in
 // the top document's main world, right before capture. Plain JavaScript on purpose: read as text
-// and serialised into the page (see ../dom.ts), so the TypeScript loader never touches it.
+// and serialised into the page (see ../dom.ts; scan.js is concatenated before it), so the
+// TypeScript loader never touches it. Selector groups arrive with their needs (../selectors.ts)
+// so that only selectors that can match are run; fixed layers come from hit tests (scLayers).
+// scDomFind() only looks (the pre-check uses it: nothing found, nothing to do); scDomCleanup()
+// looks again and acts.
 //
 //   1. user hideSelectors and, with blockAds, ad slots: always hidden (never reverted: asked for);
 //   2. automatic hiding: curated CMP containers; generic banner names whose text reads as a consent
@@ -10,20 +14,131 @@
 //   4. revert guard: if step 2-3 leave the page near-empty, undo them and keep the original page.
 // html and body are never hidden. Styles go through constructed stylesheets and CSSOM inline styles,
 // which a page's Content-Security-Policy does not block (a <style> element would be).
-// eslint-disable-next-line no-unused-vars
-function scDomCleanup(cfg, req) {
+/** Shared helpers of scDomFind and scDomCleanup. */
+function scDomKit(cfg) {
   const doc = document;
   const root = doc.documentElement;
   const body = doc.body;
-  const result = { autoHidden: 0, userHidden: 0, unlocked: false, reverted: false, invalid: [], hidden: [], before: -1, after: -1 };
-  if (!root || !body) return result;
-  const HIDDEN_ATTR = 'data-sc-cleanup-hidden';
   const vw = window.innerWidth || root.clientWidth || 1;
   const vh = window.innerHeight || root.clientHeight || 1;
-  const consentRe = new RegExp(cfg.consentText, 'i');
-  const overlayRe = new RegExp(cfg.overlayText, 'i');
-  const isRootish = (el) => el === root || el === body || el === doc.head;
+  const kit = {
+    doc,
+    root,
+    body,
+    vw,
+    vh,
+    consentRe: new RegExp(cfg.consentText, 'i'),
+    overlayRe: new RegExp(cfg.overlayText, 'i'),
+    isRootish: (el) => el === root || el === body || el === doc.head,
+    qsa(sel, scope) {
+      try {
+        return Array.from((scope || doc).querySelectorAll(sel));
+      } catch (e) {
+        return [];
+      }
+    },
+    visible: (el) =>
+      typeof el.checkVisibility === 'function' ? el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) : !!el.getClientRects().length,
+    area: (r) => Math.max(0, Math.min(r.right, vw) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, vh) - Math.max(r.top, 0)),
+    position: (el) => getComputedStyle(el).position,
+    dialogLike: (el) =>
+      (el.tagName === 'DIALOG' && el.hasAttribute('open')) || el.getAttribute('role') === 'dialog' || el.getAttribute('role') === 'alertdialog' || el.getAttribute('aria-modal') === 'true',
+  };
+  /** Rendered with some size, itself or (for zero-size wrappers of fixed children) a descendant. */
+  kit.rendered = (el) => {
+    if (!kit.visible(el)) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width * r.height > 0) return true;
+    const kids = el.querySelectorAll('*');
+    for (let i = 0; i < kids.length && i < 300; i++) {
+      const kr = kids[i].getBoundingClientRect();
+      if (kr.width * kr.height > 0 && kit.visible(kids[i])) return true;
+    }
+    return !!(el.shadowRoot && el.shadowRoot.childElementCount);
+  };
+  kit.textOf = (el, max) => {
+    if ((el.textContent || '').length > max * 3) return null;
+    const t = (el.innerText || el.textContent || '').replace(/\s+/g, ' ').trim();
+    return t.length > max ? null : t;
+  };
+  kit.hasControl = (el) =>
+    kit.qsa('button, a[href], [role=button], input[type=button], input[type=submit], input[type=email], [onclick]', el).length > 0 || !!el.shadowRoot;
+  kit.containsPage = (el) => kit.qsa('main, article, [role=main]', el).length > 0;
+  /**
+   * A layer over the page (fixed/sticky itself or inside one, or a dialog), or a bar at the very
+   * top or bottom of the document. Consent words inside the page's own content (a cookie-policy
+   * page, a consent-status box) are not a banner.
+   */
+  kit.layerish = (el) => {
+    for (let p = el; p && !kit.isRootish(p); p = p.parentElement) {
+      const pos = kit.position(p);
+      if (pos === 'fixed' || pos === 'sticky' || kit.dialogLike(p)) return true;
+    }
+    const r = el.getBoundingClientRect();
+    const docH = Math.max(root.scrollHeight, body.scrollHeight);
+    return r.top + window.scrollY < 150 || r.bottom + window.scrollY > docH - 150;
+  };
+  /** The outermost fixed ancestor below body that holds nothing but this element's content. */
+  kit.lift = (el, textLen) => {
+    let best = el;
+    for (let p = el.parentElement; p && !kit.isRootish(p); p = p.parentElement) {
+      const t = (p.innerText || '').replace(/\s+/g, ' ').trim();
+      if (t.length > textLen + 60) break;
+      if (kit.position(p) === 'fixed' || kit.dialogLike(p)) best = p;
+    }
+    return best;
+  };
+  return kit;
+}
 
+/**
+ * The automatic candidates (step 2, before the backdrops): [{ el, why }], outermost only.
+ * `shared` may carry tokens and layers already computed by the pre-check.
+ */
+function scDomFind(cfg, kit, shared) {
+  const tokens = shared.tokens();
+  const picked = new Map();
+  const pick = (el, why) => {
+    if (el && !kit.isRootish(el) && !picked.has(el)) picked.set(el, why);
+  };
+  for (const sel of tokens.candidates(cfg.cmp)) for (const el of kit.qsa(sel)) if (!kit.isRootish(el) && kit.rendered(el)) pick(el, sel);
+  for (const sel of tokens.candidates(cfg.banner)) {
+    for (const el of kit.qsa(sel).slice(0, 50)) {
+      if (kit.isRootish(el) || !kit.rendered(el) || kit.containsPage(el) || !kit.layerish(el)) continue;
+      const t = kit.textOf(el, 4000);
+      if (t && kit.consentRe.test(t)) pick(kit.lift(el, t.length), sel);
+    }
+  }
+  // layers over the page (fixed or sticky, open shadow roots included) and dialogs
+  const overlaySel = cfg.overlay.map((n) => n.sel).join(',');
+  const named = (el) => {
+    try {
+      return el.matches(overlaySel) || !!el.querySelector(overlaySel);
+    } catch (e) {
+      return false;
+    }
+  };
+  const overlayLike = (el) => kit.dialogLike(el) || kit.area(el.getBoundingClientRect()) >= 0.15 * kit.vw * kit.vh;
+  for (const el of shared.layers()) {
+    if (picked.has(el) || kit.isRootish(el) || !kit.rendered(el) || kit.containsPage(el)) continue;
+    const t = kit.textOf(el, 4000);
+    if (!t) continue;
+    if (kit.consentRe.test(t) && kit.hasControl(el)) pick(kit.lift(el, t.length), 'consent-layer');
+    else if (kit.overlayRe.test(t) && kit.hasControl(el) && overlayLike(el)) pick(kit.lift(el, t.length), named(el) ? 'overlay-layer:named' : 'overlay-layer');
+  }
+  const els = Array.from(picked.keys());
+  return els.filter((el) => !els.some((o) => o !== el && o.contains(el))).map((el) => ({ el, why: picked.get(el) }));
+}
+
+// eslint-disable-next-line no-unused-vars
+function scDomCleanup(cfg, req) {
+  const result = { autoHidden: 0, userHidden: 0, unlocked: false, reverted: false, invalid: [], hidden: [], before: -1, after: -1 };
+  if (!document.documentElement || !document.body) return result;
+  const kit = scDomKit(cfg);
+  const { doc, root, body, vw, vh, qsa, visible, area, position, isRootish, rendered } = kit;
+  const HIDDEN_ATTR = 'data-sc-cleanup-hidden';
+  const shared = scShared();
+  const tokens = shared.tokens();
   const validSelector = (sel) => {
     try {
       doc.querySelector(sel);
@@ -32,63 +147,6 @@ function scDomCleanup(cfg, req) {
       return false;
     }
   };
-  const qsa = (sel, scope) => {
-    try {
-      return Array.from((scope || doc).querySelectorAll(sel));
-    } catch (e) {
-      return [];
-    }
-  };
-  const visible = (el) =>
-    typeof el.checkVisibility === 'function' ? el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) : !!el.getClientRects().length;
-  const area = (r) => Math.max(0, Math.min(r.right, vw) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, vh) - Math.max(r.top, 0));
-  /** Rendered with some size, itself or (for zero-size wrappers of fixed children) a descendant. */
-  const rendered = (el) => {
-    if (!visible(el)) return false;
-    const r = el.getBoundingClientRect();
-    if (r.width * r.height > 0) return true;
-    const kids = el.querySelectorAll('*');
-    for (let i = 0; i < kids.length && i < 300; i++) {
-      const k = kids[i];
-      const kr = k.getBoundingClientRect();
-      if (kr.width * kr.height > 0 && visible(k)) return true;
-    }
-    return !!(el.shadowRoot && el.shadowRoot.childElementCount);
-  };
-  const textOf = (el, max) => {
-    if ((el.textContent || '').length > max * 3) return null;
-    const t = (el.innerText || el.textContent || '').replace(/\s+/g, ' ').trim();
-    return t.length > max ? null : t;
-  };
-  const hasControl = (el) => qsa('button, a[href], [role=button], input[type=button], input[type=submit], input[type=email], [onclick]', el).length > 0 || !!el.shadowRoot;
-  const dialogLike = (el) => (el.tagName === 'DIALOG' && el.hasAttribute('open')) || el.getAttribute('role') === 'dialog' || el.getAttribute('role') === 'alertdialog' || el.getAttribute('aria-modal') === 'true';
-  const containsPage = (el) => qsa('main, article, [role=main]', el).length > 0;
-  const position = (el) => getComputedStyle(el).position;
-  /**
-   * A layer over the page (fixed/sticky itself or inside one, or a dialog), or a bar at the very
-   * top or bottom of the document. Consent words inside the page's own content (a cookie-policy
-   * page, a consent-status box) are not a banner.
-   */
-  const layerish = (el) => {
-    for (let p = el; p && !isRootish(p); p = p.parentElement) {
-      const pos = position(p);
-      if (pos === 'fixed' || pos === 'sticky' || dialogLike(p)) return true;
-    }
-    const r = el.getBoundingClientRect();
-    const docH = Math.max(root.scrollHeight, body.scrollHeight);
-    return r.top + window.scrollY < 150 || r.bottom + window.scrollY > docH - 150;
-  };
-  /** The outermost fixed ancestor below body that holds nothing but this element's content. */
-  const lift = (el, textLen) => {
-    let best = el;
-    for (let p = el.parentElement; p && !isRootish(p); p = p.parentElement) {
-      const t = (p.innerText || '').replace(/\s+/g, ' ').trim();
-      if (t.length > textLen + 60) break;
-      if (position(p) === 'fixed' || dialogLike(p)) best = p;
-    }
-    return best;
-  };
-
   // ---- 1. user selectors and ads (kept even when the automatic part is reverted)
   const userSheet = new CSSStyleSheet();
   const userSelectors = [];
@@ -96,74 +154,29 @@ function scDomCleanup(cfg, req) {
     if (validSelector(sel)) userSelectors.push(sel);
     else result.invalid.push(sel);
   }
-  const adSelectors = req.ads ? cfg.ads : [];
+  const adSelectors = req.ads ? cfg.ads.map((n) => n.sel) : [];
+  const adCandidates = new Set(req.ads ? tokens.candidates(cfg.ads) : []);
+  const counted = new Set();
   for (const sel of userSelectors.concat(adSelectors)) {
-    for (const el of qsa(sel)) if (!isRootish(el) && rendered(el)) result.userHidden++;
+    const count = userSelectors.includes(sel) || adCandidates.has(sel);
+    if (count) for (const el of qsa(sel)) if (!isRootish(el) && !counted.has(el) && rendered(el)) counted.add(el);
     try {
       userSheet.insertRule(`:is(${sel}):not(html):not(body){display:none !important}`, userSheet.cssRules.length);
     } catch (e) {
       result.invalid.push(sel);
     }
   }
+  result.userHidden = counted.size;
   if (userSheet.cssRules.length) doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat([userSheet]);
 
   if (!req.banners) return result;
 
   // ---- 2. automatic candidates
-  const picked = new Set();
-  const pick = (el, why) => {
-    if (!el || isRootish(el) || picked.has(el)) return;
-    picked.add(el);
-    result.hidden.push(why);
-  };
-  const cmpSelectors = cfg.cmp.filter(validSelector);
-  for (const sel of cmpSelectors) for (const el of qsa(sel)) if (!isRootish(el) && rendered(el)) pick(el, sel);
-
-  for (const sel of cfg.banner) {
-    for (const el of qsa(sel).slice(0, 50)) {
-      if (isRootish(el) || !rendered(el) || containsPage(el) || !layerish(el)) continue;
-      const t = textOf(el, 4000);
-      if (t && consentRe.test(t)) pick(lift(el, t.length), sel);
-    }
-  }
-
-  // fixed layers (light DOM and open shadow roots) and dialogs
-  const layers = [];
-  const walk = (scope) => {
-    const w = doc.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT, {
-      acceptNode(el) {
-        if (el.shadowRoot) walk(el.shadowRoot);
-        if (el.offsetParent !== null || isRootish(el)) return dialogLike(el) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-        const cs = getComputedStyle(el);
-        if (cs.display === 'none') return NodeFilter.FILTER_REJECT;
-        if (cs.position === 'fixed') return NodeFilter.FILTER_ACCEPT;
-        return NodeFilter.FILTER_SKIP;
-      },
-    });
-    for (let n = w.nextNode(); n; n = w.nextNode()) layers.push(n);
-  };
-  walk(body);
-  const overlayLike = (el) => {
-    if (dialogLike(el)) return true;
-    return area(el.getBoundingClientRect()) >= 0.15 * vw * vh;
-  };
-  for (const el of layers) {
-    if (picked.has(el) || !rendered(el) || containsPage(el)) continue;
-    const t = textOf(el, 4000);
-    if (!t) continue;
-    if (consentRe.test(t) && hasControl(el)) pick(lift(el, t.length), 'fixed-consent-layer');
-    else if (overlayRe.test(t) && hasControl(el) && overlayLike(el)) pick(lift(el, t.length), 'fixed-overlay');
-  }
-  for (const sel of cfg.overlay) {
-    for (const el of qsa(sel).slice(0, 100)) {
-      if (picked.has(el) || isRootish(el) || !rendered(el) || containsPage(el)) continue;
-      if (position(el) !== 'fixed' && !dialogLike(el)) continue;
-      const t = textOf(el, 2500);
-      if (t && overlayRe.test(t) && hasControl(el) && overlayLike(el)) pick(lift(el, t.length), sel);
-    }
-  }
-  // keep only outermost picks
-  const picks = Array.from(picked).filter((el) => !Array.from(picked).some((o) => o !== el && o.contains(el)));
+  const found = scDomFind(cfg, kit, shared);
+  const picks = found.map((f) => f.el);
+  result.hidden = found.map((f) => f.why);
+  const layers = shared.layers();
+  const cmpSelectors = cfg.cmp.map((n) => n.sel);
 
   if (picks.length === 0 && !req.acted) return result;
 
@@ -237,7 +250,8 @@ function scDomCleanup(cfg, req) {
   // dimming layers the hidden banner or modal leaves behind
   if (picks.length) {
     const seenLayer = new Set();
-    const backdrops = layers.concat(qsa(cfg.backdrop.join(',')));
+    const backdropSel = tokens.candidates(cfg.backdrop);
+    const backdrops = layers.concat(backdropSel.length ? qsa(backdropSel.join(',')) : []);
     for (const el of backdrops) {
       if (seenLayer.has(el) || isRootish(el) || el.closest('[' + HIDDEN_ATTR + ']')) continue;
       seenLayer.add(el);

@@ -9,8 +9,8 @@
 //    acts only on popups that have a reject button), and a click guard that refuses any click on
 //    an element whose label reads as plain "accept / agree / allow / OK";
 //  - it does not search in the background: start() is a no-op, and quickPass(budget) runs ONE
-//    detection pass (site-specific, generic, then the heuristic), checks the popup with at most
-//    one retry and awaits the opt-out, all within the budget;
+//    detection pass (site-specific, generic, then the heuristic), checks the popup once and
+//    awaits the opt-out, all within the budget;
 //  - after stop(), it makes no further click.
 // Exposed as the non-enumerable window.__scAutoconsent { state, quickPass, stop }.
 // eslint-disable-next-line no-unused-vars
@@ -69,7 +69,9 @@ function scAutoconsentDriver(lib, compactRulesJson, options) {
     }
   };
 
-  const sc = { popupRetries: 1, blockClicks: false, handling: null, handlingCmp: null, pass: null };
+  // popupRetries 0: the page is loaded and its waits are done when the pass runs, so a popup that
+  // is not visible now is not in the capture (a CMP present without a popup costs nothing more)
+  const sc = { popupRetries: 0, blockClicks: false, handling: null, handlingCmp: null, pass: null };
   const AutoConsent = lib.AutoConsent;
   class Driver extends AutoConsent {
     start() {
@@ -166,7 +168,6 @@ function scAutoconsentDriver(lib, compactRulesJson, options) {
   const quickPass = async (budgetMs) => {
     if (!instance) return state();
     const t0 = Date.now();
-    if (budgetMs < 1500) sc.popupRetries = 0;
     if (!sc.pass) {
       sc.pass = (async () => {
         // autoconsent runs its heuristic stage on even-numbered attempts: make this one even

@@ -1,20 +1,25 @@
 // In-page pre-check (see ../sniff.ts): can autoconsent find anything in this document? Answers
-// with the first reason found, or null. Cheap (one combined querySelector, a few globals, one walk
-// over fixed layers), so that a page without a banner does not pay for injecting the autoconsent
-// bundle (~30 ms). Plain JavaScript, serialised into the page like driver.js.
+// with the first reason found, or null. Cheap (a token pass, a few querySelector calls, globals,
+// hit tests over the viewport; scan.js is concatenated before this file), so that a page without
+// a banner does not pay for injecting the autoconsent bundle (~30 ms). Plain JavaScript,
+// serialised into the page like driver.js.
 // eslint-disable-next-line no-unused-vars
-function scConsentSniff(spec) {
+function scConsentSniff(spec, shared) {
   const doc = document;
   if (!doc.documentElement) return null;
-  // 1. a CMP rule's necessary element exists (the selectors come from the rules themselves)
-  try {
-    if (spec.selector && doc.querySelector(spec.selector)) return 'selector';
-  } catch (e) {
-    for (const s of spec.selectors) {
-      try {
-        if (doc.querySelector(s)) return 'selector:' + s;
-      } catch (e2) {
-        /* a selector this engine does not parse */
+  // 1. a CMP rule's necessary element exists (selectors from the rules themselves, see sniff.ts);
+  //    only those whose ids/classes occur in the document are matched
+  const candidates = shared.tokens().candidates(spec.needs);
+  if (candidates.length) {
+    try {
+      if (doc.querySelector(candidates.join(','))) return 'selector';
+    } catch (e) {
+      for (const s of candidates) {
+        try {
+          if (doc.querySelector(s)) return 'selector:' + s;
+        } catch (e2) {
+          /* a selector this engine does not parse */
+        }
       }
     }
   }
@@ -35,29 +40,25 @@ function scConsentSniff(spec) {
     }
   }
   if (!spec.layers || !doc.body) return null;
-  // 4. what autoconsent's heuristic looks at: a fixed layer or a dialog (also inside open shadow
-  //    roots) whose text reads as a consent notice
+  // 4. what autoconsent's heuristic looks at: a layer over the page whose text reads as a consent
+  //    notice or offers a reject control
   const textRe = new RegExp(spec.layerText, 'i');
-  const dialogLike = (el) => (el.tagName === 'DIALOG' && el.hasAttribute('open')) || el.getAttribute('role') === 'dialog' || el.getAttribute('aria-modal') === 'true';
-  let found = null;
-  const consider = (el) => {
+  for (const el of shared.layers()) {
     const t = el.textContent || '';
-    if (t.length > 20000) return;
-    if (textRe.test(t.replace(/\s+/g, ' '))) found = 'layer';
-  };
-  const walk = (scope) => {
-    const w = doc.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT, {
-      acceptNode(el) {
-        if (found) return NodeFilter.FILTER_REJECT;
-        if (el.shadowRoot) walk(el.shadowRoot);
-        if (el.offsetParent !== null || el === doc.body || el === doc.documentElement) return dialogLike(el) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-        const cs = getComputedStyle(el);
-        if (cs.display === 'none') return NodeFilter.FILTER_REJECT;
-        return cs.position === 'fixed' ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-      },
-    });
-    for (let n = w.nextNode(); n && !found; n = w.nextNode()) consider(n);
-  };
-  walk(doc.body);
-  return found;
+    if (t.length <= 20000 && textRe.test(t.replace(/\s+/g, ' '))) return 'layer';
+  }
+  return null;
+}
+
+/**
+ * The pre-check of one frame: why autoconsent could act here (or null) and, when that is null
+ * and `cfg` (the hide list, top document only) is given, how many elements the clean-up would
+ * hide. Nothing and nothing: the clean-up has nothing to do in this frame.
+ */
+// eslint-disable-next-line no-unused-vars
+function scSurvey(spec, cfg) {
+  const shared = scShared();
+  const reason = scConsentSniff(spec, shared);
+  if (reason || !cfg || !document.body) return { reason, candidates: -1 };
+  return { reason: null, candidates: scDomFind(cfg, scDomKit(cfg), shared).length };
 }
