@@ -36,7 +36,7 @@ else
 fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find server test/api test/mcp -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find server test/api test/mcp conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 node --import tsx --test --test-concurrency=1 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log"
 count_node "$log"
@@ -50,15 +50,21 @@ if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null
   [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
 fi
 
-if [ -f conformance/run-against-reference.ts ]; then
-  stage "conformance suite against a fresh reference server"
-  clog=$(mktemp)
-  node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
-  status=${PIPESTATUS[0]}
-  p=$(grep -Eo '^conformance: [0-9]+ passed' "$clog" | tail -1 | grep -Eo '[0-9]+'); f=$(grep -Eo '^conformance: [0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+')
-  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
-  if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
-fi
+stage "conformance suite against a fresh reference server (core, reference, security)"
+clog=$(mktemp)
+node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+status=${PIPESTATUS[0]}
+read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
+
+stage "the suite rejects deliberately broken implementations (mutants)"
+mlog=$(mktemp)
+node --import tsx conformance/mutants/run-mutants.ts 2>&1 | tee "$mlog"
+status=${PIPESTATUS[0]}
+read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
+pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
+if [ "$status" != 0 ]; then failed_stages+=(mutants); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
 echo
 [ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
