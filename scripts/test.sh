@@ -12,7 +12,7 @@ pass=0; fail=0; failed_stages=()
 stage() { echo; echo "=== $*"; }
 count_node() { # adds the "# pass N" / "# fail N" lines of node's test runner output in $1
   local p f
-  p=$(grep -E '^# pass [0-9]+' "$1" | tail -1 | awk '{print $3}'); f=$(grep -E '^# fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  p=$(grep -E '^(# |ℹ )pass [0-9]+' "$1" | tail -1 | awk '{print $3}'); f=$(grep -E '^(# |ℹ )fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 }
 
@@ -38,21 +38,22 @@ fi
 stage "unit and integration tests"
 mapfile -t files < <(find server test/api test/mcp conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
-node --import tsx --test --test-concurrency=1 --test-reporter=spec "${files[@]}" 2>&1 | tee "$log"
+# timeout: a hang must fail this stage, not eat CI's 90 minutes
+timeout 1500 node --import tsx --test --test-concurrency=1 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 count_node "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(node-tests)
 
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
-  bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
+  timeout 600 bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
   count_node "$slog"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
 fi
 
 stage "conformance suite against a fresh reference server (core, reference, security)"
 clog=$(mktemp)
-node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+timeout 900 node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -60,7 +61,7 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
-node --import tsx conformance/mutants/run-mutants.ts 2>&1 | tee "$mlog"
+timeout 600 node --import tsx conformance/mutants/run-mutants.ts 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check

@@ -84,6 +84,9 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
         const stopped = new Promise<void>((r) => server.close(() => r())); // stop accepting
         server.closeIdleConnections();
         await pool.close(); // finish what is in flight, then close Chromium
+        // Responses of finished renders get a moment to flush; then keep-alive sockets are cut.
+        await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000).unref())]);
+        server.closeAllConnections();
         await stopped;
         await accounts.close();
         await guard.close();

@@ -72,15 +72,15 @@ export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowse
   const close = () =>
     (closed ??= (async () => {
       const proc = browser.process();
-      const kill = setTimeout(() => proc?.kill('SIGKILL'), 5000);
-      try {
-        await browser.close();
-      } catch {
-        proc?.kill('SIGKILL');
-      } finally {
-        clearTimeout(kill);
-        rmSync(profile, { recursive: true, force: true });
-      }
+      let timer: NodeJS.Timeout | undefined;
+      // browser.close() may never settle for a browser that died or hangs: give it 5 s, then kill.
+      const outcome = await Promise.race([
+        browser.close().then(() => 'closed', () => 'failed'),
+        new Promise<string>((r) => (timer = setTimeout(() => r('timeout'), 5000))),
+      ]);
+      clearTimeout(timer);
+      if (outcome !== 'closed' && proc && proc.exitCode === null) proc.kill('SIGKILL');
+      rmSync(profile, { recursive: true, force: true });
     })());
   return { browser, close };
 }

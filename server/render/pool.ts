@@ -103,6 +103,11 @@ export class BrowserPool extends EventEmitter {
 
   private async launch(): Promise<Generation> {
     const launched = await launchBrowser({ executablePath: this.opts.executablePath, args: this.opts.launchArgs });
+    if (this.closing) {
+      // close() ran while this browser was starting (e.g. the replacement after a recycle).
+      await launched.close();
+      throw new Overloaded('the server is shutting down', 5);
+    }
     const g: Generation = { id: ++this.genSeq, launched, slots: [], preparing: 0, renders: 0, active: 0, retired: false, dead: false };
     this.live.add(g);
     this.currentGen = g;
@@ -240,6 +245,7 @@ export class BrowserPool extends EventEmitter {
     for (const wake of this.queue.splice(0)) wake(); // queued renders proceed; acquire already passed
     const until = Date.now() + graceMs;
     while (this.running > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await this.gen?.catch(() => {}); // a browser still starting is closed by launch() itself
     await Promise.all([...this.live].map((g) => g.launched.close()));
     this.live.clear();
     this.gen = undefined;
