@@ -176,7 +176,10 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       r.pipe(res);
       r.on('error', () => res.destroy());
     });
-    up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502, { 'content-length': '0' }).end()));
+    // The upstream failed after the connection (closed without a response, reset, idle): the
+    // browser sees the failure as it would without a proxy (ERR_EMPTY_RESPONSE), not a 502 page
+    // it would render and we would bill.
+    up.on('error', () => res.destroy());
     up.setTimeout(idle, () => up.destroy(new Error('idle')));
     req.pipe(up);
     res.on('close', () => up.destroy());

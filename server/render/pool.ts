@@ -200,10 +200,25 @@ export class BrowserPool extends EventEmitter {
 
   private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
     const deadline = new Deadline(this.opts.renderBudgetMs, signal);
-    const g = await deadline.step('starting the browser', this.current());
-    const slot = g.slots.shift() ?? (await deadline.step('opening a page', prepareSlot(g.launched.browser)));
+    const browser = () =>
+      deadline.step('starting the browser', this.current()).catch((e) => {
+        throw e instanceof ServiceError ? e : new RenderFailed(`the browser could not be started: ${String(e).split('\n')[0]}`);
+      });
+    let g = await browser();
+    // Another render may have retired this browser (recycle, crash) while we waited; its
+    // replacement is the current one. Checked and claimed (active++) in one synchronous step, so
+    // that the browser cannot be closed under us.
+    while (g.retired || g.dead) g = await browser();
     g.active++;
     g.renders++;
+    let slot: Slot;
+    try {
+      slot = g.slots.shift() ?? (await deadline.step('opening a page', prepareSlot(g.launched.browser)));
+    } catch (e) {
+      g.active--;
+      if (g.retired && g.active === 0) this.retire(g);
+      throw toServiceError(e, g);
+    }
     let timedOut = false;
     try {
       const crashed = slot.crashed.then((e) => {
