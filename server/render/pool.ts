@@ -229,15 +229,24 @@ export class BrowserPool extends EventEmitter {
       timedOut = e instanceof RenderTimeout || (e instanceof ServiceError && e.code === 'client_closed');
       throw toServiceError(e, g);
     } finally {
-      await this.disposeSlot(slot, g, timedOut);
-      g.active--;
-      this.refill(g);
-      if (g.renders >= this.opts.recycleAfter && !g.retired) {
-        this.log('info', 'recycling browser', { generation: g.id, renders: g.renders });
-        this.retire(g);
-      } else if (g.retired && g.active === 0) {
-        this.retire(g);
-      }
+      // A finished render's context closes in the background: the caller has its image and the
+      // next render its permit ~10 ms sooner. After a timeout or a lost caller the page may be
+      // busy (a script loop): then the permit is held until the context is really gone, so that
+      // runaway pages can never outnumber the permits.
+      const done = this.finishSlot(slot, g, timedOut);
+      if (timedOut) await done;
+    }
+  }
+
+  private async finishSlot(slot: Slot, g: Generation, afterTimeout: boolean): Promise<void> {
+    await this.disposeSlot(slot, g, afterTimeout);
+    g.active--;
+    this.refill(g);
+    if (g.renders >= this.opts.recycleAfter && !g.retired) {
+      this.log('info', 'recycling browser', { generation: g.id, renders: g.renders });
+      this.retire(g);
+    } else if (g.retired && g.active === 0) {
+      this.retire(g);
     }
   }
 
