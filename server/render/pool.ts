@@ -73,17 +73,15 @@ export class BrowserPool extends EventEmitter {
     await this.current();
   }
 
-  /** True when a browser is up and answers within the timeout. */
+  /** True when a browser is up and answers within the timeout (never waits for one starting). */
   async ready(timeoutMs = 2000): Promise<boolean> {
-    if (this.closing || !this.gen) return false;
-    try {
-      const g = await this.gen;
-      if (g.dead) return false;
-      await Promise.race([g.launched.browser.version(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs))]);
-      return true;
-    } catch {
-      return false;
-    }
+    const g = this.currentGen;
+    if (this.closing || !g || g.dead || g.retired) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    const ok = await Promise.race([g.launched.browser.version().then(() => true, () => false), late]);
+    clearTimeout(timer);
+    return ok;
   }
 
   private log(level: 'info' | 'warn' | 'error', msg: string, extra?: object) {
@@ -219,22 +217,22 @@ export class BrowserPool extends EventEmitter {
       if (g.retired && g.active === 0) this.retire(g);
       throw toServiceError(e, g);
     }
-    let timedOut = false;
+    let abandoned = false; // timed out, or the caller went away: the page may still be busy
     try {
       const crashed = slot.crashed.then((e) => {
         throw new RenderFailed(`the page crashed: ${e.message}`);
       });
       return await Promise.race([runPipeline(slot, req, deadline, deps), crashed]);
     } catch (e) {
-      timedOut = e instanceof RenderTimeout || (e instanceof ServiceError && e.code === 'client_closed');
+      abandoned = e instanceof RenderTimeout || (e instanceof ServiceError && e.code === 'client_closed');
       throw toServiceError(e, g);
     } finally {
       // A finished render's context closes in the background: the caller has its image and the
       // next render its permit ~10 ms sooner. After a timeout or a lost caller the page may be
       // busy (a script loop): then the permit is held until the context is really gone, so that
       // runaway pages can never outnumber the permits.
-      const done = this.finishSlot(slot, g, timedOut);
-      if (timedOut) await done;
+      const done = this.finishSlot(slot, g, abandoned);
+      if (abandoned) await done;
     }
   }
 
