@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { pino } from 'pino';
 import { ServiceError } from '../errors.ts';
-import { publicSchema, type ScreenshotRequest } from '../request/schema.ts';
+import { CROSS_FIELD_RULES, publicSchema, type ScreenshotRequest } from '../request/schema.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { callTakeScreenshot, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
 
@@ -26,9 +26,12 @@ test('the tool is take_screenshot and its input schema is the REST body schema',
   const t = toolDefinition();
   assert.equal(t.name, TOOL_NAME);
   assert.equal(t.name, 'take_screenshot');
-  assert.deepEqual(t.inputSchema, publicSchema());
+  assert.deepEqual(t.inputSchema.properties, publicSchema().properties);
   assert.equal(t.inputSchema.type, 'object');
   assert.ok(!JSON.stringify(t.inputSchema).includes('x-rule'));
+  // No top-level combinators (several clients refuse them); the cross-field rules are in words.
+  assert.equal((t.inputSchema as Record<string, unknown>).allOf, undefined);
+  for (const rule of CROSS_FIELD_RULES) assert.ok(String(t.inputSchema.description).includes(rule), rule);
 });
 
 test('arguments reach the capture service unchanged; success is image + text, no structuredContent', async () => {

@@ -1,7 +1,9 @@
 // The one MCP tool, `take_screenshot` (spec §4.2, issue 7): its definition and how a capture or a
 // failure becomes a tool result.
-// - Input schema: the REST body's JSON Schema itself (server/request/schema.ts publicSchema()), so
-//   the tool takes exactly the fields of POST /v1/screenshot with the same defaults. Arguments go
+// - Input schema: the REST body's JSON Schema (server/request/schema.ts), so the tool takes exactly
+//   the fields of POST /v1/screenshot with the same defaults; its cross-field rules are written into
+//   the schema's description instead of a top-level allOf, which several MCP clients and model
+//   APIs refuse in a tool's input schema. Arguments go
 //   unchanged to the capture service, which validates them with the same messages and does the
 //   same billing, cache, egress guard and banner cleanup as REST.
 // - Success: an image content block (base64 data, mimeType) and one short text block (size,
@@ -14,7 +16,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Account } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { publicSchema } from '../request/schema.ts';
+import { CROSS_FIELD_RULES, publicSchema } from '../request/schema.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
 
@@ -33,9 +35,16 @@ export function toolDefinition(): Tool {
       'Private, loopback and link-local targets are refused. One successful capture costs one credit; failures cost nothing. ' +
       `Images over ${MCP_IMAGE_BUDGET_BYTES.toLocaleString('en-US')} bytes or ${MCP_IMAGE_MAX_EDGE} px on a side are re-encoded ` +
       'or downscaled to fit MCP clients, and the text part says so.',
-    inputSchema: publicSchema() as Tool['inputSchema'],
+    inputSchema: toolInputSchema(),
     annotations: { title: 'Take a screenshot', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   };
+}
+
+/** The REST body schema with its cross-field rules (allOf) stated in words in the description. */
+export function toolInputSchema(): Tool['inputSchema'] {
+  const schema = publicSchema();
+  delete schema.allOf;
+  return { ...schema, type: 'object', description: `${String(schema.description)} Rules: ${CROSS_FIELD_RULES.join('; ')}.` };
 }
 
 export interface CallContext {

@@ -2,26 +2,25 @@
 // request never waits for context or page creation. Used by exactly one render, then disposed
 // (DESIGN §4: nothing is shared between requests: cookies, storage, cache, service workers).
 import type { Browser, BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
+import { DEFAULT_VIEWPORT, type Viewport } from '../request/schema.ts';
 
 export interface Slot {
   context: BrowserContext;
   page: Page;
   client: CDPSession;
   /** The viewport the page has now (prepared at the default, so most renders skip setViewport). */
-  viewport: { width: number; height: number; deviceScaleFactor: number };
+  viewport: Viewport;
   /** Set when the page's renderer crashed; the render fails with render_failed. */
   crashed: Promise<Error>;
   dispose(): Promise<void>;
 }
-
-export const PREPARED_VIEWPORT = { width: 1280, height: 720, deviceScaleFactor: 1 }; // spec §2.2 default
 
 export async function prepareSlot(browser: Browser): Promise<Slot> {
   const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
   try {
     const page = await context.newPage();
     const client = await page.createCDPSession();
-    await page.setViewport(PREPARED_VIEWPORT);
+    await page.setViewport(DEFAULT_VIEWPORT); // spec §2.2 default: most renders skip setViewport
     // alert/confirm/prompt are dismissed; beforeunload is accepted (dismissing it means "stay",
     // which would pin the page and end the render in a timeout).
     page.on('dialog', (d) => void (d.type() === 'beforeunload' ? d.accept() : d.dismiss()).catch(() => {}));
@@ -36,7 +35,7 @@ export async function prepareSlot(browser: Browser): Promise<Slot> {
       context,
       page,
       client,
-      viewport: { ...PREPARED_VIEWPORT },
+      viewport: { ...DEFAULT_VIEWPORT },
       crashed,
       dispose: () => (disposed ??= context.close().catch(() => {})),
     };

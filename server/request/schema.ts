@@ -1,7 +1,15 @@
-// The one JSON Schema for the request body (spec §2.1, §2.2, §8). It is the validation
-// (server/request/validate.ts), the TypeScript type (FromSchema below), GET /openapi.json and the
-// MCP tool's input schema. `x-rule` is the human wording of each field's rule: error messages are
-// "<field> must be <x-rule>", so that every message names its field (spec §2.1 rule 3).
+// The one JSON Schema of the request body (spec §2.1, §2.2, §8). Everything else derives from it:
+// - validation, defaults and normalisation (validate.ts: ajv with useDefaults),
+// - the TypeScript types (ScreenshotRequestBody as sent, ScreenshotRequest after defaults),
+// - GET /openapi.json (server/http/openapi.ts) and the MCP tool's input schema (server/mcp/tool.ts),
+// - the conformance suite's knowledge of fields and defaults.
+// Adding an optional field means adding it here (type, bounds, `default`, `description`, `x-rule`)
+// and using it where it acts; nothing else. See CONTRIBUTING.md.
+//
+// `x-rule` is the wording of a field's rule: a field error reads "<field> must be <x-rule>", so that
+// every message names its field (spec §2.1 rule 3). Cross-field rules live in `allOf`, each with an
+// `x-message` that is the whole error message when that rule fails. Both annotations are stripped
+// from what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
@@ -9,6 +17,8 @@ export const VIEWPORT_MAX = 10000; // spec §8
 export const HIDE_SELECTORS_MAX = 50; // spec §8
 export const HIDE_SELECTOR_MAX_CHARS = 500; // spec §8
 export const SELECTOR_MAX_CHARS = 10000; // not in the spec: a bound so a selector cannot be a payload
+/** spec §2.1 gives quality no default; ours for jpeg and webp, applied by validate.ts. */
+export const LOSSY_QUALITY_DEFAULT = 80;
 
 const cssSelector = {
   type: 'string',
@@ -17,72 +27,116 @@ const cssSelector = {
   'x-rule': `a non-empty CSS selector string of at most ${SELECTOR_MAX_CHARS} characters`,
 } as const;
 
+// spec §2.2: width and height are numbers 1..10000. A fractional value is accepted and the window
+// is laid out at the nearest whole CSS pixel (validate.ts rounds it), as a browser window has
+// whole pixels.
+const viewportLength = (what: string, def: number) =>
+  ({
+    type: 'number',
+    minimum: 1,
+    maximum: VIEWPORT_MAX,
+    description: `Window ${what} in CSS pixels, 1 to ${VIEWPORT_MAX} (default ${def}); a fraction is rounded to the nearest whole pixel.`,
+    'x-rule': `a number between 1 and ${VIEWPORT_MAX}`,
+  }) as const;
+
+const properties = {
+  url: {
+    type: 'string',
+    format: 'uri',
+    description: 'Absolute http or https URL of the page to capture. Exactly one of url and html. Private, loopback, link-local and cloud-metadata targets are refused.',
+    'x-rule': 'an absolute http or https URL',
+  },
+  html: {
+    type: 'string',
+    description: `Markup rendered as the page, at most ${HTML_MAX_BYTES} UTF-8 bytes. Exactly one of url and html. Never stored.`,
+    'x-rule': 'a string of HTML',
+  },
+  fullPage: { type: 'boolean', default: false, description: 'Capture the whole scrollable page instead of the viewport. Ignored when selector is set.', 'x-rule': 'a boolean' },
+  format: { type: 'string', enum: ['png', 'jpeg', 'webp'], default: 'png', description: 'Image format; PNG is lossless.', 'x-rule': 'one of "png", "jpeg", "webp"' },
+  quality: { type: 'number', minimum: 1, maximum: 100, description: `Encoder quality 1 to 100, rounded to a whole number; only with format jpeg or webp (default ${LOSSY_QUALITY_DEFAULT} there).`, 'x-rule': 'a number between 1 and 100' },
+  viewport: {
+    type: 'object',
+    description: 'The browser window the page lays out in. width and height are both required when viewport is given.',
+    'x-rule': 'an object with width and height',
+    properties: {
+      width: viewportLength('width', 1280),
+      height: viewportLength('height', 720),
+      deviceScaleFactor: { type: 'number', minimum: 0.1, maximum: 4, default: 1, description: 'Device pixels per CSS pixel, 0.1 to 4 (2 or 3 for retina output); the image is width x height times this.', 'x-rule': 'a number between 0.1 and 4' },
+    },
+    required: ['width', 'height'],
+    default: { width: 1280, height: 720, deviceScaleFactor: 1 },
+  },
+  selector: { ...cssSelector, description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).' },
+  omitBackground: { type: 'boolean', default: false, description: 'Transparent background where the page has none (png, webp), instead of white.', 'x-rule': 'a boolean' },
+  waitUntil: {
+    type: 'string',
+    enum: ['load', 'networkidle0', 'networkidle2'],
+    default: 'networkidle2',
+    description: 'When the page counts as loaded: load = the load event; networkidle0 = no request in flight for 500 ms; networkidle2 = at most 2 in flight for 500 ms.',
+    'x-rule': 'one of "load", "networkidle0", "networkidle2"',
+  },
+  waitForSelector: { ...cssSelector, description: 'Wait until an element matching this CSS selector is in the document before capturing.' },
+  blockCookieBanners: { type: 'boolean', default: true, description: 'Reject or hide cookie banners, consent popups and overlays before capture (consent is never given).', 'x-rule': 'a boolean' },
+  hideSelectors: {
+    type: 'array',
+    maxItems: HIDE_SELECTORS_MAX,
+    items: { type: 'string', minLength: 1, maxLength: HIDE_SELECTOR_MAX_CHARS, 'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters` },
+    default: [],
+    description: `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
+    'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
+  },
+  blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
+} as const;
+
+/** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
+const crossFieldRules = [
+  { anyOf: [{ required: ['url'] }, { required: ['html'] }], 'x-message': 'exactly one of url and html is required' },
+  { not: { required: ['url', 'html'] }, 'x-message': 'exactly one of url and html must be given, not both' },
+  {
+    if: { required: ['quality'] },
+    then: { required: ['format'], properties: { format: { enum: ['jpeg', 'webp'] } } },
+    'x-message': 'quality is only allowed with format "jpeg" or "webp"',
+  },
+] as const;
+
 export const screenshotRequestSchema = {
   $id: 'ScreenshotRequest',
   title: 'ScreenshotRequest',
-  description: 'Body of POST /v1/screenshot. Exactly one of url and html. Unknown fields are ignored.',
+  description: 'A capture request. Exactly one of url and html; quality only with format jpeg or webp. Unknown fields are ignored (spec §9).',
   type: 'object',
-  properties: {
-    url: { type: 'string', description: 'Absolute http or https URL of the page to capture.', 'x-rule': 'an absolute http or https URL' },
-    html: { type: 'string', description: `Markup rendered as the page; at most ${HTML_MAX_BYTES} UTF-8 bytes.`, 'x-rule': 'a string of HTML' },
-    fullPage: { type: 'boolean', default: false, description: 'Capture the whole scrollable page. Ignored when selector is set.', 'x-rule': 'a boolean' },
-    format: { type: 'string', enum: ['png', 'jpeg', 'webp'], default: 'png', description: 'Image format; PNG is lossless.', 'x-rule': 'one of "png", "jpeg", "webp"' },
-    quality: { type: 'number', minimum: 1, maximum: 100, description: 'Encoder quality 1 to 100; only with format jpeg or webp.', 'x-rule': 'a number between 1 and 100' },
-    viewport: {
-      type: 'object',
-      description: 'Browser window the page lays out in; default 1280 x 720 at scale 1.',
-      'x-rule': 'an object with width and height',
-      properties: {
-        width: { type: 'integer', minimum: 1, maximum: VIEWPORT_MAX, 'x-rule': `an integer between 1 and ${VIEWPORT_MAX}` },
-        height: { type: 'integer', minimum: 1, maximum: VIEWPORT_MAX, 'x-rule': `an integer between 1 and ${VIEWPORT_MAX}` },
-        deviceScaleFactor: { type: 'number', minimum: 0.1, maximum: 4, default: 1, 'x-rule': 'a number between 0.1 and 4' },
-      },
-      required: ['width', 'height'],
-    },
-    selector: { ...cssSelector, description: 'Capture only the first element matching this CSS selector.' },
-    omitBackground: { type: 'boolean', default: false, description: 'Transparent background where the page has none (png, webp).', 'x-rule': 'a boolean' },
-    waitUntil: { type: 'string', enum: ['load', 'networkidle0', 'networkidle2'], default: 'networkidle2', description: 'load: the load event; networkidle0: no request in flight for 500 ms; networkidle2: at most 2 for 500 ms.', 'x-rule': 'one of "load", "networkidle0", "networkidle2"' },
-    waitForSelector: { ...cssSelector, description: 'Wait until an element matching this selector is in the document before capturing.' },
-    blockCookieBanners: { type: 'boolean', default: true, description: 'Reject or hide cookie banners, consent popups and overlays before capture.', 'x-rule': 'a boolean' },
-    hideSelectors: {
-      type: 'array',
-      maxItems: HIDE_SELECTORS_MAX,
-      items: { type: 'string', minLength: 1, maxLength: HIDE_SELECTOR_MAX_CHARS, 'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters` },
-      description: `Extra elements to hide; at most ${HIDE_SELECTORS_MAX} selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters.`,
-      'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
-    },
-    blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
-  },
+  properties,
+  allOf: crossFieldRules,
 } as const;
 
-/** The body as sent (every field optional). */
-export type ScreenshotRequestBody = FromSchema<typeof screenshotRequestSchema>;
+const shape = { type: 'object', properties } as const;
 
-/** The body after validation and defaults: what the render path receives. */
-export interface ScreenshotRequest {
-  url?: string;
-  html?: string;
-  fullPage: boolean;
-  format: 'png' | 'jpeg' | 'webp';
-  quality?: number;
+/** The body as sent: every field optional. */
+export type ScreenshotRequestBody = FromSchema<typeof shape, { keepDefaultedPropertiesOptional: true }>;
+
+/** The body after validation and defaults: what the render path receives (only url/html and fields without a default stay optional). */
+export type ScreenshotRequest = FromSchema<typeof shape> & {
   viewport: { width: number; height: number; deviceScaleFactor: number };
-  selector?: string;
-  omitBackground: boolean;
-  waitUntil: 'load' | 'networkidle0' | 'networkidle2';
-  waitForSelector?: string;
-  blockCookieBanners: boolean;
-  hideSelectors: string[];
-  blockAds: boolean;
-}
+};
 
-export const DEFAULT_VIEWPORT = { width: 1280, height: 720, deviceScaleFactor: 1 } as const;
+export type Viewport = ScreenshotRequest['viewport'];
 
-/** The schema without the `x-rule` annotations, for OpenAPI and MCP clients. */
+/** spec §2.2 default window: 1280 x 720 at scale 1. */
+export const DEFAULT_VIEWPORT: Readonly<Viewport> = properties.viewport.default;
+
+/** The field names and their defaults, as the schema states them (for clients and the suite). */
+export const REQUEST_DEFAULTS: Readonly<Record<string, unknown>> = Object.fromEntries(
+  Object.entries(properties).flatMap(([k, v]) => ('default' in v ? [[k, v.default]] : [])),
+);
+
+/** The cross-field rules in words, for places that cannot carry `allOf` (tool schemas). */
+export const CROSS_FIELD_RULES: readonly string[] = crossFieldRules.map((r) => r['x-message']);
+
+/** The schema without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and MCP clients see it. */
 export function publicSchema(): Record<string, unknown> {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'x-rule' && k !== '$id').map(([k, x]) => [k, strip(x)]));
+      return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('x-') && k !== '$id').map(([k, x]) => [k, strip(x)]));
     }
     return v;
   };

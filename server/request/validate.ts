@@ -1,20 +1,34 @@
 // Validation and normalisation of the request body against the one schema (spec §2.1 rules 1-3,
-// §4.1 rule 7, §8). All field errors of a request are collected into one 400 whose message names
-// each field. Messages never quote the submitted values (no echo of request bodies).
+// §4.1 rule 7, §8). ajv checks every rule the schema states, cross-field rules included, and fills
+// in the schema's defaults; this module only words the errors and normalises what a schema cannot
+// (the URL's href, whole-pixel viewports). All field errors of a request are collected into one 400
+// whose message names each field. Messages never quote the submitted values.
 import { Ajv, type ErrorObject } from 'ajv';
 import { badRequest, ServiceError } from '../errors.ts';
-import { screenshotRequestSchema, HTML_MAX_BYTES, DEFAULT_VIEWPORT, type ScreenshotRequest, type ScreenshotRequestBody } from './schema.ts';
+import { screenshotRequestSchema, HTML_MAX_BYTES, LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from './schema.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: false });
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, useDefaults: true }) // cross-field rules require fields declared at the top;
 ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
+ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+// `format: uri` on `url`: what a capture can navigate to, an absolute http(s) URL with a host.
+ajv.addFormat('uri', { type: 'string', validate: isHttpUrl });
 const check = ajv.compile(screenshotRequestSchema);
+const FIELDS = Object.keys(screenshotRequestSchema.properties);
 
-/** Finds the sub-schema at a JSON pointer path of the instance (/viewport/width, /hideSelectors/3). */
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The field a JSON pointer of the instance names (/viewport/width, /hideSelectors/3) and its rule. */
 function ruleAt(instancePath: string): { field: string; rule: string } {
-  const parts = instancePath.split('/').slice(1);
   let schema: any = screenshotRequestSchema;
   const names: string[] = [];
-  for (const p of parts) {
+  for (const p of instancePath.split('/').slice(1)) {
     if (schema?.type === 'array') {
       schema = schema.items;
       names[names.length - 1] += `[${p}]`;
@@ -27,53 +41,32 @@ function ruleAt(instancePath: string): { field: string; rule: string } {
 }
 
 function messageFor(e: ErrorObject): string {
-  if (e.keyword === 'required' && e.instancePath === '/viewport') {
-    return `viewport.${(e.params as { missingProperty: string }).missingProperty} is required when viewport is given`;
+  const crossField = /^#\/allOf\/(\d+)\//.exec(e.schemaPath);
+  if (crossField) return screenshotRequestSchema.allOf[Number(crossField[1])]['x-message'];
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    const parent = ruleAt(e.instancePath).field;
+    return `${parent}.${missing} is required when ${parent} is given`;
   }
-  if (e.keyword === 'type' && e.instancePath === '') return 'body must be a JSON object';
   const { field, rule } = ruleAt(e.instancePath);
   return `${field} must be ${rule}`;
 }
 
-function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
 /** Validates a parsed JSON body; returns the normalised request or throws one 400/413 naming every bad field. */
 export function validateRequest(body: unknown): ScreenshotRequest {
-  const errors: string[] = check(body) ? [] : [...new Set((check.errors ?? []).map(messageFor))];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest(errors.join('; '));
-  const b = body as ScreenshotRequestBody;
-  const hasUrl = b.url !== undefined;
-  const hasHtml = b.html !== undefined;
-  if (hasUrl === hasHtml) errors.push(hasUrl ? 'exactly one of url and html must be given, not both' : 'exactly one of url and html is required');
-  if (typeof b.url === 'string' && !isHttpUrl(b.url)) errors.push('url must be an absolute http or https URL');
-  if (b.quality !== undefined && (b.format === undefined || b.format === 'png')) {
-    errors.push('quality is only allowed with format "jpeg" or "webp"');
-  }
-  if (errors.length) throw badRequest(errors.join('; '));
-  if (hasHtml && Buffer.byteLength(b.html!, 'utf8') > HTML_MAX_BYTES) {
+  // A copy: ajv writes the defaults into what it checks, and the caller's object stays as sent.
+  const copy: unknown = body !== null && typeof body === 'object' && !Array.isArray(body) ? structuredClone(body) : body;
+  if (copy === null || typeof copy !== 'object' || Array.isArray(copy)) throw badRequest('body must be a JSON object');
+  if (!check(copy)) throw badRequest([...new Set((check.errors ?? []).map(messageFor))].join('; '));
+  const b = copy as Record<string, unknown> & ScreenshotRequest;
+  if (b.html !== undefined && Buffer.byteLength(b.html, 'utf8') > HTML_MAX_BYTES) {
     throw new ServiceError('payload_too_large', `html must be at most ${HTML_MAX_BYTES} bytes (UTF-8)`);
   }
-  return {
-    ...(hasUrl ? { url: new URL(b.url!).href } : { html: b.html! }),
-    fullPage: b.fullPage ?? false,
-    format: b.format ?? 'png',
-    ...(b.quality !== undefined ? { quality: Math.round(b.quality) } : {}),
-    viewport: b.viewport
-      ? { width: b.viewport.width, height: b.viewport.height, deviceScaleFactor: b.viewport.deviceScaleFactor ?? 1 }
-      : { ...DEFAULT_VIEWPORT },
-    ...(b.selector !== undefined ? { selector: b.selector } : {}),
-    omitBackground: b.omitBackground ?? false,
-    waitUntil: b.waitUntil ?? 'networkidle2',
-    ...(b.waitForSelector !== undefined ? { waitForSelector: b.waitForSelector } : {}),
-    blockCookieBanners: b.blockCookieBanners ?? true,
-    hideSelectors: b.hideSelectors ?? [],
-    blockAds: b.blockAds ?? false,
-  };
+  // Unknown fields are ignored (spec §2.1 rule 2): only the schema's fields go further.
+  const req = Object.fromEntries(FIELDS.filter((k) => b[k] !== undefined).map((k) => [k, b[k]])) as ScreenshotRequest;
+  if (req.url !== undefined) req.url = new URL(req.url).href; // navigate with the normalised href (threat model)
+  if (req.format !== 'png') req.quality = Math.round(req.quality ?? LOSSY_QUALITY_DEFAULT);
+  const vp = req.viewport;
+  req.viewport = { width: Math.round(vp.width), height: Math.round(vp.height), deviceScaleFactor: vp.deviceScaleFactor };
+  return req;
 }

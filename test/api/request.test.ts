@@ -141,12 +141,12 @@ describe('viewport (spec §2.2, §8)', () => {
   const bad: Array<[unknown, string]> = [
     [{ width: 0, height: 100 }, 'viewport.width'],
     [{ width: 10001, height: 100 }, 'viewport.width'],
-    [{ width: 1.5, height: 100 }, 'viewport.width'],
     [{ width: '100', height: 100 }, 'viewport.width'],
     [{ width: -5, height: 100 }, 'viewport.width'],
     [{ width: 100, height: 0 }, 'viewport.height'],
     [{ width: 100, height: 10001 }, 'viewport.height'],
-    [{ width: 100, height: 2.5 }, 'viewport.height'],
+    [{ width: 0.4, height: 100 }, 'viewport.width'],
+    [{ width: 100, height: 10000.2 }, 'viewport.height'],
     [{ width: 100, height: null }, 'viewport.height'],
     [{ width: 100 }, 'viewport.height'],
     [{ height: 100 }, 'viewport.width'],
@@ -178,6 +178,11 @@ describe('viewport (spec §2.2, §8)', () => {
     await assertImage(await shoot(base, { html: HTML, viewport: { width: 1, height: 1 }, waitUntil: 'load' }), 1, 1);
     await assertImage(await shoot(base, { html: HTML, viewport: { width: 10000, height: 1 }, waitUntil: 'load' }), 10000, 1);
     await assertImage(await shoot(base, { html: HTML, viewport: { width: 1, height: 10000 }, waitUntil: 'load' }), 1, 10000);
+  });
+
+  test('width and height are numbers (spec §2.1, §2.2): a fraction is laid out at the nearest whole pixel', async () => {
+    await assertImage(await shoot(base, { html: HTML, viewport: { width: 40.4, height: 29.5 }, waitUntil: 'load' }), 40, 30);
+    await assertImage(await shoot(base, { html: HTML, viewport: { width: 1.4, height: 9999.6 }, waitUntil: 'load' }), 1, 10000);
   });
 
   test('deviceScaleFactor bounds are accepted: 0.1 and 4', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { publicSchema } from '../../server/request/schema.ts';
+import { toolInputSchema } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
 import { balance, connect, imageOf, MCP_KEY, startFixture, startTestServer, textOf, type Fixture, type TestServer } from './helpers.ts';
 
@@ -40,7 +40,7 @@ const call = async (args: Record<string, unknown>) => (await client.callTool({ n
 test('tools/list: one tool, take_screenshot, whose input schema is the REST body schema', async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ['take_screenshot']);
-  assert.deepEqual(tools[0].inputSchema, publicSchema());
+  assert.deepEqual(tools[0].inputSchema, toolInputSchema());
   assert.match(tools[0].description ?? '', /url/);
   assert.match(tools[0].description ?? '', /html/);
 });

@@ -1,0 +1,98 @@
+// The one schema and what derives from it (issue 10): defaults come from the schema's `default`s,
+// cross-field rules are the schema's own `allOf` with field-naming messages, unknown fields are
+// dropped, the caller's object is left as sent, and every field carries what clients and error
+// messages need. Over real HTTP the same rules are tested in test/api/request.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServiceError } from '../errors.ts';
+import { CROSS_FIELD_RULES, DEFAULT_VIEWPORT, publicSchema, REQUEST_DEFAULTS, screenshotRequestSchema } from './schema.ts';
+import { validateRequest } from './validate.ts';
+
+function refusal(body: unknown): ServiceError {
+  try {
+    validateRequest(body);
+  } catch (e) {
+    assert.ok(e instanceof ServiceError);
+    return e;
+  }
+  assert.fail(`accepted: ${JSON.stringify(body)}`);
+}
+
+test('every field states a type, a description and the rule its error message quotes', () => {
+  const walk = (name: string, s: Record<string, any>) => {
+    assert.ok(s.type, `${name} has a type`);
+    assert.ok(typeof s.description === 'string' && s.description.length > 10, `${name} has a description`);
+    assert.ok(typeof s['x-rule'] === 'string', `${name} has an x-rule`);
+    for (const [k, v] of Object.entries(s.properties ?? {})) walk(`${name}.${k}`, v as Record<string, any>);
+  };
+  for (const [k, v] of Object.entries(screenshotRequestSchema.properties)) walk(k, v);
+});
+
+test('defaults are the schema\'s: a body of just html gets every one of them', () => {
+  const req = validateRequest({ html: '<p>x</p>' });
+  for (const [k, v] of Object.entries(REQUEST_DEFAULTS)) assert.deepEqual((req as Record<string, unknown>)[k], v, k);
+  assert.deepEqual(req.viewport, DEFAULT_VIEWPORT);
+  assert.deepEqual(REQUEST_DEFAULTS, {
+    fullPage: false, format: 'png', viewport: { width: 1280, height: 720, deviceScaleFactor: 1 }, omitBackground: false,
+    waitUntil: 'networkidle2', blockCookieBanners: true, hideSelectors: [], blockAds: false,
+  }, 'the spec §2.1/§2.2 defaults');
+  assert.equal(req.quality, undefined, 'png has no quality');
+});
+
+test('defaults are fresh objects: changing one request does not change the next', () => {
+  const a = validateRequest({ html: 'a' });
+  a.viewport.width = 5;
+  a.hideSelectors.push('#x');
+  const b = validateRequest({ html: 'b' });
+  assert.equal(b.viewport.width, 1280);
+  assert.deepEqual(b.hideSelectors, []);
+});
+
+test('the caller\'s body is left as sent; unknown fields are dropped (spec §2.1 rule 2)', () => {
+  const body = { html: 'x', viewport: { width: 10, height: 20, extra: true }, futureField: 1 };
+  const sent = structuredClone(body);
+  const req = validateRequest(body);
+  assert.deepEqual(body, sent);
+  assert.equal((req as Record<string, unknown>).futureField, undefined);
+  assert.deepEqual(req.viewport, { width: 10, height: 20, deviceScaleFactor: 1 });
+});
+
+test('cross-field rules come from the schema, with the field-naming messages', () => {
+  assert.equal(refusal({}).message, 'exactly one of url and html is required');
+  assert.equal(refusal({ url: 'http://example.com/', html: 'x' }).message, 'exactly one of url and html must be given, not both');
+  assert.equal(refusal({ html: 'x', quality: 50 }).message, 'quality is only allowed with format "jpeg" or "webp"');
+  assert.equal(refusal({ html: 'x', format: 'png', quality: 50 }).message, 'quality is only allowed with format "jpeg" or "webp"');
+  assert.deepEqual(CROSS_FIELD_RULES, [
+    'exactly one of url and html is required',
+    'exactly one of url and html must be given, not both',
+    'quality is only allowed with format "jpeg" or "webp"',
+  ]);
+  // ...and clients see them as JSON Schema (OpenAPI): allOf without our annotations.
+  const pub = publicSchema();
+  assert.equal((pub.allOf as unknown[]).length, 3);
+  assert.ok(!JSON.stringify(pub).includes('x-'));
+});
+
+test('every bad field is named in one message; values are never quoted', () => {
+  const e = refusal({ html: 'x', format: 'gif', viewport: { width: 0, height: 'tall' }, hideSelectors: ['a', ''], selector: 'SECRET-VALUE'.repeat(1000) });
+  assert.equal(e.code, 'bad_request');
+  for (const field of ['format', 'viewport.width', 'viewport.height', 'hideSelectors[1]', 'selector']) assert.ok(e.message.includes(field), `${field}: ${e.message}`);
+  assert.ok(!e.message.includes('SECRET-VALUE') && !e.message.includes('gif') && !e.message.includes('tall'));
+  assert.match(refusal({ html: 'x', viewport: { width: 100 } }).message, /^viewport\.height is required when viewport is given$/);
+  assert.equal(refusal(null).message, 'body must be a JSON object');
+  assert.equal(refusal([{ html: 'x' }]).message, 'body must be a JSON object');
+  assert.equal(refusal({ url: 'ftp://example.com/' }).message, 'url must be an absolute http or https URL');
+});
+
+test('normalisation: url href, whole-pixel viewport, quality rounded with its lossy default', () => {
+  assert.equal(validateRequest({ url: 'HTTP://Example.COM/a b' }).url, 'http://example.com/a%20b');
+  assert.deepEqual(validateRequest({ html: 'x', viewport: { width: 99.5, height: 10.4, deviceScaleFactor: 1.5 } }).viewport, { width: 100, height: 10, deviceScaleFactor: 1.5 });
+  assert.equal(validateRequest({ html: 'x', format: 'jpeg' }).quality, 80);
+  assert.equal(validateRequest({ html: 'x', format: 'webp', quality: 55.5 }).quality, 56);
+  assert.equal(refusal({ html: 'x', viewport: { width: 0.49, height: 10 } }).message, 'viewport.width must be a number between 1 and 10000');
+});
+
+test('html over 2,000,000 UTF-8 bytes is 413 payload_too_large (DESIGN §3)', () => {
+  const e = refusal({ html: 'é'.repeat(1_000_001) });
+  assert.equal(e.code, 'payload_too_large');
+});
