@@ -296,7 +296,7 @@ describe('operations endpoints', () => {
     assert.equal(r.status, 200);
     const doc = r.json;
     assert.match(String(doc.openapi), /^3\./);
-    const schema = doc.components.schemas.ScreenshotRequest;
+    const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema; // a request body component: see server/http/openapi.ts
     for (const f of ['url', 'html', 'fullPage', 'format', 'quality', 'viewport', 'selector', 'omitBackground', 'waitUntil', 'waitForSelector', 'blockCookieBanners', 'hideSelectors', 'blockAds']) {
       assert.ok(schema.properties[f], `schema has ${f}`);
     }
