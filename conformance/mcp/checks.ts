@@ -227,17 +227,20 @@ export const MCP_CHECKS: readonly McpCheck[] = [
   },
   {
     id: 'mcp-ref-unauthorized',
-    must: 'A missing, malformed or unknown key on /mcp MUST get the REST answer: 401 {error: "unauthorized", message} with WWW-Authenticate: Bearer.',
+    must: 'A missing, malformed or unknown key on /mcp MUST get 401 with WWW-Authenticate: Bearer and a JSON-RPC error body (what MCP clients show) whose message says so and whose data.error is "unauthorized".',
     rules: ['mcp/auth', 'D3/unauthorized', '5/bearer'],
     profile: 'reference',
     async run(t) {
       const out: Check[] = [];
       for (const [label, headers] of [['no Authorization', {}], ['unknown key', { authorization: `Bearer ${wrongKey()}` }], ['Basic scheme', { authorization: 'Basic Zm9vOmJhcg==' }]] as const) {
         const res = await rawExchange(t.env.mcpUrl, 'POST', headers, INITIALIZE);
-        const body = res.json() as { error?: unknown; message?: unknown } | undefined;
+        const body = res.json() as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown; data?: { error?: unknown } } } | undefined;
         out.push(check(`${label}: 401`, res.status === 401, `HTTP ${res.status}`));
         out.push(check(`${label}: WWW-Authenticate Bearer`, /^Bearer\b/i.test(res.headers.get('www-authenticate') ?? ''), `www-authenticate: ${res.headers.get('www-authenticate') ?? '(none)'}`));
-        out.push(check(`${label}: {error: "unauthorized", message}`, body?.error === 'unauthorized' && typeof body.message === 'string', snippet(res.text)));
+        // The MCP 401 is a JSON-RPC error (the Python SDK shows error.message; REST keeps {error, message}).
+        const rpc = body?.jsonrpc === '2.0' && typeof body.error?.code === 'number' && typeof body.error.message === 'string';
+        out.push(check(`${label}: JSON-RPC error, data.error "unauthorized"`, rpc && body?.error?.data?.error === 'unauthorized', snippet(res.text)));
+        out.push(check(`${label}: the message says the API key is missing or invalid`, rpc && /API key is (missing|invalid)/.test(String(body?.error?.message)), snippet(res.text)));
       }
       return out;
     },

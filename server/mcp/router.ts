@@ -1,7 +1,8 @@
 // The MCP server at /mcp (spec §4.2, §5; issue 7): Streamable HTTP, stateless, one tool.
 //   POST /mcp          Bearer key checked first with the REST code (server/http/auth.ts): a missing
-//                      or unknown key is 401 {error: "unauthorized", message} + WWW-Authenticate,
-//                      the same answer as POST /v1/screenshot. Then one JSON-RPC exchange.
+//                      or unknown key is 401 + WWW-Authenticate as on POST /v1/screenshot, with a
+//                      JSON-RPC error body (data: {error: "unauthorized", message}) because that
+//                      is what MCP clients show. Then one JSON-RPC exchange.
 //   GET, DELETE, ...   405 method_not_allowed (Allow: POST). Stateless: there is no session to
 //                      resume or end and no server-initiated stream; the SDK client reads 405 on
 //                      GET as "no stream offered". The body is our catalogue shape {error, message}.
@@ -16,7 +17,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Account, Accounts } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
-import { authenticate } from '../http/auth.ts';
+import { authenticate, sendMcpUnauthorized } from '../http/auth.ts';
 import { BODY_LIMIT_BYTES } from '../http/app.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
@@ -62,7 +63,13 @@ export function mcpRouter(deps: McpDeps): express.Router {
   router.post(
     '/',
     async (req: Request, res: Response, next) => {
-      res.locals.account = await authenticate(deps.accounts, req.get('authorization'));
+      try {
+        res.locals.account = await authenticate(deps.accounts, req.get('authorization'));
+      } catch (e) {
+        // The 401 in the shape MCP clients show (server/http/auth.ts); other faults go on to the error handler.
+        if (e instanceof ServiceError && e.code === 'unauthorized') return sendMcpUnauthorized(res, e);
+        throw e;
+      }
       next();
     },
     express.json({ limit: BODY_LIMIT_BYTES }),

@@ -1,7 +1,7 @@
 // Result shaping of take_screenshot against a stand-in capture service (no browser, no store):
 // the input schema is the REST schema, every catalogue error becomes isError with its code and
-// message, unexpected faults are not leaked, and success carries image + text and no
-// structuredContent. The real path over HTTP is tested in test/mcp.
+// message, unexpected faults are not leaked, and success carries image + text, the facts in
+// _meta, and no structuredContent. The real path over HTTP is tested in test/mcp.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { ServiceError } from '../errors.ts';
 import { CROSS_FIELD_RULES, publicSchema, type ScreenshotRequest } from '../request/schema.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
-import { callTakeScreenshot, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
+import { callTakeScreenshot, CAPTURE_META_KEY, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
 
 const log = pino({ level: 'silent' });
 const account = { id: 'acct-1' };
@@ -34,6 +34,16 @@ test('the tool is take_screenshot and its input schema is the REST body schema',
   for (const rule of CROSS_FIELD_RULES) assert.ok(String(t.inputSchema.description).includes(rule), rule);
 });
 
+test('the tool schema describes every field, viewport.* included, and url/html state the exactly-one rule', () => {
+  const { inputSchema } = toolDefinition();
+  const walk = (props: Record<string, any>, prefix: string): string[] =>
+    Object.entries(props).flatMap(([k, v]) => [...(v.description ? [] : [`${prefix}${k}`]), ...(v.properties ? walk(v.properties, `${prefix}${k}.`) : [])]);
+  assert.deepEqual(walk(inputSchema.properties ?? {}, ''), [], 'fields without a description');
+  assert.ok(Object.keys((inputSchema.properties as any).viewport.properties).length >= 3);
+  for (const k of ['url', 'html']) assert.match((inputSchema.properties as any)[k].description, /exactly one of url and html/i, k);
+  for (const combinator of ['allOf', 'anyOf', 'oneOf', 'not', 'if']) assert.ok(!(combinator in inputSchema), combinator);
+});
+
 test('arguments reach the capture service unchanged; success is image + text, no structuredContent', async () => {
   const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#ff0000' } }).png().toBuffer();
   let seen: unknown;
@@ -53,6 +63,11 @@ test('arguments reach the capture service unchanged; success is image + text, no
   assert.match(text.text, /Screenshot of the supplied HTML: PNG 64x32, [\d,]+ bytes\./);
   assert.match(text.text, /Banner cleanup: hidden \(banner and overlay elements were hidden\)\./);
   assert.match(text.text, /Credits: 1 charged, 41 remaining \(cache miss\)\./);
+  // The facts as data in _meta (a program's view); nothing changed, so no `changed`.
+  assert.deepEqual(r._meta?.[CAPTURE_META_KEY], {
+    format: 'png', mimeType: 'image/png', width: 64, height: 32, bytes: png.length,
+    credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'hidden',
+  });
 });
 
 test('no arguments at all go to validation as an empty body', async () => {

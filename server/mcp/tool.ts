@@ -8,8 +8,13 @@
 //   same billing, cache, egress guard and banner cleanup as REST.
 // - Success: an image content block (base64 data, mimeType) and one short text block (size,
 //   format, what the banner cleanup did, credits). Images over the MCP budget are re-encoded or
-//   downscaled (shrink.ts) and the text says so. No `structuredContent`: Claude Code drops the
-//   image blocks of a result that has it (anthropics/claude-code#54737).
+//   downscaled (shrink.ts) and the text says so, for the model. The same facts as data, for
+//   programs, are in the result's `_meta["screenshot-service/capture"]` (CaptureFacts: the image
+//   returned and, under `changed`, what it was before and what was done). Not `structuredContent`:
+//   Claude Code drops the image blocks of a result that has it (anthropics/claude-code#54737), and
+//   a tool with structured output must declare an outputSchema that clients then check. Not a
+//   JSON text block: models would read it as a second copy of the text. `_meta` reaches every SDK
+//   client untouched and is not shown to the model.
 // - Failure: `isError: true` with one text block whose first line is "<error code>: <message>",
 //   the codes and messages of the REST error catalogue (server/errors.ts); never an empty result.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -40,11 +45,47 @@ export function toolDefinition(): Tool {
   };
 }
 
-/** The REST body schema with its cross-field rules (allOf) stated in words in the description. */
+/**
+ * The REST body schema (every field and viewport.* described there) with its cross-field rules
+ * stated in words instead of `allOf`: model APIs refuse allOf/anyOf/oneOf at the top of a tool's
+ * input schema, and agents read descriptions. url and html also say it in their own descriptions.
+ */
 export function toolInputSchema(): Tool['inputSchema'] {
-  const schema = publicSchema();
-  delete schema.allOf;
-  return { ...schema, type: 'object', description: `${String(schema.description)} Rules: ${CROSS_FIELD_RULES.join('; ')}.` };
+  const { allOf: _rules, description: _restDescription, ...schema } = publicSchema();
+  return {
+    ...schema,
+    type: 'object',
+    description: `The arguments are the JSON body of POST /v1/screenshot. Rules across fields: ${CROSS_FIELD_RULES.join('; ')}. Every other field is optional.`,
+  };
+}
+
+/** `_meta` key of the capture facts (MCP `_meta` names: a prefix of DNS-style labels, a slash, a name). */
+export const CAPTURE_META_KEY = 'screenshot-service/capture';
+
+interface ImageFacts {
+  format: ImageFormat;
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+/** What a successful call returned, as data: the image and, when it was fitted to the budget, what changed. */
+export interface CaptureFacts extends ImageFacts {
+  mimeType: string;
+  /** Present only when the capture was re-encoded or downscaled to fit the MCP result budget. */
+  changed?: {
+    reason: 'bytes' | 'edge' | 'bytes+edge';
+    from: ImageFacts;
+    reencoded: boolean;
+    downscaled: boolean;
+    quality: number;
+  };
+  /** The REST response headers of the same capture (x-credits-*, x-cache, x-banner-action, ...). */
+  credits: { charged: number; remaining: number };
+  cache: string;
+  bannerAction: string;
+  targetStatus?: number;
+  truncatedFromHeight?: number;
 }
 
 export interface CallContext {
@@ -77,6 +118,36 @@ export async function callTakeScreenshot(args: Record<string, unknown> | undefin
       { type: 'image', data: fitted.data.toString('base64'), mimeType: MIME[fitted.format] },
       { type: 'text', text: summary(out, fitted) },
     ],
+    _meta: { [CAPTURE_META_KEY]: captureFacts(out, fitted) },
+  };
+}
+
+export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts {
+  const h = out.headers;
+  const s = f.shrunk;
+  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  return {
+    format: f.format,
+    mimeType: MIME[f.format],
+    width: f.width,
+    height: f.height,
+    bytes: f.data.length,
+    ...(s
+      ? {
+          changed: {
+            reason: s.reason,
+            from: { format: s.originalFormat, width: s.originalWidth, height: s.originalHeight, bytes: s.originalBytes },
+            reencoded: true,
+            downscaled: f.width !== s.originalWidth || f.height !== s.originalHeight,
+            quality: s.quality,
+          },
+        }
+      : {}),
+    credits: { charged: num(h['x-credits-charged']) ?? 0, remaining: num(h['x-credits-remaining']) ?? 0 },
+    cache: h['x-cache'] ?? 'miss',
+    bannerAction: h['x-banner-action'] ?? 'none',
+    ...(num(h['x-target-status']) !== undefined ? { targetStatus: num(h['x-target-status']) } : {}),
+    ...(num(h['x-capture-truncated']) !== undefined ? { truncatedFromHeight: num(h['x-capture-truncated']) } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toolInputSchema } from '../../server/mcp/tool.ts';
+import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
 import { balance, connect, imageOf, MCP_KEY, startFixture, startTestServer, textOf, type Fixture, type TestServer } from './helpers.ts';
 
@@ -134,6 +134,16 @@ test('an image over the MCP budget is re-encoded to fit and the text says what w
   assert.match(text, /The capture \(PNG 1280x720, [\d,]+ bytes\) was over this tool's 750,000-byte image budget/);
   assert.match(text, /re-encoded as JPEG quality \d+/);
   assert.match(text, new RegExp(`: ${img.data.length.toLocaleString('en-US')} bytes\\.`));
+  // The same, as data (tool.ts CaptureFacts), without structuredContent so the image survives.
+  assert.equal(r.structuredContent, undefined);
+  const facts = r._meta?.[CAPTURE_META_KEY] as CaptureFacts;
+  assert.deepEqual({ format: facts.format, mimeType: facts.mimeType, bytes: facts.bytes, width: facts.width, height: facts.height }, { format: 'jpeg', mimeType: 'image/jpeg', bytes: img.data.length, width: meta.width, height: meta.height });
+  assert.equal(facts.changed?.from.format, 'png');
+  assert.deepEqual([facts.changed?.from.width, facts.changed?.from.height], [1280, 720]);
+  assert.ok(facts.changed!.from.bytes > MCP_IMAGE_BUDGET_BYTES);
+  assert.equal(facts.changed?.reencoded, true);
+  assert.match(facts.changed!.reason, /bytes/);
+  assert.equal(facts.credits.charged, 1);
   assert.equal(await balance(ts.server), before - 1, 'one capture, one credit, whatever the MCP side does');
 });
 
@@ -143,24 +153,51 @@ test('unknown tool name is a protocol error, not a capture', async () => {
   assert.equal(await balance(ts.server), before);
 });
 
-test('auth: no key or a wrong key cannot connect (401)', async () => {
-  await assert.rejects(connect(ts.mcpUrl, null), /401|unauthorized/i);
-  await assert.rejects(connect(ts.mcpUrl, 'wrong-key-0123456789abcdef'), /401|unauthorized/i);
+test('auth: the SDK client says the API key is missing or invalid (issue 14)', async () => {
+  // The TypeScript SDK prints the 401 body after "Error POSTing to endpoint:"; the message is in it.
+  await assert.rejects(connect(ts.mcpUrl, null), (e: Error) => /401|Error POSTing/.test(e.message) && /the API key is missing/.test(e.message));
+  await assert.rejects(connect(ts.mcpUrl, 'wrong-key-0123456789abcdef'), (e: Error) => /the API key is invalid/.test(e.message));
 });
 
-test('auth: the 401 is the REST answer: {error: "unauthorized", message} with WWW-Authenticate', async () => {
+test('auth: the 401 is a JSON-RPC error (what MCP clients read) with WWW-Authenticate: Bearer', async () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-  for (const auth of [undefined, 'Bearer wrong-key-0123456789abcdef', 'Basic Zm9vOmJhcg==']) {
+  const cases = [
+    [undefined, /^Bearer realm="screenshot"$/, /the API key is missing/],
+    ['Bearer wrong-key-0123456789abcdef', /^Bearer realm="screenshot", error="invalid_token", error_description="the API key is invalid[^"]*"$/, /the API key is invalid/],
+    ['Basic Zm9vOmJhcg==', /^Bearer realm="screenshot"$/, /the API key is missing/],
+  ] as const;
+  for (const [auth, challenge, message] of cases) {
     const res = await fetch(ts.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(auth ? { authorization: auth } : {}) },
       body: JSON.stringify(init),
     });
     assert.equal(res.status, 401, String(auth));
-    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+    assert.match(res.headers.get('www-authenticate') ?? '', challenge);
+    const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string; data: { error: string } } };
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, -32000);
+    assert.match(body.error.message, /^unauthorized: /);
+    assert.match(body.error.message, message);
+    assert.deepEqual(body.error.data, { error: 'unauthorized' });
+  }
+});
+
+test('auth: the OAuth discovery and registration a client tries after a 401 are 404s that name the key', async () => {
+  const probes: Array<[string, string]> = [
+    ['GET', '/.well-known/oauth-protected-resource/mcp'],
+    ['GET', '/.well-known/oauth-authorization-server'],
+    ['GET', '/.well-known/openid-configuration'],
+    ['POST', '/register'],
+  ];
+  for (const [method, path] of probes) {
+    const res = await fetch(new URL(path, ts.server.url), { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    assert.equal(res.status, 404, path);
     const body = (await res.json()) as { error: string; message: string };
-    assert.equal(body.error, 'unauthorized');
-    assert.equal(typeof body.message, 'string');
+    assert.equal(body.error, 'not_found');
+    assert.match(body.message, /no OAuth here/);
+    assert.match(body.message, /API key your client sent is missing or invalid/);
   }
 });
 
