@@ -61,6 +61,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
+    corsOrigins: config.corsOrigins,
   });
 
   const server = http.createServer(app);

@@ -22,6 +22,8 @@ export interface Config {
   rateLimitPerMinute: number;
   freeCredits: number;
   logLevel: string;
+  /** Origins whose pages may call the API from a browser (CORS); empty = none. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +68,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const o of egressAllow) {
     if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(o)) throw new ConfigError(`EGRESS_ALLOW entries must be exact host:port origins, got ${JSON.stringify(o)}`);
   }
+  const corsOrigins = list(env, 'CORS_ORIGINS');
+  for (const o of corsOrigins) {
+    // Exact origins, as a browser sends them in `Origin`; or `*` alone (any page, with its own key).
+    const exact = /^https?:\/\//.test(o) && URL.canParse(o) && new URL(o).origin === o;
+    if (!(exact || (o === '*' && corsOrigins.length === 1))) throw new ConfigError(`CORS_ORIGINS entries must be exact origins like https://app.example.com (scheme, host, optional port; no path), or * alone, got ${JSON.stringify(o)}`);
+  }
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
@@ -88,5 +96,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
     freeCredits: int(env, 'FREE_CREDITS', 100, 0, 1_000_000_000),
     logLevel,
+    corsOrigins,
   };
 }

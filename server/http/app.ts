@@ -2,6 +2,8 @@
 //   POST /v1/screenshot   spec §4.1
 //   GET  /openapi.json    generated from the one request schema
 //   GET  /healthz /readyz /metrics   for deployments
+//   GET  /  /playground/*  the playground page (server/playground/), GET /README.md the docs
+//   OPTIONS on any of them: 204 with Allow (+ CORS preflight answers for CORS_ORIGINS; cors.ts)
 //   /mcp                  the agent-tool server (spec §4.2), mounted by the caller
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -11,7 +13,9 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
 import { cachePolicy } from '../cache/index.ts';
-import { requireAuth } from './auth.ts';
+import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
+import { oauthProbeAnswer, requireAuth } from './auth.ts';
+import { cors } from './cors.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -28,7 +32,21 @@ export interface AppDeps {
   browserVersion(): string | undefined;
   /** Extra routers (the MCP server) mounted before the catch-all 404. */
   mount?: (app: express.Express) => void;
+  /** CORS_ORIGINS: origins whose pages may call the API from a browser; none by default. */
+  corsOrigins?: readonly string[];
 }
+
+/** Methods of each known path, for OPTIONS and CORS preflights (cors.ts). /mcp is mounted by the caller. */
+const ROUTES: Record<string, string> = {
+  '/v1/screenshot': 'POST',
+  '/mcp': 'POST',
+  '/': 'GET, HEAD',
+  '/README.md': 'GET, HEAD',
+  '/openapi.json': 'GET, HEAD',
+  '/healthz': 'GET, HEAD',
+  '/readyz': 'GET, HEAD',
+  '/metrics': 'GET, HEAD',
+};
 
 function requireJson(req: Request, _res: Response, next: NextFunction) {
   // Checked on the header itself: req.is() answers null for an empty body.
@@ -59,6 +77,7 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
+  app.use(cors({ origins: deps.corsOrigins ?? [], routes: ROUTES }));
 
   app.post(
     '/v1/screenshot',
@@ -92,12 +111,14 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
-  for (const p of ['/openapi.json', '/healthz', '/readyz', '/metrics']) app.all(p, methodNotAllowed('GET'));
+  app.use(playgroundRoutes());
+  app.get('/README.md', readmeRoute());
+  for (const p of ['/openapi.json', '/healthz', '/readyz', '/metrics', '/', '/README.md']) app.all(p, methodNotAllowed('GET'));
 
   deps.mount?.(app);
 
-  app.use(() => {
-    throw new ServiceError('not_found', 'no such route; the API is POST /v1/screenshot');
+  app.use((req: Request) => {
+    throw oauthProbeAnswer(req.path) ?? new ServiceError('not_found', 'no such route; the API is POST /v1/screenshot');
   });
   app.use(errorHandler(deps.log));
   return app;
