@@ -36,7 +36,7 @@ else
 fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find server test/api test/mcp conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find server test/api test/mcp test/playground conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 timeout 1500 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"

@@ -373,7 +373,7 @@ describe('HTTP level (DESIGN §3)', () => {
   });
 
   test('unknown route: 404 not_found', async () => {
-    for (const [method, p] of [['POST', '/v2/screenshot'], ['POST', '/v1/screenshots'], ['GET', '/'], ['GET', '/v1'], ['POST', '/v1/screenshot/extra']]) {
+    for (const [method, p] of [['POST', '/v2/screenshot'], ['POST', '/v1/screenshots'], ['GET', '/nope'], ['GET', '/v1'], ['POST', '/v1/screenshot/extra']]) {
       assertError(await call(base, p!, method === 'POST' ? { html: HTML } : undefined, { method }), 404, 'not_found');
     }
   });

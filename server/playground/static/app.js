@@ -210,6 +210,7 @@ async function submit(event) {
     if (!res.ok) {
       const err = await res.json().catch(() => ({ error: 'error', message: res.statusText }));
       $('status').textContent = `${res.status} ${err.error}`;
+      $('result').hidden = true; // an earlier image next to this error would mislead
       placeError(res.status, err);
       return;
     }

@@ -1,0 +1,170 @@
+// The playground page (GET /) and cross-origin calls, in a real browser (issue 14): Playwright
+// driving the system Chromium against a reference server on port 0. The form is filled by its
+// labels (so every control has one), the image is decoded by the page, errors must appear next to
+// the field they name. CORS is checked from two other origins: one listed in CORS_ORIGINS, one not.
+// Set PLAYGROUND_SCREENSHOT=<file.png> to keep a picture of the page after a capture.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { ConfigError, loadConfig } from '../../server/config.ts';
+import { startTestServer, testEnv, TEST_KEY, type TestServer } from '../api/helpers.ts';
+
+let srv: TestServer;
+let browser: Browser;
+let page: Page;
+let other: http.Server;
+let otherPort: number;
+const consoleErrors: string[] = [];
+
+before(async () => {
+  // Another origin for the CORS checks: http://127.0.0.1:<port> is listed, http://localhost:<port> is not.
+  other = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  otherPort = (other.address() as AddressInfo).port;
+  srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${otherPort}` });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH, chromiumSandbox: false });
+  page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  page.on('console', (m) => void (m.type() === 'error' && !/status of 4\d\d/.test(m.text()) && consoleErrors.push(m.text())));
+  page.on('pageerror', (e) => void consoleErrors.push(e.message));
+});
+
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+  await new Promise<void>((r) => (other ? other.close(() => r()) : r()));
+});
+
+const errorOf = (path: string) => page.locator(`[id="err-${path}"]`);
+
+async function submitAndWait(): Promise<void> {
+  const done = page.waitForResponse((r) => r.url().endsWith('/v1/screenshot'));
+  await page.getByRole('button', { name: 'Take screenshot' }).click();
+  await done;
+  await page.waitForFunction(() => !(document.getElementById('submit') as HTMLButtonElement).disabled);
+}
+
+test('GET / is the playground, with a strict CSP, and its form is built from the request schema', async () => {
+  const res = await page.goto(`${srv.url}/`);
+  assert.equal(res?.status(), 200);
+  const csp = res?.headers()['content-security-policy'] ?? '';
+  for (const d of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) assert.ok(csp.includes(d), d);
+  await page.getByLabel('width').waitFor();
+  const doc = await (await fetch(`${srv.url}/openapi.json`)).json();
+  const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema;
+  for (const [name, s] of Object.entries<any>(schema.properties)) {
+    if (s.type === 'object') assert.equal(await page.getByRole('group', { name }).count(), 1, `a fieldset for ${name}`);
+    else assert.equal(await page.getByLabel(name, { exact: true }).count(), 1, `a labelled control for ${name}`);
+  }
+  for (const name of Object.keys(schema.properties.viewport.properties)) assert.equal(await page.getByLabel(name, { exact: true }).count(), 1, `viewport.${name}`);
+  assert.equal(await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href'), '/openapi.json');
+  assert.equal(await page.getByRole('link', { name: 'README' }).getAttribute('href'), '/README.md');
+  assert.equal((await fetch(`${srv.url}/README.md`)).status, 200);
+});
+
+test('without a key, the auth error shows next to the key field', async () => {
+  await page.getByLabel('API key').fill('');
+  await page.getByLabel('HTML markup').check();
+  await page.getByLabel('html', { exact: true }).fill('<p>hi</p>');
+  await submitAndWait();
+  await errorOf('key').waitFor();
+  assert.match(await errorOf('key').innerText(), /the API key is missing/);
+  assert.equal(await page.getByLabel('API key').getAttribute('aria-invalid'), 'true');
+});
+
+test('fill the form and press Enter: an image of the requested size, the headers and the Server-Timing waterfall', async () => {
+  await page.getByLabel('API key').fill(TEST_KEY);
+  await page.getByLabel('html', { exact: true }).fill('<body style="margin:0;background:#0a66c2;color:#fff;font:40px sans-serif">Playground</body>');
+  await page.getByLabel('width').fill('400');
+  await page.getByLabel('height').fill('300');
+  await page.getByLabel('format').selectOption('png');
+  const done = page.waitForResponse((r) => r.url().endsWith('/v1/screenshot'));
+  await page.getByLabel('height').press('Enter'); // the keyboard submits the form
+  assert.equal((await done).status(), 200);
+  await page.locator('#result:not([hidden])').waitFor();
+  await page.waitForFunction(() => (document.getElementById('shot') as HTMLImageElement).naturalWidth > 0);
+  assert.deepEqual(await page.locator('#shot').evaluate((i: HTMLImageElement) => [i.naturalWidth, i.naturalHeight]), [400, 300]);
+  const headers = await page.locator('#headers').innerText();
+  assert.match(headers, /x-credits-charged\s+1/);
+  assert.match(headers, /x-banner-action\s+\S+/);
+  assert.ok((await page.locator('#timing tbody tr').count()) >= 3, 'a waterfall row per render step');
+  assert.match(await page.locator('#caption').innerText(), /400 × 300 px/);
+  // The key stays in this tab: sessionStorage, never localStorage.
+  assert.deepEqual(await page.evaluate(() => [sessionStorage.length, localStorage.length]), [1, 0]);
+  if (process.env.PLAYGROUND_SCREENSHOT) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: process.env.PLAYGROUND_SCREENSHOT, fullPage: true });
+  }
+});
+
+test('a bad field shows the server message next to that field', async () => {
+  await page.getByLabel('width').fill('0');
+  await page.getByLabel('quality').fill('50'); // with png: a cross-field rule that names quality
+  await submitAndWait();
+  await errorOf('viewport.width').waitFor();
+  assert.match(await errorOf('viewport.width').innerText(), /viewport\.width must be/);
+  assert.equal(await page.getByLabel('width').getAttribute('aria-invalid'), 'true');
+  assert.match(await errorOf('quality').innerText(), /quality is only allowed with format/);
+  assert.equal(await errorOf('key').isHidden(), true, 'the earlier auth error is gone');
+  await page.getByLabel('width').fill('400');
+  await page.getByLabel('quality').fill('');
+  assert.deepEqual(consoleErrors, [], 'no script or CSP errors on the page');
+});
+
+test('CORS: a page on a listed origin can call the API and read its headers; another origin cannot', async () => {
+  const attempt = async (origin: string) => {
+    const p = await browser.newPage();
+    await p.goto(`${origin}/`);
+    const out = await p.evaluate(async ([api, key]) => {
+      try {
+        const r = await fetch(`${api}/v1/screenshot`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ html: '<p>x</p>', viewport: { width: 40, height: 30 } }),
+        });
+        return { status: r.status, charged: r.headers.get('x-credits-charged'), bytes: (await r.arrayBuffer()).byteLength };
+      } catch (e) {
+        return { failed: String(e) };
+      }
+    }, [srv.url, TEST_KEY] as const);
+    await p.close();
+    return out;
+  };
+  const listed = await attempt(`http://127.0.0.1:${otherPort}`);
+  assert.equal(listed.status, 200, JSON.stringify(listed));
+  assert.equal(listed.charged, '1', 'an exposed header is readable');
+  assert.ok((listed.bytes ?? 0) > 0);
+  const unlisted = await attempt(`http://localhost:${otherPort}`);
+  assert.match(String(unlisted.failed), /Failed to fetch/, JSON.stringify(unlisted));
+});
+
+test('OPTIONS: 204 with Allow on known routes, preflight headers only for a listed origin, 404 elsewhere', async () => {
+  const options = (p: string, headers: Record<string, string> = {}) => fetch(`${srv.url}${p}`, { method: 'OPTIONS', headers });
+  const plain = await options('/v1/screenshot');
+  assert.equal(plain.status, 204);
+  assert.equal(plain.headers.get('allow'), 'POST, OPTIONS');
+  assert.equal(plain.headers.get('access-control-allow-origin'), null);
+  const preflight = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+  const listed = await options('/mcp', { origin: `http://127.0.0.1:${otherPort}`, ...preflight });
+  assert.equal(listed.status, 204);
+  assert.equal(listed.headers.get('access-control-allow-origin'), `http://127.0.0.1:${otherPort}`);
+  assert.equal(listed.headers.get('access-control-allow-methods'), 'POST');
+  assert.match(listed.headers.get('access-control-allow-headers') ?? '', /authorization/);
+  assert.match(listed.headers.get('vary') ?? '', /Origin/i);
+  const unlisted = await options('/v1/screenshot', { origin: 'https://evil.example', ...preflight });
+  assert.equal(unlisted.status, 204);
+  assert.equal(unlisted.headers.get('access-control-allow-origin'), null);
+  assert.equal((await options('/openapi.json')).headers.get('allow'), 'GET, HEAD, OPTIONS');
+  assert.equal((await options('/nope')).status, 404);
+});
+
+test('CORS_ORIGINS is validated: exact origins, or * alone', () => {
+  const env = testEnv();
+  assert.deepEqual(loadConfig({ ...env, CORS_ORIGINS: 'https://a.example, http://127.0.0.1:8080' }).corsOrigins, ['https://a.example', 'http://127.0.0.1:8080']);
+  assert.deepEqual(loadConfig({ ...env, CORS_ORIGINS: '*' }).corsOrigins, ['*']);
+  assert.deepEqual(loadConfig(env).corsOrigins, []);
+  for (const bad of ['https://a.example/', 'https://a.example/path', 'a.example', '*,https://a.example', 'ftp://a.example']) {
+    assert.throws(() => loadConfig({ ...env, CORS_ORIGINS: bad }), (e: unknown) => e instanceof ConfigError && /CORS_ORIGINS/.test((e as Error).message), bad);
+  }
+});
