@@ -1,6 +1,6 @@
 // GET /openapi.json as users meet it (issue 14): the live document is linted with Redocly's
 // `recommended` rules, a typed client is generated from it with openapi-typescript, and a small
-// program using openapi-fetch is type-checked with tsc and run against a reference server on
+// program using openapi-fetch is compiled with tsc and run with node against a reference server on
 // port 0. All three tools are pinned devDependencies; nothing leaves loopback (Redocly's telemetry
 // and update check are switched off).
 import { after, before, test } from 'node:test';
@@ -126,14 +126,19 @@ test('a client generated from the live document compiles with a body of just {ht
   writeFileSync(
     path.join(work, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, allowImportingTsExtensions: true, types: ['node'], lib: ['ES2022', 'DOM'] },
+      // skipLibCheck: node's and openapi-fetch's own .d.ts are not ours to check (a third of tsc's time).
+      compilerOptions: {
+        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'], lib: ['ES2022'],
+        rewriteRelativeImportExtensions: true, outDir: 'out',
+      },
       files: ['program.ts'],
     }),
   );
   const tsc = await run(BIN('tsc'), ['-p', path.join(work, 'tsconfig.json')], { cwd: work }).catch((e) => e as { stdout: string; code: number });
   assert.equal((tsc as { code?: number }).code ?? 0, 0, `tsc:\n${tsc.stdout}`);
 
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(work, 'program.ts'), srv.url, TEST_KEY], { cwd: ROOT });
+  // Run what tsc emitted, with plain node: the program a user would ship.
+  const { stdout } = await run(process.execPath, [path.join(work, 'out', 'program.js'), srv.url, TEST_KEY], { cwd: work });
   const out = JSON.parse(stdout.trim().split('\n').pop()!);
   assert.deepEqual(
     { status: out.status, type: out.type, magic: out.magic, width: out.width, height: out.height, charged: out.charged },
