@@ -20,11 +20,11 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startServer } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
-import { runPlaywright } from './bin.ts';
 import { startFixtureServer } from './fixture-server.ts';
 import type { Profile } from './model.ts';
 import { SUITE_VERSION, type SuiteOptions } from './options.ts';
 import { REPO_ROOT } from './fixtures.ts';
+import { runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -145,7 +145,7 @@ async function main(argv: string[]): Promise<number> {
         return { ...t, info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info } };
       })(),
     };
-    return await runPlaywright(options);
+    return (await runSuite(options)).exitCode;
   } finally {
     await target.close();
   }

@@ -6,15 +6,16 @@
 //   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
 //      the suite's executor (the same code the Playwright spec runs), in-process, two at a time;
 //      the mutant is killed when at least one case fails;
-//   3. one mutant also through the full CLI path (Playwright runner), which must exit non-zero.
+//   3. one mutant also through the whole command line (conformance/cli.js, a child process), which
+//      must exit non-zero.
 // Prints the kill rate; exits non-zero if the baseline fails or any mutant survives.
 // Honest scope: each mutant runs only the cases relevant to the rule it breaks (its `cases`), not
 // the whole suite; the full suite runs once against the reference server in run-against-reference.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runPlaywright } from '../bin.ts';
 import { selectCases } from '../cases/index.ts';
 import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
 import { REPO_ROOT } from '../fixtures.ts';
@@ -100,13 +101,15 @@ async function main(argv: string[]): Promise<number> {
       console.log(`survivors: ${survivors.map((r) => r.m.id + (r.meaningful ? '' : ' (its cases fail on the reference server too)')).join(', ')}`);
     }
 
-    // 3. one mutant through the whole CLI path: the Playwright run must exit non-zero
+    // 3. one mutant through the whole command line: the installed entry must exit non-zero
     if (viaCli && mutants.length) {
       const m = mutants[0]!;
       const proxy = await startProxy(target.baseUrl, m.hooks);
       const reportDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-mutant-'));
       try {
-        const code = await runPlaywright({ ...env, profiles: ['core'], grep: m.cases.source, baseUrl: proxy.url, expectations: undefined, reportDir, workers: 1 });
+        const args = ['--base-url', proxy.url, '--api-key', target.apiKeys.join(','), '--fixtures-url', target.fixtureOrigins.join(','), '--grep', m.cases.source, '--workers', '1', '--report', reportDir];
+        const child = spawn(process.execPath, [path.join(REPO_ROOT, 'conformance', 'cli.js'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+        const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
         console.log(`CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`);
         if (code === 0) failed = true;
       } finally {

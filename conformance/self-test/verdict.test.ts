@@ -128,13 +128,13 @@ test('multi-step header arithmetic (billing): remaining must drop by exactly one
     ...imageCase,
     then: [
       { request: { body: { html: 'x', selector: '#n' } }, expect: { status: 400, error: 'selector_not_found' } },
-      { request: { body: { html: 'x', viewport: { width: 320, height: 240 } } }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-credits-remaining': { fromStep: 0, header: 'x-credits-remaining', plus: -1 } } } },
+      { request: { body: { html: 'x', viewport: { width: 320, height: 240 } } }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 0, plus: -1 }] } },
     ],
   };
   assert.equal((await executeCase(c, env, fetchClient)).pass, true);
   const charged2: Case = { ...c, then: [{ ...c.then![1]!, request: { body: { html: 'x', double: true, viewport: { width: 320, height: 240 } } } }] };
   remaining = 100;
-  assert.deepEqual(failed(await executeCase(charged2, env, fetchClient)), ['step 2: header x-credits-remaining']);
+  assert.deepEqual(failed(await executeCase(charged2, env, fetchClient)), ['step 2: header x-credits-remaining vs step 1']);
 });
 
 test('relations: quality that changes nothing fails bytes-less', async () => {
