@@ -51,9 +51,9 @@ if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null
   [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
 fi
 
-stage "conformance suite against a fresh reference server (core, reference, security)"
+stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
 clog=$(mktemp)
-timeout 900 node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+timeout 1200 node --import tsx conformance/run-against-reference.ts --twice 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

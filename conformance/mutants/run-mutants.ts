@@ -4,7 +4,7 @@
 //   1. baseline: the union of the mutants' case subsets must PASS against the unbroken server
 //      (otherwise a "kill" would mean nothing);
 //   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
-//      the suite's executor (the same code the Playwright spec runs), in-process, two at a time;
+//      the suite's executor (the same code the runner uses), in-process, two at a time;
 //      the mutant is killed when at least one case fails;
 //   3. one mutant also through the whole command line (conformance/cli.js, a child process), which
 //      must exit non-zero.

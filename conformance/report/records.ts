@@ -2,7 +2,7 @@
 // section (the section of the first rule a case cites, rules.ts sectionOf).
 import type { Attachment } from '../execute.ts';
 import type { Case, Check } from '../model.ts';
-import { sectionOf } from '../rules.ts';
+import { SECTIONS, sectionOf } from '../rules.ts';
 
 export type Verdict = 'pass' | 'fail' | 'skip' | 'expected-failure' | 'unexpected-pass';
 
@@ -41,7 +41,10 @@ export function tally(records: CaseRecord[]): Tally {
       c[r.verdict]++;
     }
   }
-  return { total: records.length, pass: count('pass'), fail: count('fail'), skip: count('skip'), expectedFailure: count('expected-failure'), unexpectedPass: count('unexpected-pass'), byProfile, bySection };
+  const order = Object.values(SECTIONS);
+  const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
+  const sorted = Object.fromEntries(Object.entries(bySection).sort(([a], [b]) => rank(a) - rank(b)));
+  return { total: records.length, pass: count('pass'), fail: count('fail'), skip: count('skip'), expectedFailure: count('expected-failure'), unexpectedPass: count('unexpected-pass'), byProfile, bySection: sorted };
 }
 
 /** "12m03s", "45s". */
