@@ -1,8 +1,10 @@
 // The suite's own test: every deliberately broken implementation (mutants.ts) must be rejected.
-//   node --import tsx conformance/mutants/run-mutants.ts [--only ID[,ID]] [--no-cli]
+//   node --import tsx conformance/mutants/run-mutants.ts [--only ID[,ID]] [--no-cli] [--baseline-from report.json]
 // Starts a fresh reference server with the fixture server, then:
 //   1. baseline: the union of the mutants' case subsets must PASS against the unbroken server
-//      (otherwise a "kill" would mean nothing);
+//      (otherwise a "kill" would mean nothing); --baseline-from takes the verdicts of a full run of
+//      the same code against a fresh reference server (its report.json: what npm test has just
+//      run) and runs only the relevant cases that report lacks;
 //   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
 //      the suite's executor (the same code the runner uses), in-process, two at a time;
 //      the mutant is killed when at least one case fails;
@@ -12,7 +14,7 @@
 // Honest scope: each mutant runs only the cases relevant to the rule it breaks (its `cases`), not
 // the whole suite; the full suite runs once against the reference server in run-against-reference.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,8 @@ function subset(m: Mutant, all: Case[], env: RunEnv): Case[] {
 async function main(argv: string[]): Promise<number> {
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]!.split(',') : null;
   const viaCli = !argv.includes('--no-cli');
+  const baselineFile = argv.includes('--baseline-from') ? argv[argv.indexOf('--baseline-from') + 1]! : null;
+  const earlier = new Map<string, string>(baselineFile ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict]) : []);
   const mutants = MUTANTS.filter((m) => !only || only.includes(m.id));
   const target = await startReferenceTarget({ keys: 20 });
   process.env.MUTANT_FALLBACK_KEY = target.apiKeys[0];
@@ -71,9 +75,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     // 1. baseline
     const union = all.filter((c) => mutants.some((m) => m.cases.test(c.id)) && unmetNeed(c, env) === null);
-    const base = await runCases(union, env);
+    const known = union.filter((c) => earlier.has(c.id)).map((c) => ({ c, pass: earlier.get(c.id) === 'pass', why: `${earlier.get(c.id)} in ${baselineFile}` }));
+    const base = [...known, ...(await runCases(union.filter((c) => !earlier.has(c.id)), env))];
     const baseFail = base.filter((r) => !r.pass);
-    console.log(`baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server`);
+    console.log(`baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server${known.length ? ` (${known.length} of them in the full run of ${baselineFile})` : ''}`);
     for (const r of baseFail) console.log(`  ✗ ${r.c.id}: ${r.why}`);
     if (baseFail.length) failed = true;
     const baseBad = new Set(baseFail.map((r) => r.c.id));
