@@ -1,35 +1,34 @@
-#!/usr/bin/env -S node --import tsx
 // screenshot-conformance: runs the conformance suite against any implementation of the spec.
-//   npm run conformance -- --base-url URL --api-key KEY [--profile core|reference|security] ...
-// Exit status 0 only when every case passes or is an expected failure. See RUNNING.md.
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+//   npx screenshot-conformance --base-url URL --api-key KEY [--profile core|reference|security] ...
+// (cli.js is the installed entry; `node --import tsx conformance/bin.ts` works in the repository.)
+// Exit status 0 only when every case passes or is an expected failure; usage errors exit 2.
+// See RUNNING.md.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { allCases, selectCases } from './cases/index.ts';
+import { allCases } from './cases/index.ts';
 import { formatCoverage, uncovered } from './coverage.ts';
 import { loadExpectations } from './expectations.ts';
-import { mcpItems, selectMcpItems } from './mcp-suite.ts';
+import { exportCases, loadExport } from './export.ts';
 import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
-import { OPTIONS_ENV, parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
+import { requestsOf, type Case } from './model.ts';
+import { parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
+import { resolveValue, type ResolveContext } from './resolve.ts';
+import { casesOf, runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-
-/** Runs Playwright's test runner on the suite with these options; resolves to its exit code. */
-export function runPlaywright(options: SuiteOptions, extraEnv: NodeJS.ProcessEnv = {}): Promise<number> {
-  const cli = require.resolve('@playwright/test/cli');
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'test', '-c', path.join(here, 'playwright.config.ts')], {
-      stdio: 'inherit',
-      env: { ...process.env, ...extraEnv, [OPTIONS_ENV]: JSON.stringify(options), FORCE_COLOR: process.env.FORCE_COLOR ?? '0' },
-    });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+/** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */
+export function listed(c: Case, o: SuiteOptions): unknown {
+  const ctx: ResolveContext = { baseUrl: o.baseUrl || '<base-url>', mcpUrl: o.mcpUrl, apiKey: '<api-key>', fixtureOrigins: o.fixtureOrigins, nonce: '<nonce>', describe: true };
+  const resolved = resolveValue(c, ctx) as Case;
+  return { ...resolved, requests: requestsOf(c).length };
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Writes a big JSON document to stdout and waits until it is flushed (process.exit would cut a pipe short). */
+function print(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
+}
+
+export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs(argv);
@@ -45,36 +44,40 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const cases = allCases();
+  let cases: Case[];
+  try {
+    cases = options.casesDir ? loadExport(options.casesDir) : allCases();
+    if (options.casesDir) options.goldenDir = path.join(options.casesDir, 'golden');
+    loadExpectations(options.expectations, new Set(cases.map((c) => c.id))); // fail early on a bad file
+  } catch (e) {
+    console.error(`screenshot-conformance: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
   if (flags.coverage) {
-    const items = [...cases, ...mcpItems()];
-    console.log(formatCoverage(items));
-    const missing = uncovered(items);
+    console.log(formatCoverage(cases));
+    const missing = uncovered(cases);
     if (missing.length) console.error(`\nrules without a case: ${missing.map((r) => r.id).join(', ')}`);
     return missing.length ? 1 : 0;
   }
   if (flags.list) {
-    const mcp = selectMcpItems(options.profiles).map(({ check: _c, ...item }) => ({ ...item, kind: 'mcp-check (conformance/mcp/checks.ts)' }));
-    console.log(JSON.stringify([...selectCases(options.profiles, cases), ...mcp], null, 2));
+    await print(JSON.stringify(casesOf(options, cases).map((c) => listed(c, options)), null, 2));
     return 0;
   }
-  try {
-    loadExpectations(options.expectations, new Set([...cases, ...mcpItems()].map((c) => c.id))); // fail early on a bad file
-  } catch (e) {
-    console.error(`screenshot-conformance: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
+  if (flags.exportDir) {
+    const n = exportCases(flags.exportDir, cases, options.goldenDir);
+    console.log(`screenshot-conformance: wrote ${n.cases} cases, their JSON Schema, the fixtures and the goldens to ${flags.exportDir}`);
+    return 0;
   }
 
   let fixtures: FixtureServer | undefined;
   if (flags.fixturesPorts) {
     const [a, b] = flags.fixturesPorts;
-    const ports = [a!, b ?? (a === 0 ? 0 : a! + 1)];
-    fixtures = await startFixtureServer({ host: flags.fixturesHost, ports });
+    fixtures = await startFixtureServer({ host: flags.fixturesHost, ports: [a!, b ?? (a === 0 ? 0 : a! + 1)] });
     if (options.fixtureOrigins.length === 0) options.fixtureOrigins = fixtures.origins;
     console.log(`screenshot-conformance: fixtures served at ${fixtures.origins.join(' and ')}`);
   }
   if (flags.serveFixtures) {
-    if (!fixtures) fixtures = await startFixtureServer({ host: flags.fixturesHost });
+    fixtures ??= await startFixtureServer({ host: flags.fixturesHost });
     console.log(`serving fixtures at ${fixtures.origins.join(' and ')}; Ctrl-C to stop`);
     await new Promise<void>((r) => process.once('SIGINT', () => r()));
     await fixtures.close();
@@ -82,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     options.target = await targetInfo(options.baseUrl, options.apiKeys[0]!);
-    return await runPlaywright(options);
+    return (await runSuite(options, options.casesDir ? { cases } : {})).exitCode;
   } finally {
     await fixtures?.close();
   }

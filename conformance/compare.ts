@@ -3,6 +3,8 @@
 // given both as a count and as a ratio of the image, the smaller of the two winning.
 import pixelmatch from 'pixelmatch';
 import type { Rgba } from './image.ts';
+import type { Region } from './model.ts';
+import { resolveRegion } from './probes.ts';
 
 export const PIXELMATCH_VERSION = '7.2.0';
 /** Options passed to pixelmatch besides the per-case threshold (reported in the JSON report). */
@@ -12,6 +14,19 @@ export interface Tolerance {
   threshold: number;
   maxDiffPixels: number;
   maxDiffPixelRatio: number;
+  /** Regions left out of the comparison (painted the same in both images first). */
+  mask?: Region[];
+}
+
+/** A copy of the image with the regions painted opaque magenta (the same in expected and actual). */
+function masked(img: Rgba, regions: Region[]): Rgba {
+  const data = new Uint8Array(img.data);
+  for (const region of regions) {
+    const r = resolveRegion(img, region);
+    if (!r) continue;
+    for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) data.set([255, 0, 255, 255], (y * img.width + x) * 4);
+  }
+  return { width: img.width, height: img.height, data };
 }
 
 export interface Comparison {
@@ -40,6 +55,10 @@ export function compareImages(expected: Rgba, actual: Rgba, t: Tolerance): Compa
   if (expected.width !== actual.width || expected.height !== actual.height) {
     return { pass: false, diffPixels: NaN, allowed: 0, total, detail: `size differs: expected ${expected.width}x${expected.height}, got ${actual.width}x${actual.height}` };
   }
+  if (t.mask?.length) {
+    expected = masked(expected, t.mask);
+    actual = masked(actual, t.mask);
+  }
   const diff = new Uint8Array(total * 4);
   const diffPixels = pixelmatch(aligned(expected.data), aligned(actual.data), diff, actual.width, actual.height, { threshold: t.threshold, ...PIXELMATCH_OPTIONS });
   const allowed = allowedDiff(total, t);
@@ -50,6 +69,6 @@ export function compareImages(expected: Rgba, actual: Rgba, t: Tolerance): Compa
     allowed,
     total,
     diff: { width: actual.width, height: actual.height, data: diff },
-    detail: `${diffPixels} of ${total} pixels differ at threshold ${t.threshold} (allowed ${allowed} = min(${t.maxDiffPixels}, ${t.maxDiffPixelRatio} x ${total}))`,
+    detail: `${diffPixels} of ${total} pixels differ${t.mask?.length ? ` outside ${t.mask.length} masked region(s)` : ''} at threshold ${t.threshold} (allowed ${allowed} = min(${t.maxDiffPixels}, ${t.maxDiffPixelRatio} x ${total}))`,
   };
 }

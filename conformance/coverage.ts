@@ -1,15 +1,16 @@
 // The coverage matrix: for every rule of the manifest (rules.ts), the cases that check it, by
 // profile. A spec rule without a case is a failure of the suite itself (DESIGN §6).
-import type { Profile } from './model.ts';
-import type { SuiteItem } from './mcp-suite.ts';
+import type { Case, Profile } from './model.ts';
 import { RULES, type Rule } from './rules.ts';
+
+type CaseLike = Pick<Case, 'id' | 'rules' | 'profile'>;
 
 export interface CoverageRow {
   rule: Rule;
   cases: Record<Profile, string[]>;
 }
 
-export function coverageMatrix(cases: SuiteItem[]): CoverageRow[] {
+export function coverageMatrix(cases: CaseLike[]): CoverageRow[] {
   return RULES.map((rule) => {
     const row: CoverageRow = { rule, cases: { core: [], reference: [], security: [] } };
     for (const c of cases) if (c.rules.includes(rule.id)) row.cases[c.profile].push(c.id);
@@ -18,14 +19,14 @@ export function coverageMatrix(cases: SuiteItem[]): CoverageRow[] {
 }
 
 /** Rules that need a case and have none: every spec rule, and other rules without an `untested` reason. */
-export function uncovered(cases: SuiteItem[]): Rule[] {
+export function uncovered(cases: CaseLike[]): Rule[] {
   return coverageMatrix(cases)
     .filter((r) => r.cases.core.length + r.cases.reference.length + r.cases.security.length === 0)
     .filter((r) => r.rule.source === 'spec' || !r.rule.untested)
     .map((r) => r.rule);
 }
 
-export function formatCoverage(cases: SuiteItem[]): string {
+export function formatCoverage(cases: CaseLike[]): string {
   const rows = coverageMatrix(cases);
   const w = Math.max(...rows.map((r) => r.rule.id.length));
   const lines = [`${'rule'.padEnd(w)}  source        core  ref  sec  cases`];
@@ -38,6 +39,6 @@ export function formatCoverage(cases: SuiteItem[]): string {
   const spec = rows.filter((r) => r.rule.source === 'spec');
   const covered = spec.filter((r) => r.cases.core.length + r.cases.reference.length + r.cases.security.length > 0).length;
   const coreOnly = spec.filter((r) => r.cases.core.length > 0).length;
-  lines.push('', `spec rules: ${spec.length}, with a case: ${covered}, with a core case: ${coreOnly}; cases (incl. MCP checks): ${cases.length} (core ${cases.filter((c) => c.profile === 'core').length}, reference ${cases.filter((c) => c.profile === 'reference').length}, security ${cases.filter((c) => c.profile === 'security').length})`);
+  lines.push('', `spec rules: ${spec.length}, with a case: ${covered}, with a core case: ${coreOnly}; cases: ${cases.length} (core ${cases.filter((c) => c.profile === 'core').length}, reference ${cases.filter((c) => c.profile === 'reference').length}, security ${cases.filter((c) => c.profile === 'security').length})`);
   return lines.join('\n');
 }

@@ -1,15 +1,18 @@
-// The generic case executor: resolves a case's request, sends it, judges the response (verdict.ts),
-// compares goldens, follows relations and further steps, and counts canary connections. It is used
-// by the Playwright spec (suite.spec.ts) and, in-process, by the mutant runner.
+// The generic case executor: resolves each request of a case, sends it (exchange.ts: HTTP or
+// MCP), judges what came back (verdict.ts), compares goldens, follows relations and further
+// steps, and counts canary connections. Used by the runner (runner.ts) and, in-process, by the
+// mutant runner and the self-tests. It knows nothing about individual cases.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startCanary, type Canary } from './canary.ts';
 import { compareImages } from './compare.ts';
-import { encodePng, readPng, decodeImage, sniffType } from './image.ts';
-import type { Case, Check, Expectation, Need, RequestSpec } from './model.ts';
-import type { HttpClient, HttpResponse } from './http.ts';
-import { buildRequest, type ResolveContext } from './resolve.ts';
-import { judge, statusMatches } from './verdict.ts';
+import { exchange, type Observed } from './exchange.ts';
+import type { HttpClient } from './http.ts';
+import { decodeImage, encodePng, readPng, sniffType, type DecodedImage } from './image.ts';
+import { McpSessions, SkipCase } from './mcp/client.ts';
+import type { Case, Check, Expectation, GoldenSpec, Need } from './model.ts';
+import type { ResolveContext } from './resolve.ts';
+import { judge, snippet, statusMatches } from './verdict.ts';
 
 export interface RunEnv {
   baseUrl: string;
@@ -25,6 +28,8 @@ export interface RunEnv {
   isolatedNetwork: boolean;
   goldenDir: string;
   updateGolden: boolean;
+  /** MCP client sessions shared by the cases of a run (else each case opens and closes its own). */
+  mcp?: McpSessions;
 }
 
 export interface Attachment {
@@ -37,9 +42,21 @@ export interface CaseOutcome {
   pass: boolean;
   checks: Check[];
   attachments: Attachment[];
+  /** Set when the case could not run against this implementation (see mcp/client.ts SkipCase). */
+  skipped?: string;
 }
 
-/** Why a case (or an MCP check, given as its needs) cannot run in this environment, or null. */
+const NEED_REASONS: Record<Need, string> = {
+  fixtures: 'needs the fixture server (--fixtures-port or --fixtures-url)',
+  secondOrigin: 'needs a second fixture origin',
+  canary: 'needs canary listeners on the implementation host (--canary)',
+  freshKey: 'needs a never-used key (--fresh-key)',
+  mcp: 'needs the MCP endpoint (--mcp-url)',
+  mcpFreshKey: 'needs a never-used key of its own for the MCP billing checks (--mcp-fresh-key)',
+  isolatedNetwork: 'needs the implementation in an isolated network namespace (--isolated-network)',
+};
+
+/** Why a case cannot run in this environment, or null. */
 export function unmetNeed(c: Pick<Case, 'needs'>, env: RunEnv): string | null {
   const has: Record<Need, boolean> = {
     fixtures: env.fixtureOrigins.length >= 1,
@@ -50,16 +67,7 @@ export function unmetNeed(c: Pick<Case, 'needs'>, env: RunEnv): string | null {
     mcpFreshKey: !!env.mcpFreshKey,
     isolatedNetwork: env.isolatedNetwork,
   };
-  const why: Record<Need, string> = {
-    fixtures: 'needs the fixture server (--fixtures-port or --fixtures-url)',
-    secondOrigin: 'needs a second fixture origin',
-    canary: 'needs canary listeners on the implementation host (--canary)',
-    freshKey: 'needs a never-used key (--fresh-key)',
-    mcp: 'needs the MCP endpoint (--mcp-url)',
-    mcpFreshKey: 'needs a never-used key of its own for the MCP billing checks (--mcp-fresh-key)',
-    isolatedNetwork: 'needs the implementation in an isolated network namespace (--isolated-network)',
-  };
-  for (const n of c.needs ?? []) if (!has[n]) return why[n];
+  for (const n of c.needs ?? []) if (!has[n]) return NEED_REASONS[n];
   return null;
 }
 
@@ -70,23 +78,20 @@ export function keyFor(caseId: string, keys: string[]): string {
   return keys[h % keys.length]!;
 }
 
-export function goldenPath(env: RunEnv, c: Case): string {
-  return path.join(env.goldenDir, c.expect.golden?.name ?? `${c.id}.png`);
+export function goldenPath(env: Pick<RunEnv, 'goldenDir'>, c: Pick<Case, 'id'>, g: GoldenSpec): string {
+  return path.join(env.goldenDir, g.name ?? `${c.id}.png`);
 }
 
-async function send(http: HttpClient, spec: RequestSpec, ctx: ResolveContext): Promise<HttpResponse> {
-  return http(buildRequest(spec, ctx));
-}
-
-function failureAttachment(res: HttpResponse, name: string): Attachment {
+function failureAttachment(res: Observed, name: string): Attachment {
   const type = sniffType(res.body);
   if (type) return { name, contentType: `image/${type}`, body: res.body };
-  return { name: `${name}.txt`, contentType: 'text/plain', body: Buffer.from(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${res.body.subarray(0, 4096).toString('utf8')}`) };
+  const text = res.text !== undefined ? `${res.text}\n\n${JSON.stringify(res.json, null, 2)}` : res.body.subarray(0, 4096).toString('utf8');
+  return { name: `${name}.txt`, contentType: 'text/plain', body: Buffer.from(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`) };
 }
 
-async function relationChecks(c: Case, e: Expectation, res: HttpResponse, http: HttpClient, ctx: ResolveContext): Promise<{ checks: Check[]; other?: HttpResponse }> {
+async function relationChecks(e: Expectation, res: Observed, env: RunEnv, http: HttpClient, ctx: ResolveContext): Promise<{ checks: Check[]; other?: Observed }> {
   const rel = e.relation!;
-  const other = await send(http, rel.request, ctx);
+  const other = await exchange(rel.request, ctx, http, env.mcp);
   const checks: Check[] = [];
   if (rel.expect) checks.push(...(await judge({ ...rel.expect, status: rel.expect.status ?? 200 }, other)).checks.map((k) => ({ ...k, name: `second request: ${k.name}` })));
   const label = `relation ${rel.relation}`;
@@ -99,68 +104,68 @@ async function relationChecks(c: Case, e: Expectation, res: HttpResponse, http: 
     checks.push({ name: label, pass: false, detail: 'both responses must be images' });
     return { checks, other };
   }
-  const a = await decodeImage(res.body);
-  const b = await decodeImage(other.body);
-  const cmp = compareImages(a, b, { threshold: 0.1, maxDiffPixels: Infinity, maxDiffPixelRatio: 1 });
+  const cmp = compareImages(await decodeImage(res.body), await decodeImage(other.body), { threshold: 0.1, maxDiffPixels: Infinity, maxDiffPixelRatio: 1 });
   const ratio = Number.isNaN(cmp.diffPixels) ? 1 : cmp.diffPixels / cmp.total;
   const pass = rel.relation === 'pixels-differ' ? ratio > (rel.minDiffRatio ?? 0.01) : ratio <= (rel.maxDiffRatio ?? 0.001);
   checks.push({ name: label, pass, detail: `${(ratio * 100).toFixed(2)}% of pixels differ from the second request (${cmp.detail})` });
-  void c;
   return { checks, other };
+}
+
+function goldenChecks(c: Case, g: GoldenSpec, image: DecodedImage, stepFailed: boolean, env: RunEnv, attachments: Attachment[]): Check {
+  const file = goldenPath(env, c, g);
+  const actualPng = encodePng(image);
+  if (env.updateGolden) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    if (!stepFailed) writeFileSync(file, actualPng);
+    return { name: 'golden', pass: !stepFailed, detail: stepFailed ? 'not updated: the case fails its other checks' : `updated ${path.basename(file)}` };
+  }
+  if (!existsSync(file)) {
+    attachments.push({ name: 'actual', contentType: 'image/png', body: actualPng });
+    return { name: 'golden', pass: false, detail: `no golden ${path.basename(file)} in ${env.goldenDir} (run with --update-golden against a trusted implementation, then look at it)` };
+  }
+  const cmp = compareImages(readPng(readFileSync(file)), image, g);
+  if (!cmp.pass) {
+    attachments.push({ name: 'expected', contentType: 'image/png', body: readFileSync(file) });
+    attachments.push({ name: 'actual', contentType: 'image/png', body: actualPng });
+    if (cmp.diff) attachments.push({ name: 'diff', contentType: 'image/png', body: encodePng(cmp.diff) });
+  }
+  return { name: 'golden', pass: cmp.pass, detail: cmp.detail };
 }
 
 export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promise<CaseOutcome> {
   const checks: Check[] = [];
   const attachments: Attachment[] = [];
   let canary: Canary | undefined;
-  if (c.needs?.includes('canary') || c.expect.canaryConnections !== undefined) canary = await startCanary();
+  const ownMcp = !env.mcp && env.mcpUrl ? new McpSessions(env.mcpUrl) : undefined;
+  const runEnv = ownMcp ? { ...env, mcp: ownMcp } : env;
   try {
+    if (c.needs?.includes('canary') || c.expect.canaryConnections !== undefined) canary = await startCanary();
     const ctx: ResolveContext = {
       baseUrl: env.baseUrl,
+      mcpUrl: env.mcpUrl,
       apiKey: keyFor(c.id, env.apiKeys),
       freshKey: env.freshKey,
+      mcpFreshKey: env.mcpFreshKey,
       fixtureOrigins: env.fixtureOrigins,
       canaryPort: canary?.port,
       nonce: Math.random().toString(36).slice(2, 10),
     };
-    const responses: HttpResponse[] = [];
+    const responses: Observed[] = [];
     const steps = [{ request: c.request, expect: c.expect }, ...(c.then ?? [])];
     for (const [i, step] of steps.entries()) {
-      const prefix = steps.length > 1 ? `step ${i + 1}: ` : '';
-      const res = await send(http, step.request, ctx);
+      const prefix = step.request.label ? `${step.request.label}: ` : steps.length > 1 ? `step ${i + 1}: ` : '';
+      const res = await exchange(step.request, ctx, http, runEnv.mcp);
       responses.push(res);
       const { checks: stepChecks, image } = await judge(step.expect, res, responses);
-      checks.push(...stepChecks.map((k) => ({ ...k, name: prefix + k.name })));
       const stepFailed = stepChecks.some((k) => !k.pass);
-
-      const g = step.expect.golden;
-      if (g && image && i === 0) {
-        const file = goldenPath(env, c);
-        const actualPng = encodePng(image);
-        if (env.updateGolden) {
-          mkdirSync(path.dirname(file), { recursive: true });
-          if (!stepFailed) writeFileSync(file, actualPng);
-          checks.push({ name: 'golden', pass: !stepFailed, detail: stepFailed ? 'not updated: the case fails its other checks' : `updated ${path.basename(file)}` });
-        } else if (!existsSync(file)) {
-          checks.push({ name: 'golden', pass: false, detail: `no golden ${path.relative(process.cwd(), file)} (run with --update-golden against a trusted implementation, then look at it)` });
-          attachments.push({ name: 'actual', contentType: 'image/png', body: actualPng });
-        } else {
-          const expected = readPng(readFileSync(file));
-          const cmp = compareImages(expected, image, g);
-          checks.push({ name: 'golden', pass: cmp.pass, detail: cmp.detail });
-          if (!cmp.pass) {
-            attachments.push({ name: 'expected', contentType: 'image/png', body: readFileSync(file) });
-            attachments.push({ name: 'actual', contentType: 'image/png', body: actualPng });
-            if (cmp.diff) attachments.push({ name: 'diff', contentType: 'image/png', body: encodePng(cmp.diff) });
-          }
-        }
-      }
+      if (step.expect.golden && image) stepChecks.push(goldenChecks(c, step.expect.golden, image, stepFailed, env, attachments));
+      checks.push(...stepChecks.map((k) => ({ ...k, name: prefix + k.name })));
       if (step.expect.relation && statusMatches(step.expect.status, res.status)) {
-        const r = await relationChecks(c, step.expect, res, http, ctx);
+        const r = await relationChecks(step.expect, res, runEnv, http, ctx);
         checks.push(...r.checks.map((k) => ({ ...k, name: prefix + k.name })));
         if (r.checks.some((k) => !k.pass) && r.other) attachments.push(failureAttachment(r.other, 'second-response'));
       }
-      if (stepFailed && !attachments.some((a) => a.name === 'actual')) attachments.push(failureAttachment(res, steps.length > 1 ? `response-step-${i + 1}` : 'response'));
+      if (stepChecks.some((k) => !k.pass) && !attachments.some((a) => a.name === 'actual')) attachments.push(failureAttachment(res, steps.length > 1 ? `response-step-${i + 1}` : 'response'));
     }
     if (canary) {
       await new Promise((r) => setTimeout(r, 300)); // late connections still count
@@ -169,9 +174,11 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
       checks.push({ name: 'canary connections', pass: n <= max, detail: `${n} connection(s) to the canary on port ${canary.port}, at most ${max}` });
     }
   } catch (err) {
-    checks.push({ name: 'exchange', pass: false, detail: `request failed: ${err instanceof Error ? err.message : String(err)}` });
+    if (err instanceof SkipCase) return { pass: true, checks, attachments, skipped: err.message };
+    checks.push({ name: 'exchange', pass: false, detail: `request failed: ${snippet(err instanceof Error ? err.message : String(err), 400)}` });
   } finally {
     await canary?.close();
+    await ownMcp?.close();
   }
   return { pass: checks.length > 0 && checks.every((k) => k.pass), checks, attachments };
 }

@@ -24,7 +24,9 @@ const agent = new Agent({ headersTimeout: 120_000, bodyTimeout: 120_000, connect
 
 export const undiciClient: HttpClient = async (req) => {
   const t0 = performance.now();
-  const res = await request(req.url, { method: req.method as 'POST', headers: req.headers, body: req.body, dispatcher: agent });
+  // reset: a fresh connection per request, so that no request goes out on a keep-alive socket the
+  // server has just closed (ECONNRESET on a busy machine); a connection costs little next to a render.
+  const res = await request(req.url, { method: req.method as 'POST', headers: req.headers, body: req.body, dispatcher: agent, reset: true });
   const body = Buffer.from(await res.body.arrayBuffer());
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;

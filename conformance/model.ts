@@ -1,6 +1,8 @@
-// The data model of the conformance suite. A case is data (DESIGN §6): an id, one MUST sentence,
-// the spec clause it checks, the request and the expectation. The runner (execute.ts, verdict.ts)
-// is generic and knows nothing about individual cases.
+// The data model of the conformance suite: ONE case model for REST and MCP cases (DESIGN §6). A
+// case is data: an id, one MUST sentence, the rules it checks (rules.ts), the request and the
+// expectation, and optionally further steps. The runner (execute.ts, verdict.ts) is generic and
+// knows nothing about individual cases. `case.schema.json` is the same model as a JSON Schema:
+// `screenshot-conformance --export DIR` writes every case in this shape for runners in any language.
 
 export type Profile = 'core' | 'reference' | 'security';
 export const PROFILES: readonly Profile[] = ['core', 'reference', 'security'];
@@ -16,7 +18,8 @@ export type Need =
   | 'isolatedNetwork'; // the implementation runs in a network namespace: off-machine addresses are safe to send
 
 /**
- * Values in a request body may be directives that the runner resolves before sending:
+ * Values in a request body (or tool arguments) may be directives that the runner resolves before
+ * sending (resolve.ts):
  * - { $fixture: "name" }               the text of fixtures/pages/<name>.html (fonts inlined)
  * - { $consentFixture: "file" }        the text of fixtures/consent/<file> (fonts inlined)
  * - { $fixtureUrl: "/path" }           absolute URL of a path on the fixture server (first origin)
@@ -25,7 +28,10 @@ export type Need =
  * - { $html: { bytes, fill? } }        an HTML document of exactly `bytes` UTF-8 bytes
  * - { $repeat: value, times }          an array of `times` copies of value
  * - { $string: { char, length } }      a string of `length` copies of char
- * - { $template: "...{{canary}}...{{fixtures}}...{{canary:/p}}" } string with origins substituted
+ * - { $template: "...{{canary}}...{{fixtures}}...{{canary:/p}}...{{nonce}}" } origins substituted
+ * Every execution of a case has a random nonce. Fixture URLs carry it (`run=<nonce>` in the query)
+ * and fixture pages end with a comment holding it, so that no cache can answer a case with the
+ * result of an earlier run; all steps of one execution share it (cache cases rely on that).
  */
 export type Directive =
   | { $fixture: string }
@@ -41,32 +47,68 @@ export type Directive =
 /** Ways of writing the canary's loopback address (threat model: spellings of one address). */
 export type CanarySpelling = 'ipv4' | 'localhost' | 'decimal' | 'hex' | 'octal' | 'short' | 'ipv6' | 'mapped' | 'trailing-dot' | 'userinfo' | 'upper-scheme';
 
-export interface RequestSpec {
+/**
+ * Which key a request carries. 'valid': a key from --api-key; 'none': no Authorization;
+ * 'invalid': a wrong key; 'malformed': a Basic header; 'fresh': the --fresh-key; 'mcp-fresh': the
+ * --mcp-fresh-key. Cases using the same fresh key never run at the same time.
+ */
+export type Auth = 'valid' | 'none' | 'invalid' | 'malformed' | 'fresh' | 'mcp-fresh';
+
+/** A bare HTTP exchange with the screenshot endpoint (default) or the MCP endpoint. */
+export interface HttpRequestSpec {
+  /** 'api': {base_url} (default); 'mcp': the MCP endpoint (--mcp-url), path ignored. */
+  endpoint?: 'api' | 'mcp';
   method?: string; // default POST
   path?: string; // default /v1/screenshot
-  /** 'valid' (default): a key from --api-key; 'none': no Authorization; 'invalid': a wrong key; 'fresh': the --fresh-key. */
-  auth?: 'valid' | 'none' | 'invalid' | 'malformed' | 'fresh';
+  auth?: Auth;
   headers?: Record<string, string>;
   /** JSON body (with directives). */
   body?: unknown;
   /** Sent verbatim instead of `body` (invalid JSON and the like). */
   rawBody?: string;
+  /** A short name for this request in check names (multi-step cases). */
+  label?: string;
 }
+
+/**
+ * An MCP exchange through an MCP client session on the MCP endpoint (Streamable HTTP; the session
+ * is initialized once per key). 'list-tools' observes `{capabilities, tools, tool}` as JSON, where
+ * `tool` is the screenshot tool an agent would pick (name containing "screenshot", else name or
+ * description containing "screenshot" or "capture"). 'call-tool' calls that tool.
+ */
+export interface McpRequestSpec {
+  mcp: 'list-tools' | 'call-tool';
+  auth?: 'valid' | 'mcp-fresh';
+  /** Tool arguments (with directives). */
+  arguments?: Record<string, unknown>;
+  /**
+   * The tool must declare these parameters or the case is skipped: spec §4.2 does not show the
+   * tool's parameters, so the suite drives it with the REST body's field names (§2.1) only when
+   * its input schema declares them. Default: the names of `arguments`.
+   */
+  params?: string[];
+  label?: string;
+}
+
+export type RequestSpec = HttpRequestSpec | McpRequestSpec;
 
 export type HeaderExpectation =
   | string // exact value (case-insensitive for the header name, exact for the value)
-  | { matches: string } // regular expression (source), tested against the value
+  | { matches: string } // regular expression (source, case-insensitive), tested against the value
   | { present: boolean }
-  | { integer: true; min?: number; max?: number }
-  /** The value of a header in an earlier step plus `plus` (integers), for multi-step cases. */
-  | { fromStep: number; header: string; plus: number };
+  | { integer: true; min?: number; max?: number };
 
 export interface Region {
-  /** Pixel rectangle of the decoded image. Negative x/y count from the right/bottom edge. */
+  /**
+   * Pixel rectangle of the decoded image. Negative x/y count from the right/bottom edge. With
+   * unit 'fraction', x, y, w and h are fractions of the image's width and height (for images
+   * whose size the case does not fix).
+   */
   x: number;
   y: number;
   w: number;
   h: number;
+  unit?: 'px' | 'fraction';
 }
 
 export type Probe =
@@ -78,6 +120,8 @@ export type Probe =
   | { kind: 'alpha'; region: Region; min: number; max: number; label?: string };
 
 export interface GoldenSpec {
+  /** What this golden guards beyond the case's probes, in one sentence (engine-neutral: see RUNNING.md "Goldens"). */
+  guards: string;
   /** Golden file name in golden/ (default: <case id>.png). */
   name?: string;
   /** pixelmatch per-pixel threshold (0..1). */
@@ -85,10 +129,16 @@ export interface GoldenSpec {
   /** Two-part budget of differing pixels: the smaller of the two wins. */
   maxDiffPixels: number;
   maxDiffPixelRatio: number;
+  /**
+   * Regions left out of the comparison (image pixels): text, whose rasterisation depends on how
+   * the browser was launched (font hinting, anti-aliasing), not on anything the spec states.
+   */
+  mask?: Region[];
 }
 
 export interface ImageExpectation {
-  type: 'png' | 'jpeg' | 'webp';
+  /** 'any': PNG, JPEG or WebP whose content-type matches its bytes (MCP results, whose format the spec does not fix). */
+  type: 'png' | 'jpeg' | 'webp' | 'any';
   width?: number;
   height?: number;
   /** Lower bounds when the exact size is not fixed by the spec (fullPage heights). */
@@ -96,11 +146,13 @@ export interface ImageExpectation {
   minHeight?: number;
   /** The decoded image must (true) or must not (false) carry an alpha channel. */
   hasAlpha?: boolean;
+  /** Upper bound on the encoded size in bytes. */
+  maxBytes?: number;
 }
 
 /** A relation between this case's response and a second request's response (the effect of an option). */
 export interface Relation {
-  request: RequestSpec;
+  request: HttpRequestSpec;
   /** The second response must also satisfy these (status 200 and an image, typically). */
   expect?: Pick<Expectation, 'status' | 'image'>;
   /** bytes-less: this body is smaller than the other's; pixels-differ: more than `minDiffRatio` of pixels differ (pixelmatch, threshold 0.1); pixels-similar: at most `maxDiffRatio` differ. */
@@ -109,9 +161,48 @@ export interface Relation {
   maxDiffRatio?: number;
 }
 
+/** An assertion on the JSON the exchange observed (a JSON body, or an MCP result; see McpRequestSpec). */
+export interface JsonExpectation {
+  /** Property names and array indexes from the root. */
+  path: Array<string | number>;
+  equals?: unknown;
+  /** Regular expression (source, case-sensitive) the string value must match. */
+  matches?: string;
+  present?: boolean;
+  type?: 'string' | 'number' | 'boolean' | 'object' | 'array';
+  /** The array's length. */
+  length?: number;
+  label?: string;
+}
+
+/** Where a number is read from, in this response or an earlier step's. */
+export type Reader =
+  | { header: string }
+  /** The first capture group of this regular expression (source, case-sensitive) over the text. */
+  | { text: string };
+
+/** The number read here equals the number read the same way in step `fromStep` (0 = the first request) plus `plus`. */
+export interface Comparison {
+  read: Reader;
+  fromStep: number;
+  plus: number;
+  label?: string;
+}
+
+/** The result of an MCP tool call. */
+export interface ToolExpectation {
+  /**
+   * true: refused: isError with a non-empty text and no image, or a JSON-RPC error.
+   * false: not an error result.
+   */
+  isError: boolean;
+  /** The number of image content blocks. */
+  images?: number;
+}
+
 export interface Expectation {
-  /** Exact status, a list of acceptable statuses, or a class such as "4xx". */
-  status: number | number[] | '4xx' | '5xx';
+  /** Exact status, a list of acceptable statuses, or a class such as "4xx". MCP tool calls and tool lists observe 200. */
+  status: number | number[] | '2xx' | '4xx' | '5xx';
   /** The JSON error body's `error` code (failures). Every failure is also checked for `{error, message}` strings. */
   error?: string;
   /** Do not check the failure body shape (for non-endpoint exchanges such as MCP, whose errors the spec does not shape). */
@@ -121,6 +212,7 @@ export interface Expectation {
   /** The error message must not contain this text (no echo of the request body). */
   messageExcludes?: string;
   headers?: Record<string, HeaderExpectation>;
+  /** The image: for HTTP the body, for an MCP tool call its first image block (content-type: its mimeType). */
   image?: ImageExpectation;
   probes?: Probe[];
   golden?: GoldenSpec;
@@ -130,6 +222,11 @@ export interface Expectation {
   /** Number of connections canary listeners may see during the case (always 0). */
   canaryConnections?: number;
   relation?: Relation;
+  json?: JsonExpectation[];
+  /** Regular expressions (source, case-sensitive) the observed text must match: an MCP result's text blocks, or a JSON-RPC error's message. */
+  text?: string[];
+  tool?: ToolExpectation;
+  compare?: Comparison[];
 }
 
 export interface Step {
@@ -151,7 +248,7 @@ export interface Case {
   timeoutMs?: number;
   request: RequestSpec;
   expect: Expectation;
-  /** Further requests in order, for multi-step cases (billing, caching). */
+  /** Further requests in order, for multi-step cases (billing, caching, MCP exchanges). */
   then?: Step[];
 }
 
@@ -160,4 +257,12 @@ export interface Check {
   name: string;
   pass: boolean;
   detail: string;
+}
+
+export const isMcpRequest = (r: RequestSpec): r is McpRequestSpec => 'mcp' in r;
+
+/** Every request of a case: its steps and the second requests of relations. */
+export function requestsOf(c: Case): RequestSpec[] {
+  const steps = [{ request: c.request, expect: c.expect }, ...(c.then ?? [])];
+  return steps.flatMap((s) => [s.request, ...(s.expect.relation ? [s.expect.relation.request] : [])]);
 }

@@ -1,12 +1,10 @@
-// Run options: parsed from the command line by bin.ts, handed to the Playwright workers as JSON in
-// an environment variable, and read back by the spec and the reporters.
+// Run options: parsed from the command line by bin.ts (or built by a program) and given to the
+// runner (runner.ts runSuite).
 import path from 'node:path';
 import { PROFILES, type Profile } from './model.ts';
 import { REPO_ROOT } from './fixtures.ts';
-import type { RunEnv } from './execute.ts';
 
-export const SUITE_VERSION = '1.0.0';
-export const OPTIONS_ENV = 'SCREENSHOT_CONFORMANCE_OPTIONS';
+export const SUITE_VERSION = '1.1.0';
 
 export interface SuiteOptions {
   baseUrl: string;
@@ -23,8 +21,11 @@ export interface SuiteOptions {
   updateGolden: boolean;
   goldenDir: string;
   reportDir: string;
+  /** Cases run at the same time (default 2). */
   workers: number;
   grep?: string;
+  /** Run the cases of an export (--export) instead of the suite's own (--cases DIR). */
+  casesDir?: string;
   /** Filled in by bin.ts: what the target reports about itself (for the JSON report). */
   target?: { chromium?: string; info?: Record<string, unknown> };
 }
@@ -51,15 +52,19 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
   --expectations FILE     known failures of this implementation (JSON; see RUNNING.md)
   --update-golden         write golden/ from this implementation's images (look at each one!)
   --report DIR            report directory (default conformance-report/)
-  --workers N             parallel workers (default 2)
+  --workers N             cases run at the same time (default 2, at most 8)
   --grep REGEX            only cases whose id matches
-  --list                  print the selected cases as JSON and exit
+  --list                  print the selected cases as JSON, directives resolved, and exit
+  --export DIR            write every case as plain JSON (with its JSON Schema, the fixtures and
+                          the goldens) for runners in any language, and exit
+  --cases DIR             run the cases of such an export instead of the suite's own
   --coverage              print the rule coverage matrix and exit (non-zero if a spec rule has no case)
   --serve-fixtures        only serve the fixtures (with --fixtures-port) until interrupted
   --help`;
 
 export interface CliFlags {
   list: boolean;
+  exportDir?: string;
   coverage: boolean;
   serveFixtures: boolean;
   fixturesPorts?: number[];
@@ -118,13 +123,15 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
       case '--workers': o.workers = Math.max(1, Number(value(a)) || 1); break;
       case '--grep': o.grep = value(a); break;
       case '--list': flags.list = true; break;
+      case '--export': flags.exportDir = path.resolve(value(a)); break;
+      case '--cases': o.casesDir = path.resolve(value(a)); break;
       case '--coverage': flags.coverage = true; break;
       case '--serve-fixtures': flags.serveFixtures = true; break;
       case '--help': case '-h': flags.help = true; break;
       default: throw new UsageError(`unknown option ${a}`);
     }
   }
-  const needsTarget = !flags.help && !flags.list && !flags.coverage && !flags.serveFixtures;
+  const needsTarget = !flags.help && !flags.list && !flags.coverage && !flags.serveFixtures && !flags.exportDir;
   if (needsTarget && !o.baseUrl) throw new UsageError('--base-url is required');
   if (needsTarget && o.apiKeys.length === 0) throw new UsageError('--api-key is required');
   if (o.baseUrl) {
@@ -150,27 +157,7 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
     reportDir: o.reportDir ?? path.resolve('conformance-report'),
     workers: Math.min(o.workers ?? 2, 8),
     grep: o.grep,
+    casesDir: o.casesDir,
   };
   return { options, flags };
-}
-
-export function readOptionsFromEnv(): SuiteOptions {
-  const raw = process.env[OPTIONS_ENV];
-  if (!raw) throw new Error(`${OPTIONS_ENV} is not set: run the suite with conformance/bin.ts (npm run conformance)`);
-  return JSON.parse(raw) as SuiteOptions;
-}
-
-export function runEnvOf(o: SuiteOptions): RunEnv {
-  return {
-    baseUrl: o.baseUrl,
-    apiKeys: o.apiKeys,
-    freshKey: o.freshKey,
-    mcpUrl: o.mcpUrl,
-    mcpFreshKey: o.mcpFreshKey,
-    fixtureOrigins: o.fixtureOrigins,
-    canary: o.canary,
-    isolatedNetwork: o.isolatedNetwork,
-    goldenDir: o.goldenDir,
-    updateGolden: o.updateGolden,
-  };
 }

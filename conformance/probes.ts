@@ -4,6 +4,10 @@ import type { Check, Probe, Region } from './model.ts';
 import type { Rgba } from './image.ts';
 
 export function resolveRegion(img: Rgba, r: Region): Region | null {
+  if (r.unit === 'fraction') {
+    const px = { x: Math.floor(r.x * img.width), y: Math.floor(r.y * img.height), w: Math.max(1, Math.floor(r.w * img.width)), h: Math.max(1, Math.floor(r.h * img.height)) };
+    return px.x + px.w <= img.width && px.y + px.h <= img.height ? px : null;
+  }
   const x = r.x < 0 ? img.width + r.x : r.x;
   const y = r.y < 0 ? img.height + r.y : r.y;
   if (x < 0 || y < 0 || r.w < 1 || r.h < 1 || x + r.w > img.width || y + r.h > img.height) return null;
@@ -11,7 +15,7 @@ export function resolveRegion(img: Rgba, r: Region): Region | null {
 }
 
 function describe(r: Region): string {
-  return `${r.w}x${r.h}@${r.x},${r.y}`;
+  return r.unit === 'fraction' ? `${r.w}x${r.h}@${r.x},${r.y} of the image` : `${r.w}x${r.h}@${r.x},${r.y}`;
 }
 
 /** Mean colour of a region, for messages. */

@@ -1,8 +1,9 @@
 // The coverage manifest: every normative rule of the spec (spec/screenshot-service.md) with a
 // stable id and the quoted rule, plus the reference server's decisions (DESIGN §3) and the threat
-// model's classes that the `reference` and `security` profiles check. Ids are stable anchors:
-// "<section>/<name>". Never renumber; add new ids instead. A self-test fails when a spec rule has
-// no case (conformance/self-test/coverage.test.ts); `--coverage` prints the matrix.
+// model's classes that the `reference` and `security` profiles check, and the MCP server's
+// decisions. Ids are stable anchors: "<section>/<name>". Never renumber; add new ids instead. A
+// self-test fails when a spec rule has no case (conformance/self-test/cases.test.ts); `--coverage`
+// prints the matrix. The rules live here and only here.
 
 export type RuleSource = 'spec' | 'design' | 'threat-model';
 
@@ -19,7 +20,7 @@ const spec = (id: string, quote: string): Rule => ({ id, source: 'spec', quote }
 const design = (id: string, quote: string, untested?: string): Rule => ({ id, source: 'design', quote, ...(untested ? { untested } : {}) });
 const threat = (id: string, quote: string): Rule => ({ id, source: 'threat-model', quote });
 
-const BASE_RULES: readonly Rule[] = [
+export const RULES: readonly Rule[] = [
   // §1 What the service does
   spec('1/raster-image', 'The service accepts one JSON request on one endpoint and returns a raster image (PNG, JPEG or WebP) of either a live page (`url`) or caller-supplied markup (`html`).'),
   spec('1/synchronous', 'Rendering is synchronous. The response body is the image itself, with no JSON envelope, no job and no polling.'),
@@ -142,12 +143,13 @@ const BASE_RULES: readonly Rule[] = [
   threat('T/schemes', 'Only `http:` and `https:`. Reject `file:` (any case), `data:`, `javascript:`, `blob:`, `view-source:`, `chrome:`, `devtools:`, `ftp:`, `ws:`, scheme-relative URLs.'),
   threat('T/isolation', 'Fresh incognito context per request, disposed afterwards; nothing shared between requests (cookies, storage, cache, service workers).'),
   threat('T/dos', 'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.'),
+
+  // The reference server's MCP decisions (issue 7; reference profile only)
+  design('mcp/tool', 'One tool, `take_screenshot`, whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
+  design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
+  design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
+  design('mcp/size-budget', 'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.'),
 ];
-
-/** The rules of the MCP section (conformance/mcp/checks.ts, written with the MCP server). */
-import { MCP_RULES } from './mcp/checks.ts';
-
-export const RULES: readonly Rule[] = [...BASE_RULES, ...MCP_RULES];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));
 
@@ -155,4 +157,28 @@ export function ruleQuote(id: string): string {
   const r = RULES_BY_ID.get(id);
   if (!r) throw new Error(`unknown rule id ${id}`);
   return r.quote;
+}
+
+/** Titles of the sections rule ids start with, for the summary by section. */
+export const SECTIONS: Readonly<Record<string, string>> = {
+  '1': '§1 What the service does',
+  '2.1': '§2.1 Request body',
+  '2.2': '§2.2 viewport',
+  '2.3': '§2.3 Success response',
+  '2.4': '§2.4 Failure response',
+  '4.1': '§4.1 POST /v1/screenshot',
+  '4.2': '§4.2 MCP server',
+  '5': '§5 Authentication',
+  '7': '§7 Errors',
+  '8': '§8 Limits',
+  '9': '§9 Versioning',
+  D3: 'DESIGN §3 reference decisions',
+  mcp: 'DESIGN: the MCP server',
+  T: 'threat model',
+};
+
+/** The section of a case: the section of the first rule it cites (the clause it checks). */
+export function sectionOf(rules: readonly string[]): string {
+  const s = (rules[0] ?? '').split('/')[0] ?? '';
+  return SECTIONS[s] ?? s;
 }

@@ -1,10 +1,12 @@
 // Runs the conformance suite against a fresh reference server (what `npm test` calls):
 //   node --import tsx conformance/run-against-reference.ts [--profile reference,security] [--grep RE]
-//        [--no-isolate] [--update-golden] [--report DIR]
+//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice]
 // It starts the suite's fixture server (two loopback origins), then the reference server via
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
 // suite spreads cases over them so per-key limits and the free allowance are not the suite's own
 // doing) and one fresh key for the billing case; runs the suite; exits non-zero on any failure.
+// --twice: then runs `core` a second time against the same server, its cache now warm (issue 19:
+// hosted APIs cache too), and fails unless every core case has the same verdict both times.
 //
 // Isolation: unless --no-isolate, the whole run re-executes itself inside a new user+network
 // namespace (`unshare -rn`, loopback only), so the security profile's off-machine private
@@ -20,11 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startServer } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
-import { runPlaywright } from './bin.ts';
 import { startFixtureServer } from './fixture-server.ts';
 import type { Profile } from './model.ts';
 import { SUITE_VERSION, type SuiteOptions } from './options.ts';
 import { REPO_ROOT } from './fixtures.ts';
+import { runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -90,7 +92,7 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
 }
 
 function parse(argv: string[]) {
-  const o = { profiles: ['reference', 'security'] as Profile[], grep: undefined as string | undefined, isolate: true, updateGolden: false, report: path.join(REPO_ROOT, 'conformance-report'), workers: 2 };
+  const o = { profiles: ['reference', 'security'] as Profile[], grep: undefined as string | undefined, isolate: true, updateGolden: false, report: path.join(REPO_ROOT, 'conformance-report'), workers: 2, twice: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--profile') o.profiles = argv[++i]!.split(',') as Profile[];
@@ -99,6 +101,7 @@ function parse(argv: string[]) {
     else if (a === '--update-golden') o.updateGolden = true;
     else if (a === '--report') o.report = path.resolve(argv[++i]!);
     else if (a === '--workers') o.workers = Number(argv[++i]);
+    else if (a === '--twice') o.twice = true;
     else throw new Error(`run-against-reference: unknown option ${a}`);
   }
   return o;
@@ -145,7 +148,18 @@ async function main(argv: string[]): Promise<number> {
         return { ...t, info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info } };
       })(),
     };
-    return await runPlaywright(options);
+    const first = await runSuite(options);
+    if (!o.twice) return first.exitCode;
+    console.log('\nrun-against-reference: core again, against the same server with its cache warm');
+    const second = await runSuite({ ...options, profiles: ['core'], reportDir: path.join(o.report, 'core-second-run') });
+    const before = new Map(first.records.map((r) => [r.case.id, r.verdict]));
+    const changed = second.records.filter((r) => before.has(r.case.id) && before.get(r.case.id) !== r.verdict);
+    for (const r of changed) console.log(`  ✗ ${r.case.id}: ${before.get(r.case.id)} in the first run, ${r.verdict} in the second${r.checks.filter((k) => !k.pass).map((k) => `\n      ✗ ${k.name}: ${k.detail}`).join('')}`);
+    console.log(`core twice: ${second.records.length - changed.length}/${second.records.length} core cases have the same verdict in both runs`);
+    const t = [first.tally, second.tally];
+    const sum = (k: 'pass' | 'fail' | 'skip' | 'expectedFailure' | 'unexpectedPass') => t.reduce((n, x) => n + x[k], 0);
+    console.log(`  total      ${sum('pass')} passed, ${sum('fail') + changed.length} failed, ${sum('skip')} skipped, ${sum('expectedFailure')} expected failures, ${sum('unexpectedPass')} unexpected passes of both runs`);
+    return first.exitCode || second.exitCode || (changed.length ? 1 : 0);
   } finally {
     await target.close();
   }

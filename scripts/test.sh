@@ -51,9 +51,9 @@ if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null
   [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
 fi
 
-stage "conformance suite against a fresh reference server (core, reference, security)"
+stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
 clog=$(mktemp)
-timeout 900 node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+timeout 1200 node --import tsx conformance/run-against-reference.ts --twice 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -61,7 +61,8 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
-timeout 600 node --import tsx conformance/mutants/run-mutants.ts 2>&1 | tee "$mlog"
+baseline=(); [ "$status" = 0 ] && [ -f conformance-report/report.json ] && baseline=(--baseline-from conformance-report/report.json)  # the full run above is the baseline
+timeout 600 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check

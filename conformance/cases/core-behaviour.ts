@@ -1,8 +1,8 @@
 // Core profile: waiting (spec §4.1 rules 5 and 6, §8 budget and idle window), clean-up (§4.1
 // rules 3 and 4: banners, hideSelectors, blockAds, scroll lock, the near-empty revert), private
-// targets (§4.1 rule 8) and authentication (§5). The MCP server (§4.2) is checked by mcp/checks.ts.
+// targets (§4.1 rule 8) and authentication (§5). The MCP server (§4.2) is in mcp.ts.
 import type { Case } from '../model.ts';
-import { absent, around, BLUE, box, cases, color, GREEN, GREY, html, MAGENTA, png, RED, WHITE } from './helpers.ts';
+import { absent, BLUE, box, color, GREEN, GREY, html, MAGENTA, png, RED, WHITE } from './helpers.ts';
 
 const VP = { width: 400, height: 300 };
 const BUDGET_MS = 20_000;
@@ -11,7 +11,7 @@ const BUDGET_PLUS_SLACK_MS = BUDGET_MS + 10_000;
 const lateNetwork = (d: number, extra: Record<string, unknown> = {}) => ({ url: { $fixtureUrl: `/pages/late-network.html?d=${d}` }, viewport: VP, ...extra });
 const allGreen = [color(box(0, 0, 400, 300), GREEN, 'late content arrived')];
 
-export const coreBehaviourCases: Case[] = cases([
+export const coreBehaviourCases: Case[] = [
   // §4.1 rule 5: waitUntil
   {
     id: 'waitUntil.default-waits-for-late-network',
@@ -221,4 +221,4 @@ export const coreBehaviourCases: Case[] = cases([
     request: { auth: 'none', body: html('plain', { viewport: VP }) },
     expect: { status: '4xx' },
   },
-]);
+];

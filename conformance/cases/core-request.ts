@@ -1,7 +1,7 @@
 // Core profile: the request body (spec §2.1, §2.2), the error table (§7) and both sides of every
 // bound (§8). Mostly html-mode with tiny viewports, so these run anywhere and quickly.
 import type { Case } from '../model.ts';
-import { badRequest, cases, color, around, GREEN, html, png, SMALL, WHITE } from './helpers.ts';
+import { badRequest, color, around, GREEN, html, png, SMALL, WHITE } from './helpers.ts';
 
 const FAIL_RULES = ['7/failure-body', '2.4/failure-body'];
 const plain = (extra: Record<string, unknown> = {}) => html('plain', { viewport: SMALL, ...extra });
@@ -43,7 +43,7 @@ const HTML = ['8/html-size', '2.1/html'];
 const WIDTH = 'viewport.*width|width.*viewport';
 const HEIGHT = 'viewport.*height|height.*viewport';
 
-export const coreRequestCases: Case[] = cases([
+export const coreRequestCases: Case[] = [
   // §2.1 rule 1, §7 row 1: exactly one of url and html
   { id: 'one-of.neither', must: 'The service MUST reject a body with neither url nor html with 400 bad_request.', rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES], profile: 'core', request: { body: { viewport: SMALL } }, expect: badRequest() },
   { id: 'one-of.both', must: 'The service MUST reject a body with both url and html with 400 bad_request.', rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES], profile: 'core', needs: ['fixtures'], request: { body: { ...plain(), url: { $fixtureUrl: '/pages/plain.html' } } }, expect: badRequest() },
@@ -129,4 +129,4 @@ export const coreRequestCases: Case[] = cases([
     request: { body: plain({ futureOption: true, 'x-vendor': { nested: [1, 2, 3] }, viewportWidth: 99, format2: 'gif' }) },
     expect: png(320, 240, green(320, 240), { relation: { request: { body: plain() }, relation: 'pixels-similar', maxDiffRatio: 0.001, expect: { status: 200, image: { type: 'png', width: 320, height: 240 } } } }),
   },
-]);
+];

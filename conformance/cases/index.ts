@@ -1,15 +1,17 @@
-// All cases, and the selection of cases for a run (profiles). Cases are data; see model.ts.
+// All cases (REST and MCP alike), and the selection of cases for a run (profiles). Cases are data;
+// see model.ts.
 import type { Case, Profile } from '../model.ts';
 import { RULES_BY_ID } from '../rules.ts';
 import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
 import { coreRequestCases } from './core-request.ts';
+import { mcpCases } from './mcp.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...referenceCases, ...securityCases];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases];
   validateCases(list);
   return list;
 }
@@ -35,8 +37,8 @@ export function validateCases(list: Case[]): void {
     for (const r of c.rules) if (!RULES_BY_ID.has(r)) throw new Error(`case ${c.id}: unknown rule id ${r}`);
     const steps = [c.expect, ...(c.then ?? []).map((s) => s.expect)];
     for (const e of steps) {
-      if (e.image && e.status === 200 && !e.golden && (e.probes?.length ?? 0) === 0 && !e.relation && !e.headers) {
-        throw new Error(`case ${c.id}: an image case needs at least one probe, relation or header check`);
+      if (e.image && e.status === 200 && !e.golden && (e.probes?.length ?? 0) === 0 && !e.relation && !e.headers && !e.text && e.image.maxBytes === undefined) {
+        throw new Error(`case ${c.id}: an image case needs at least one probe, relation, header, text or size check`);
       }
       if (e.golden && (e.probes?.length ?? 0) === 0) throw new Error(`case ${c.id}: a golden alone only says "same as last time"; add a probe`);
     }

@@ -3,7 +3,7 @@
 // canaries reachable by the implementation (same host). Off-machine address classes additionally
 // need --isolated-network: never send them to an implementation that could reach a real network.
 import type { Case, CanarySpelling } from '../model.ts';
-import { absent, box, cases, color, GREEN, html, MAGENTA, png } from './helpers.ts';
+import { absent, box, color, GREEN, html, MAGENTA, png } from './helpers.ts';
 
 const VP = { width: 320, height: 240 };
 const noCanary = [absent(box(0, 0, 320, 240), MAGENTA, 'no canary content')];
@@ -73,7 +73,7 @@ function offMachine(name: string, url: string): Case {
   };
 }
 
-export const securityCases: Case[] = cases([
+export const securityCases: Case[] = [
   ...(['localhost', 'decimal', 'hex', 'octal', 'short', 'ipv6', 'mapped', 'trailing-dot', 'userinfo', 'upper-scheme'] as CanarySpelling[]).map(spelling),
   rawTarget('sec.spelling.unspecified-v4', 'http://0.0.0.0:{{canaryPort}}/', ['T/spellings', 'T/address-classes'], 'The service MUST reject 0.0.0.0 (reaches the local host) with 400 bad_request.'),
   rawTarget('sec.spelling.unspecified-v6', 'http://[::]:{{canaryPort}}/', ['T/spellings', 'T/address-classes'], 'The service MUST reject [::] with 400 bad_request.'),
@@ -163,4 +163,4 @@ export const securityCases: Case[] = cases([
   offMachine('mapped-private', 'http://[::ffff:10.0.0.1]/'),
   offMachine('nat64-private', 'http://[64:ff9b::a00:1]/'),
   offMachine('metadata-name', 'http://metadata.google.internal/computeMetadata/v1/'),
-]);
+];

@@ -1,92 +1,95 @@
-// What the MCP checks talk through: the official SDK client (what agents use: it negotiates the
-// protocol version, carries a session id if the implementation issues one, and reads JSON or SSE
-// answers alike) and a bare fetch for HTTP-level checks (auth, methods) where the exact status,
-// headers and body matter.
+// The MCP transport of the runner (spec §4.2): MCP requests of a case (model.ts McpRequestSpec)
+// go through the official SDK client (what agents use: it negotiates the protocol version,
+// carries a session id if the implementation issues one, and reads JSON or SSE answers alike).
+// One session per key per run, opened on first use. What it observes becomes an Observed
+// (exchange.ts), judged by the same verdict code as HTTP responses:
+//   list-tools  json = { capabilities, tools, tool }   (tool: the one an agent would pick)
+//   call-tool   json = the result without image data, plus rpcError when the call was refused
+//               with a JSON-RPC error; text = the text blocks (or the error's message);
+//               body = the first image block's bytes, content-type its mimeType.
+// Bare HTTP exchanges with the MCP endpoint (auth, methods) go through the HTTP client instead.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { decodeImage, sniffType, type DecodedImage } from '../image.ts';
+import type { McpRequestSpec } from '../model.ts';
+import type { Observed } from '../exchange.ts';
 
-/** The JSON-RPC initialize request, for raw exchanges. */
-export const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'screenshot-conformance', version: '1.0.0' } },
-} as const;
+/** Thrown when a case cannot run against this implementation (its tool lacks a parameter). */
+export class SkipCase extends Error {}
 
-/** Connects the SDK client with `Authorization: Bearer <key>`; rejects when the server refuses. */
-export async function openClient(mcpUrl: string, key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: 'screenshot-conformance', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  json(): unknown;
-}
-
-/** One bare HTTP exchange with the MCP endpoint. */
-export async function rawExchange(mcpUrl: string, method: string, headers: Record<string, string>, body?: unknown): Promise<RawResponse> {
-  const res = await fetch(mcpUrl, {
-    method,
-    headers: { accept: 'application/json, text/event-stream', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    text,
-    json: () => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        return undefined;
-      }
-    },
-  };
-}
+const CALL_TIMEOUT_MS = 90_000;
 
 /** The tool an agent would pick for screenshots: the name or description speaks of screenshots or capture. */
 export function findScreenshotTool(tools: Tool[]): Tool | undefined {
   return tools.find((t) => /screenshot/i.test(t.name)) ?? tools.find((t) => /screenshot|capture/i.test(`${t.name} ${t.description ?? ''}`));
 }
 
-export function hasParam(tool: Tool, name: string): boolean {
+function hasParam(tool: Tool, name: string): boolean {
   const props = tool.inputSchema.properties as Record<string, unknown> | undefined;
   return !!props && Object.prototype.hasOwnProperty.call(props, name);
 }
 
-export function textOf(r: CallToolResult): string {
-  return r.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+interface Session {
+  client: Client;
+  tools: Tool[];
 }
 
-export interface ToolImage {
-  bytes: Buffer;
-  mimeType: string;
-  /** From the magic bytes, never from the mimeType. */
-  sniffed: 'png' | 'jpeg' | 'webp' | null;
-  decoded?: DecodedImage;
-}
+/** MCP client sessions of one run, one per key. */
+export class McpSessions {
+  private sessions = new Map<string, Promise<Session>>();
+  constructor(private readonly mcpUrl: string) {}
 
-/** The image blocks of a result, decoded. */
-export async function imagesOf(r: CallToolResult): Promise<ToolImage[]> {
-  const out: ToolImage[] = [];
-  for (const c of r.content) {
-    if (c.type !== 'image') continue;
-    const bytes = Buffer.from(c.data, 'base64');
-    const sniffed = sniffType(bytes);
-    out.push({ bytes, mimeType: c.mimeType, sniffed, decoded: sniffed ? await decodeImage(bytes).catch(() => undefined) : undefined });
+  private session(key: string): Promise<Session> {
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = (async () => {
+        const transport = new StreamableHTTPClientTransport(new URL(this.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+        const client = new Client({ name: 'screenshot-conformance', version: '1.0.0' });
+        await client.connect(transport);
+        const { tools } = await client.listTools();
+        return { client, tools };
+      })();
+      s.catch(() => this.sessions.delete(key)); // a failed connect is retried by the next case
+      this.sessions.set(key, s);
+    }
+    return s;
   }
-  return out;
-}
 
-export function snippet(s: string, max = 200): string {
-  const t = s.replace(/\s+/g, ' ');
-  return t.length > max ? `${t.slice(0, max)}...` : t;
+  async exchange(spec: McpRequestSpec, key: string, args: Record<string, unknown>): Promise<Observed> {
+    const t0 = performance.now();
+    const { client, tools } = await this.session(key);
+    const tool = findScreenshotTool(tools);
+    if (spec.mcp === 'list-tools') {
+      const json = { capabilities: client.getServerCapabilities() ?? null, tools, tool: tool ?? null };
+      return { status: 200, headers: {}, body: Buffer.alloc(0), durationMs: performance.now() - t0, json };
+    }
+    if (!tool) throw new Error(`no screenshot tool among ${JSON.stringify(tools.map((x) => x.name))}`);
+    const missing = (spec.params ?? Object.keys(spec.arguments ?? {})).filter((n) => !hasParam(tool, n));
+    if (missing.length) throw new SkipCase(`the tool ${tool.name} declares no ${missing.join(', ')} parameter; the suite drives it with the REST body's field names (spec §2.1, §4.2)`);
+    let result: CallToolResult;
+    try {
+      result = (await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+    } catch (e) {
+      const err = e as { code?: unknown; message?: unknown };
+      if (typeof err.code !== 'number') throw e; // not a JSON-RPC error: the exchange failed
+      const message = String(err.message ?? '');
+      return { status: 200, headers: {}, body: Buffer.alloc(0), durationMs: performance.now() - t0, json: { rpcError: { code: err.code, message } }, text: message };
+    }
+    const image = result.content.find((c) => c.type === 'image');
+    const text = result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+    const json = { ...result, content: result.content.map((c) => (c.type === 'image' ? { type: c.type, mimeType: c.mimeType } : c)) };
+    return {
+      status: 200,
+      headers: image ? { 'content-type': image.mimeType } : {},
+      body: image ? Buffer.from(image.data, 'base64') : Buffer.alloc(0),
+      durationMs: performance.now() - t0,
+      json,
+      text,
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sessions.values()) await s.then((x) => x.client.close()).catch(() => {});
+    this.sessions.clear();
+  }
 }

@@ -4,6 +4,7 @@
 // affordable; run-mutants.ts also checks that the same subset passes against the unbroken server.
 import sharp from 'sharp';
 import { request } from 'undici';
+import { screenshotRequestSchema } from '../../server/request/schema.ts';
 import { jsonOf, jsonResponse, withJson, type ProxyHooks } from './proxy.ts';
 
 export interface Mutant {
@@ -30,7 +31,8 @@ function body(edit: (b: Record<string, any>) => Record<string, any> | { respond:
   };
 }
 
-const KNOWN = new Set(['url', 'html', 'fullPage', 'format', 'quality', 'viewport', 'selector', 'omitBackground', 'waitUntil', 'waitForSelector', 'blockCookieBanners', 'hideSelectors', 'blockAds']);
+/** The known request fields, from the one schema. */
+const KNOWN = new Set(Object.keys(screenshotRequestSchema.properties));
 
 export const MUTANTS: Mutant[] = [
   {

@@ -1,20 +1,23 @@
 // The suite's own test: every deliberately broken implementation (mutants.ts) must be rejected.
-//   node --import tsx conformance/mutants/run-mutants.ts [--only ID[,ID]] [--no-cli]
+//   node --import tsx conformance/mutants/run-mutants.ts [--only ID[,ID]] [--no-cli] [--baseline-from report.json]
 // Starts a fresh reference server with the fixture server, then:
 //   1. baseline: the union of the mutants' case subsets must PASS against the unbroken server
-//      (otherwise a "kill" would mean nothing);
+//      (otherwise a "kill" would mean nothing); --baseline-from takes the verdicts of a full run of
+//      the same code against a fresh reference server (its report.json: what npm test has just
+//      run) and runs only the relevant cases that report lacks;
 //   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
-//      the suite's executor (the same code the Playwright spec runs), in-process, two at a time;
+//      the suite's executor (the same code the runner uses), in-process, two at a time;
 //      the mutant is killed when at least one case fails;
-//   3. one mutant also through the full CLI path (Playwright runner), which must exit non-zero.
+//   3. one mutant also through the whole command line (conformance/cli.js, a child process), which
+//      must exit non-zero.
 // Prints the kill rate; exits non-zero if the baseline fails or any mutant survives.
 // Honest scope: each mutant runs only the cases relevant to the rule it breaks (its `cases`), not
 // the whole suite; the full suite runs once against the reference server in run-against-reference.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runPlaywright } from '../bin.ts';
 import { selectCases } from '../cases/index.ts';
 import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
 import { REPO_ROOT } from '../fixtures.ts';
@@ -53,6 +56,8 @@ function subset(m: Mutant, all: Case[], env: RunEnv): Case[] {
 async function main(argv: string[]): Promise<number> {
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]!.split(',') : null;
   const viaCli = !argv.includes('--no-cli');
+  const baselineFile = argv.includes('--baseline-from') ? argv[argv.indexOf('--baseline-from') + 1]! : null;
+  const earlier = new Map<string, string>(baselineFile ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict]) : []);
   const mutants = MUTANTS.filter((m) => !only || only.includes(m.id));
   const target = await startReferenceTarget({ keys: 20 });
   process.env.MUTANT_FALLBACK_KEY = target.apiKeys[0];
@@ -70,9 +75,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     // 1. baseline
     const union = all.filter((c) => mutants.some((m) => m.cases.test(c.id)) && unmetNeed(c, env) === null);
-    const base = await runCases(union, env);
+    const known = union.filter((c) => earlier.has(c.id)).map((c) => ({ c, pass: earlier.get(c.id) === 'pass', why: `${earlier.get(c.id)} in ${baselineFile}` }));
+    const base = [...known, ...(await runCases(union.filter((c) => !earlier.has(c.id)), env))];
     const baseFail = base.filter((r) => !r.pass);
-    console.log(`baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server`);
+    console.log(`baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server${known.length ? ` (${known.length} of them in the full run of ${baselineFile})` : ''}`);
     for (const r of baseFail) console.log(`  ✗ ${r.c.id}: ${r.why}`);
     if (baseFail.length) failed = true;
     const baseBad = new Set(baseFail.map((r) => r.c.id));
@@ -100,13 +106,15 @@ async function main(argv: string[]): Promise<number> {
       console.log(`survivors: ${survivors.map((r) => r.m.id + (r.meaningful ? '' : ' (its cases fail on the reference server too)')).join(', ')}`);
     }
 
-    // 3. one mutant through the whole CLI path: the Playwright run must exit non-zero
+    // 3. one mutant through the whole command line: the installed entry must exit non-zero
     if (viaCli && mutants.length) {
       const m = mutants[0]!;
       const proxy = await startProxy(target.baseUrl, m.hooks);
       const reportDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-mutant-'));
       try {
-        const code = await runPlaywright({ ...env, profiles: ['core'], grep: m.cases.source, baseUrl: proxy.url, expectations: undefined, reportDir, workers: 1 });
+        const args = ['--base-url', proxy.url, '--api-key', target.apiKeys.join(','), '--fixtures-url', target.fixtureOrigins.join(','), '--grep', m.cases.source, '--workers', '1', '--report', reportDir];
+        const child = spawn(process.execPath, [path.join(REPO_ROOT, 'conformance', 'cli.js'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+        const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
         console.log(`CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`);
         if (code === 0) failed = true;
       } finally {

@@ -7,29 +7,26 @@ import { test } from 'node:test';
 import { allCases, selectCases, validateCases } from '../cases/index.ts';
 import { consentCases } from '../cases/consent.ts';
 import { coverageMatrix, uncovered } from '../coverage.ts';
+import { schemaErrors } from '../export.ts';
 import { loadExpectations, parseExpectations } from '../expectations.ts';
 import { FONT_TOKEN, PAGES_DIR, pageFixture, REPO_ROOT, sizedHtml } from '../fixtures.ts';
 import { readPng } from '../image.ts';
 import { RULES } from '../rules.ts';
-import { mcpItems } from '../mcp-suite.ts';
 
 const cases = allCases();
 const ids = new Set(cases.map((c) => c.id));
 
-test('every spec rule has at least one case (data cases and MCP checks)', () => {
-  assert.deepEqual(uncovered([...cases, ...mcpItems()]).map((r) => r.id), []);
+test('every spec rule has at least one case (REST and MCP alike)', () => {
+  assert.deepEqual(uncovered(cases).map((r) => r.id), []);
 });
 
-test('MCP check ids do not collide with case ids and cite known rules', () => {
-  for (const m of mcpItems()) {
-    assert.ok(!ids.has(m.id), m.id);
-    for (const r of m.rules) assert.ok(RULES.some((x) => x.id === r), `${m.id}: unknown rule ${r}`);
-  }
+test('every case is valid against case.schema.json (the export format)', () => {
+  for (const c of cases) assert.equal(schemaErrors(JSON.parse(JSON.stringify(c))), null, c.id);
 });
 
 test('every rule id is unique and every non-spec rule without a case says why', () => {
   assert.equal(new Set(RULES.map((r) => r.id)).size, RULES.length);
-  for (const row of coverageMatrix([...cases, ...mcpItems()])) {
+  for (const row of coverageMatrix(cases)) {
     const n = row.cases.core.length + row.cases.reference.length + row.cases.security.length;
     if (n === 0) assert.ok(row.rule.untested, `${row.rule.id} has no case and no reason`);
   }
@@ -77,6 +74,7 @@ test('expectations need a reason and known case ids', () => {
 test('every golden on disk belongs to a case and has the size the case expects', () => {
   const dir = path.join(REPO_ROOT, 'golden');
   const byName = new Map(cases.filter((c) => c.expect.golden).map((c) => [c.expect.golden!.name ?? `${c.id}.png`, c]));
+  for (const c of byName.values()) assert.ok(c.expect.golden!.guards.length > 20, `${c.id}: the golden says what it guards`);
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.png'))) {
     const c = byName.get(f);
     assert.ok(c, `golden/${f} belongs to no case`);

@@ -39,3 +39,15 @@ test('--list prints the selected cases as data', () => {
   const list = JSON.parse(r.stdout) as Array<{ id: string; profile: string }>;
   assert.ok(list.length > 0 && list.every((c) => c.profile === 'security'));
 });
+
+test('--list resolves directives: fixture pages by name and size, fixture URLs on the given origins', () => {
+  const r = run('--list', '--grep', '^(viewport\\.share-card-1200x630|one-of\\.url-only|sec\\.spelling\\.hex)$', '--profile', 'reference,security', '--fixtures-url', 'http://fx.test:4100');
+  assert.equal(r.status, 0, r.stderr);
+  const list = JSON.parse(r.stdout) as Array<{ id: string; request: { body: { html?: string; url?: string } } }>;
+  assert.deepEqual(list.map((c) => c.id).sort(), ['one-of.url-only', 'sec.spelling.hex', 'viewport.share-card-1200x630']);
+  assert.doesNotMatch(r.stdout, /"\$[a-zA-Z]+"\s*:/, 'no directive is left');
+  const by = Object.fromEntries(list.map((c) => [c.id, c.request.body]));
+  assert.match(by['viewport.share-card-1200x630']!.html!, /^<fixtures\/pages\/share-card\.html: [\d,]+ bytes/);
+  assert.match(by['one-of.url-only']!.url!, /^http:\/\/fx\.test:4100\/pages\/plain\.html\?run=<nonce>$/);
+  assert.match(by['sec.spelling.hex']!.url!, /^http:\/\/0x7f000001:<canary-port>\//);
+});

@@ -6,6 +6,8 @@ import { after, before, test } from 'node:test';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { executeCase, type RunEnv } from '../execute.ts';
+import type { Observed } from '../exchange.ts';
+import { checkComparison, checkJson, checkText, checkTool } from '../verdict.ts';
 import { fetchClient } from '../http.ts';
 import { encodePng, solid } from '../image.ts';
 import type { Case, Expectation } from '../model.ts';
@@ -128,13 +130,13 @@ test('multi-step header arithmetic (billing): remaining must drop by exactly one
     ...imageCase,
     then: [
       { request: { body: { html: 'x', selector: '#n' } }, expect: { status: 400, error: 'selector_not_found' } },
-      { request: { body: { html: 'x', viewport: { width: 320, height: 240 } } }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-credits-remaining': { fromStep: 0, header: 'x-credits-remaining', plus: -1 } } } },
+      { request: { body: { html: 'x', viewport: { width: 320, height: 240 } } }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 0, plus: -1 }] } },
     ],
   };
   assert.equal((await executeCase(c, env, fetchClient)).pass, true);
   const charged2: Case = { ...c, then: [{ ...c.then![1]!, request: { body: { html: 'x', double: true, viewport: { width: 320, height: 240 } } } }] };
   remaining = 100;
-  assert.deepEqual(failed(await executeCase(charged2, env, fetchClient)), ['step 2: header x-credits-remaining']);
+  assert.deepEqual(failed(await executeCase(charged2, env, fetchClient)), ['step 2: header x-credits-remaining vs step 1']);
 });
 
 test('relations: quality that changes nothing fails bytes-less', async () => {
@@ -156,4 +158,35 @@ test('a connection failure is a failed check, not a crash', async () => {
   behaviour = () => HttpResponse.error();
   const o = await executeCase(imageCase, env, fetchClient);
   assert.deepEqual(failed(o), ['exchange']);
+});
+
+// The checks MCP cases use, on observed exchanges as the MCP transport builds them.
+const observed = (json: unknown, text?: string): Observed => ({ status: 200, headers: {}, body: Buffer.alloc(0), durationMs: 1, json, ...(text !== undefined ? { text } : {}) });
+
+test('json assertions: present, type, equals (deep), matches, length', () => {
+  const o = observed({ tools: [{ name: 'take_screenshot', inputSchema: { type: 'object', properties: { a: { default: 1 } } } }] });
+  assert.equal(checkJson({ path: ['tools'], length: 1 }, o.json).pass, true);
+  assert.equal(checkJson({ path: ['tools', 0, 'inputSchema', 'properties'], equals: { a: { default: 1 } } }, o.json).pass, true);
+  assert.equal(checkJson({ path: ['tools', 0, 'inputSchema', 'properties'], equals: { a: { default: 2 } } }, o.json).pass, false);
+  assert.equal(checkJson({ path: ['tools', 0, 'name'], matches: '^take_' }, o.json).pass, true);
+  assert.equal(checkJson({ path: ['tools', 1], present: true }, o.json).pass, false);
+  assert.equal(checkJson({ path: ['tools', 0], type: 'array' }, o.json).pass, false);
+});
+
+test('tool results: a refusal is isError with text and no image, or a JSON-RPC error; a success is not', () => {
+  assert.deepEqual(checkTool({ isError: true }, observed({ isError: true, content: [{ type: 'text' }] }, 'bad_request: x')).map((k) => k.pass), [true, true, true]);
+  assert.equal(checkTool({ isError: true }, observed({ rpcError: { code: -32602, message: 'Invalid params' } }, 'Invalid params'))[0]!.pass, true);
+  assert.deepEqual(checkTool({ isError: true }, observed({ content: [{ type: 'image' }] }, '')).map((k) => k.pass), [false, false, false]);
+  assert.deepEqual(checkTool({ isError: false, images: 1 }, observed({ content: [{ type: 'image' }, { type: 'text' }] }, 'ok')).map((k) => k.pass), [true, true]);
+  assert.deepEqual(checkTool({ isError: false, images: 1 }, observed({ isError: true, content: [{ type: 'text' }] }, 'no')).map((k) => k.pass), [false, false]);
+});
+
+test('text and comparisons across steps read numbers out of the text', () => {
+  const first = observed({}, 'Credits: 1 charged, 42 remaining');
+  assert.equal(checkText('Credits: 1 charged', first).pass, true);
+  assert.equal(checkText('^selector_not_found: ', first).pass, false);
+  const read = { text: 'Credits: \\d+ charged, (\\d+) remaining' };
+  assert.equal(checkComparison({ read, fromStep: 0, plus: -1 }, observed({}, 'Credits: 1 charged, 41 remaining'), [first]).pass, true);
+  assert.equal(checkComparison({ read, fromStep: 0, plus: -1 }, observed({}, 'Credits: 1 charged, 40 remaining'), [first]).pass, false);
+  assert.equal(checkComparison({ read, fromStep: 0, plus: 0 }, observed({}, 'no credits here'), [first]).pass, false);
 });
