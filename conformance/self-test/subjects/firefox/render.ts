@@ -1,0 +1,149 @@
+// Rendering on Firefox ESR through WebDriver BiDi (puppeteer-core's `browser: 'firefox'`): one
+// browser for the process, a fresh browser context (own cookies, storage, cache) per request.
+// Waits (§4.1 rules 5, 6) are puppeteer's: networkidle2/0 = at most 2/0 requests in flight for
+// 500 ms, the load event, waitForSelector; the whole render is bounded by the 20 s budget (§8).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { TimeoutError, type Browser, type Page } from 'puppeteer-core';
+import sharp from 'sharp';
+import type { ShotRequest } from './validate.ts';
+
+export const RENDER_BUDGET_MS = 20_000; // spec §8
+
+export class RenderFailure extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+const CLEANUP_JS = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'page-cleanup.js'), 'utf8').replace(/^(\/\/.*\n)+/, '');
+
+export async function launchFirefox(executablePath: string): Promise<Browser> {
+  // Firefox writes to $HOME even with a throwaway profile: give it one of its own.
+  const home = mkdtempSync(path.join(os.tmpdir(), 'ff-subject-home-'));
+  return puppeteer.launch({
+    browser: 'firefox',
+    executablePath,
+    headless: true,
+    env: { ...process.env, HOME: home, MOZ_CRASHREPORTER_DISABLE: '1' },
+    // Overlay scrollbars take no layout space, so a full-page capture is as wide as the viewport
+    // (headless Chromium hides scrollbars too). No telemetry or update traffic.
+    extraPrefsFirefox: { 'ui.useOverlayScrollbars': 1, 'layout.testing.overlay-scrollbars.always-visible': false, 'datareporting.policy.dataSubmissionEnabled': false, 'app.update.enabled': false },
+  });
+}
+
+/** Resolves with work's result, or rejects with 504 render_timeout once the budget is spent. */
+async function withinBudget<T>(work: (deadline: number) => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RENDER_BUDGET_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RenderFailure(504, 'render_timeout', 'rendering exceeded the 20-second budget')), RENDER_BUDGET_MS);
+  });
+  try {
+    return await Promise.race([work(deadline), timeout]);
+  } catch (e) {
+    if (e instanceof TimeoutError) throw new RenderFailure(504, 'render_timeout', 'rendering exceeded the 20-second budget');
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function load(page: Page, req: ShotRequest, deadline: number): Promise<void> {
+  const timeout = Math.max(1, deadline - Date.now());
+  if (req.html !== undefined) {
+    // Puppeteer's BiDi frame honours networkidle0/2 here too (its types only list load events).
+    await page.setContent(req.html, { waitUntil: req.waitUntil as 'load', timeout });
+  } else {
+    try {
+      await page.goto(req.url!, { waitUntil: req.waitUntil, timeout });
+    } catch (e) {
+      if (e instanceof TimeoutError) throw e;
+      throw new RenderFailure(502, 'navigation_failed', 'the url could not be loaded');
+    }
+  }
+  if (req.waitForSelector) {
+    try {
+      await page.waitForSelector(req.waitForSelector, { timeout: Math.max(1, deadline - Date.now()) });
+    } catch (e) {
+      if (e instanceof TimeoutError) throw e;
+      throw new RenderFailure(400, 'bad_request', 'waitForSelector is not a valid CSS selector');
+    }
+  }
+}
+
+/** Captures the page (viewport, full page or the selector's element) as PNG bytes. */
+async function capture(page: Page, req: ShotRequest): Promise<Buffer> {
+  if (req.selector) {
+    let el;
+    try {
+      el = await page.$(req.selector);
+    } catch {
+      throw new RenderFailure(400, 'bad_request', 'selector is not a valid CSS selector');
+    }
+    if (!el) throw new RenderFailure(400, 'selector_not_found', 'selector matches no element');
+    return Buffer.from(await el.screenshot({ type: 'png' }));
+  }
+  return Buffer.from(await page.screenshot({ type: 'png', fullPage: req.fullPage }));
+}
+
+/**
+ * omitBackground without the CDP call BiDi lacks: when neither html nor body paints a background,
+ * capture twice, over a white and over a black canvas, and recover each pixel's alpha from the
+ * difference (alpha = 1 - (white - black)) and its colour from the capture over black.
+ */
+async function captureTransparent(page: Page, req: ShotRequest): Promise<Buffer> {
+  const hasOwnBackground = await page.evaluate(() =>
+    [document.documentElement, document.body].some((el) => {
+      if (!el) return false;
+      const s = getComputedStyle(el);
+      return s.backgroundImage !== 'none' || !/^(transparent|rgba\(\d+, \d+, \d+, 0\))$/.test(s.backgroundColor);
+    }),
+  );
+  if (hasOwnBackground) return capture(page, req);
+  const over = async (colour: string) => {
+    await page.evaluate((c) => document.documentElement.style.setProperty('background', c, 'important'), colour);
+    return sharp(await capture(page, req)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  };
+  const white = await over('#ffffff');
+  const black = await over('#000000');
+  const out = Buffer.alloc(black.data.length);
+  for (let i = 0; i < out.length; i += 4) {
+    const diff = Math.max(white.data[i]! - black.data[i]!, white.data[i + 1]! - black.data[i + 1]!, white.data[i + 2]! - black.data[i + 2]!);
+    const a = Math.max(0, Math.min(255, 255 - diff));
+    for (let c = 0; c < 3; c++) out[i + c] = a === 0 ? 0 : Math.min(255, Math.round((black.data[i + c]! * 255) / a));
+    out[i + 3] = a;
+  }
+  const { width, height } = black.info;
+  return sharp(out, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+async function encode(png: Buffer, req: ShotRequest): Promise<Buffer> {
+  if (req.format === 'png') return png;
+  if (req.format === 'jpeg') return sharp(png).flatten({ background: '#ffffff' }).jpeg({ quality: req.quality ?? 80 }).toBuffer();
+  return sharp(png).webp({ quality: req.quality ?? 80 }).toBuffer();
+}
+
+export interface Shot {
+  image: Buffer;
+  cleanup: unknown;
+}
+
+export async function render(browser: Browser, req: ShotRequest): Promise<Shot> {
+  const context = await browser.createBrowserContext();
+  try {
+    return await withinBudget(async (deadline) => {
+      const page = await context.newPage();
+      page.on('dialog', (d) => void d.dismiss().catch(() => undefined));
+      await page.setViewport({ width: req.viewport.width, height: req.viewport.height, deviceScaleFactor: req.viewport.deviceScaleFactor });
+      await load(page, req, deadline);
+      const cleanup = await page.evaluate(`(${CLEANUP_JS.trim()})(${JSON.stringify({ banners: req.blockCookieBanners, hideSelectors: req.hideSelectors, blockAds: req.blockAds })})`);
+      const png = req.omitBackground && req.format !== 'jpeg' ? await captureTransparent(page, req) : await capture(page, req);
+      return { image: await encode(png, req), cleanup };
+    });
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+}
