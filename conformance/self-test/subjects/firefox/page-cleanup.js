@@ -27,6 +27,8 @@
   const ADS = ['ins.adsbygoogle', '.adsbygoogle', '[id^="google_ads_iframe"]', '[id^="div-gpt-ad"]', '[data-ad-slot]', '[data-ad-client]', 'iframe[src*="doubleclick.net"]', 'iframe[src*="googlesyndication.com"]', '.ad-slot', '.ad-banner', '.advertisement'];
   const COOKIE_WORDS = /cookie|consent|gdpr|datenschutz|privacidad|confidentialit|toestemming/i;
   const ACCEPT_TEXT = /accept|agree|allow|got it|^ok\b|akzeptieren|zustimmen|einverstanden|aceptar|accepter|accepteren|akkoord|acconsento/i;
+  const NEGATED = /without|\bnot\b|don't|\bno\b|ohne|\bsans\b|\bsin\b|zonder|nicht/i;
+  const isAccept = (t) => ACCEPT_TEXT.test(t) && !NEGATED.test(t); // "Continue without agreeing" is a reject
   const REJECT_TEXT = /^(reject( all)?|decline( all)?|deny( all)?|refuse( all)?|(use )?(only )?(strictly )?necessary( cookies)?( only)?|essential only|alle ablehnen|ablehnen|tout refuser|refuser|continuer sans accepter|rechazar( todo)?|weigeren|alles weigeren|rifiuta( tutto)?)$/i;
 
   const root = document.documentElement;
@@ -62,7 +64,7 @@
 
   if (opts.banners && body) {
     // 1. reject: a known CMP button, else a reject-worded control inside a cookie dialog or bar
-    let button = REJECT.flatMap(all).find((b) => visible(b) && !ACCEPT_TEXT.test(label(b)));
+    let button = REJECT.flatMap(all).find((b) => visible(b) && !isAccept(label(b)));
     if (!button) {
       const controls = all('button,a,[role=button],input[type=button],input[type=submit]');
       button = controls.find((b) => visible(b) && REJECT_TEXT.test(label(b)) && (() => { const box = hostOf(b).closest('div,section,aside,dialog,form') || b; return dialogLike(box) && COOKIE_WORDS.test(label(box) + box.id + box.className); })());
@@ -73,12 +75,13 @@
       await sleep(400);
     }
     const before = visibleText() + 200 * media();
-    // 2. hide: the curated list, then pinned or dialog boxes about cookies that offer an accept button
-    for (const el of HIDE.flatMap(all)) if (visible(el) && hide(el)) report.hidden++;
+    // 2. hide: the curated list (visible or not: a CMP's host element often has no box of its own),
+    // then pinned or dialog boxes about cookies that offer an accept button
+    for (const el of HIDE.flatMap(all)) if (hide(el)) report.hidden++;
     for (const el of document.querySelectorAll('body *')) {
       if (!visible(el) || el.closest('[data-ff-hidden]') || !dialogLike(el) || !COOKIE_WORDS.test(label(el).slice(0, 2000))) continue;
       const controls = [...el.querySelectorAll('button,a,[role=button],input[type=button],input[type=submit]')];
-      if (controls.some((c) => ACCEPT_TEXT.test(label(c))) && hide(el)) report.hidden++;
+      if (controls.some((c) => isAccept(label(c))) && hide(el)) report.hidden++;
     }
     if (report.hidden || report.clicked) {
       // ... and the translucent full-viewport backdrops left behind (never an opaque background)

@@ -1,12 +1,12 @@
 // Rendering on Firefox ESR through WebDriver BiDi (puppeteer-core's `browser: 'firefox'`): one
 // browser for the process, a fresh browser context (own cookies, storage, cache) per request.
-// Waits (§4.1 rules 5, 6) are puppeteer's: networkidle2/0 = at most 2/0 requests in flight for
-// 500 ms, the load event, waitForSelector; the whole render is bounded by the 20 s budget (§8).
+// Waits (§4.1 rules 5, 6): the load event, then networkidle2/0 = at most 2/0 requests in flight
+// for 500 ms, then waitForSelector; the whole render is bounded by the 20 s budget (§8).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { TimeoutError, type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { TimeoutError, type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import type { ShotRequest } from './validate.ts';
 
@@ -52,21 +52,24 @@ async function withinBudget<T>(work: (deadline: number) => Promise<T>): Promise<
 }
 
 async function load(page: Page, req: ShotRequest, deadline: number): Promise<void> {
-  const timeout = Math.max(1, deadline - Date.now());
+  const left = () => Math.max(1, deadline - Date.now());
+  // Load first, then the idle window: puppeteer's own networkidle for BiDi starts its 500 ms timer
+  // when navigation starts, so a slow first response "idles" before the page's late requests begin.
   if (req.html !== undefined) {
-    // Puppeteer's BiDi frame honours networkidle0/2 here too (its types only list load events).
-    await page.setContent(req.html, { waitUntil: req.waitUntil as 'load', timeout });
+    await page.setContent(req.html, { waitUntil: 'load', timeout: left() });
   } else {
     try {
-      await page.goto(req.url!, { waitUntil: req.waitUntil, timeout });
+      await page.goto(req.url!, { waitUntil: 'load', timeout: left() });
     } catch (e) {
       if (e instanceof TimeoutError) throw e;
       throw new RenderFailure(502, 'navigation_failed', 'the url could not be loaded');
     }
   }
+  // spec §4.1 rule 5: at most 2 (networkidle2) or 0 (networkidle0) requests in flight for 500 ms
+  if (req.waitUntil !== 'load') await page.waitForNetworkIdle({ idleTime: 500, concurrency: req.waitUntil === 'networkidle2' ? 2 : 0, timeout: left() });
   if (req.waitForSelector) {
     try {
-      await page.waitForSelector(req.waitForSelector, { timeout: Math.max(1, deadline - Date.now()) });
+      await page.waitForSelector(req.waitForSelector, { timeout: left() });
     } catch (e) {
       if (e instanceof TimeoutError) throw e;
       throw new RenderFailure(400, 'bad_request', 'waitForSelector is not a valid CSS selector');
@@ -131,11 +134,29 @@ export interface Shot {
   cleanup: unknown;
 }
 
+/** A fresh browser context and its page. Firefox now and then discards a just-created browsing
+ * context ("no such frame") under load: one more try in a new context. */
+async function openPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  for (let attempt = 1; ; attempt++) {
+    const context = await browser.createBrowserContext();
+    try {
+      return { context, page: await context.newPage() };
+    } catch (e) {
+      await context.close().catch(() => undefined);
+      if (attempt >= 2) throw e;
+    }
+  }
+}
+
 export async function render(browser: Browser, req: ShotRequest): Promise<Shot> {
-  const context = await browser.createBrowserContext();
+  let context: BrowserContext | undefined;
+  let done = false;
   try {
     return await withinBudget(async (deadline) => {
-      const page = await context.newPage();
+      const opened = await openPage(browser);
+      context = opened.context;
+      if (done) await context.close(); // the budget ran out while the context was being made
+      const page = opened.page;
       page.on('dialog', (d) => void d.dismiss().catch(() => undefined));
       await page.setViewport({ width: req.viewport.width, height: req.viewport.height, deviceScaleFactor: req.viewport.deviceScaleFactor });
       await load(page, req, deadline);
@@ -144,6 +165,7 @@ export async function render(browser: Browser, req: ShotRequest): Promise<Shot> 
       return { image: await encode(png, req), cleanup };
     });
   } finally {
-    await context.close().catch(() => undefined);
+    done = true;
+    await context?.close().catch(() => undefined);
   }
 }
