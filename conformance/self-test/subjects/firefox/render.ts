@@ -134,13 +134,30 @@ export interface Shot {
   cleanup: unknown;
 }
 
+let focusQueue: Promise<unknown> = Promise.resolve();
+/**
+ * Runs a capture with the page's window focused, one capture at a time. Only the focused window
+ * paints focus rings (a dialog's autofocused input), so without this the same page would come out
+ * differently depending on which concurrent render was started last.
+ */
+function focused<T>(page: Page, work: () => Promise<T>): Promise<T> {
+  const run = focusQueue.then(async () => {
+    await page.bringToFront();
+    return work();
+  });
+  focusQueue = run.catch(() => undefined);
+  return run;
+}
+
 /** A fresh browser context and its page. Firefox now and then discards a just-created browsing
  * context ("no such frame") under load: one more try in a new context. */
 async function openPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
   for (let attempt = 1; ; attempt++) {
     const context = await browser.createBrowserContext();
     try {
-      return { context, page: await context.newPage() };
+      // A window of its own, not a tab: background tabs are "hidden" and their timers throttled
+      // to 1 s, so concurrent renders would see late content late.
+      return { context, page: await context.newPage({ type: 'window' }) };
     } catch (e) {
       await context.close().catch(() => undefined);
       if (attempt >= 2) throw e;
@@ -161,7 +178,7 @@ export async function render(browser: Browser, req: ShotRequest): Promise<Shot> 
       await page.setViewport({ width: req.viewport.width, height: req.viewport.height, deviceScaleFactor: req.viewport.deviceScaleFactor });
       await load(page, req, deadline);
       const cleanup = await page.evaluate(`(${CLEANUP_JS.trim()})(${JSON.stringify({ banners: req.blockCookieBanners, hideSelectors: req.hideSelectors, blockAds: req.blockAds })})`);
-      const png = req.omitBackground && req.format !== 'jpeg' ? await captureTransparent(page, req) : await capture(page, req);
+      const png = await focused(page, () => (req.omitBackground && req.format !== 'jpeg' ? captureTransparent(page, req) : capture(page, req)));
       return { image: await encode(png, req), cleanup };
     });
   } finally {
