@@ -77,8 +77,13 @@ async function load(page: Page, req: ShotRequest, deadline: number): Promise<voi
       throw new RenderFailure(502, 'navigation_failed', 'the url could not be loaded');
     }
   }
-  // spec §4.1 rule 5: at most 2 (networkidle2) or 0 (networkidle0) requests in flight for 500 ms
-  if (req.waitUntil !== 'load') await page.waitForNetworkIdle({ idleTime: 500, concurrency: req.waitUntil === 'networkidle2' ? 2 : 0, timeout: left() });
+  // spec §4.1 rule 5: at most 2 (networkidle2) or 0 (networkidle0) requests in flight for 500 ms.
+  // BiDi reports requests asynchronously, sometimes after the load event; a round trip through the
+  // page first lets the requests it started before load be counted before the window opens.
+  if (req.waitUntil !== 'load') {
+    await page.evaluate('0');
+    await page.waitForNetworkIdle({ idleTime: 500, concurrency: req.waitUntil === 'networkidle2' ? 2 : 0, timeout: left() });
+  }
   if (req.waitForSelector) {
     try {
       await page.waitForSelector(req.waitForSelector, { timeout: left() });
@@ -146,30 +151,29 @@ export interface Shot {
   cleanup: unknown;
 }
 
-let focusQueue: Promise<unknown> = Promise.resolve();
 /**
- * Runs a capture with the page's tab in front, one capture at a time. Only the focused tab paints
- * focus rings (a dialog's autofocused input), so without this the same page would come out
- * differently depending on which concurrent render was started last.
+ * Tab switching in one window, one step at a time. Captures run with the page's tab in front: only
+ * the focused tab paints focus rings (a dialog's autofocused input), so without it the same page
+ * would come out differently depending on which concurrent render started last. Closing a tab
+ * while another is being activated makes Firefox answer "no such frame", so closes queue here too.
  */
-function focused<T>(page: Page, work: () => Promise<T>): Promise<T> {
-  const run = focusQueue.then(async () => {
-    await page.bringToFront();
-    return work();
-  });
-  focusQueue = run.catch(() => undefined);
+let tabQueue: Promise<unknown> = Promise.resolve();
+function inTabQueue<T>(work: () => Promise<T>): Promise<T> {
+  const run = tabQueue.then(work);
+  // A step that hangs holds the others back for at most 10 s (its own render times out anyway).
+  tabQueue = Promise.race([run.catch(() => undefined), new Promise((r) => setTimeout(r, 10_000).unref())]);
   return run;
 }
 
-/** A fresh browser context and its page. Firefox now and then discards a just-created browsing
- * context ("no such frame") under load: one more try in a new context. */
+/** A fresh browser context and its page, opened in the background (a foreground tab created while
+ * another closes is sometimes discarded at once: "no such frame"); one more try if that happens. */
 async function openPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
   for (let attempt = 1; ; attempt++) {
     const context = await browser.createBrowserContext();
     try {
-      return { context, page: await context.newPage() };
+      return { context, page: await context.newPage({ background: true }) };
     } catch (e) {
-      await context.close().catch(() => undefined);
+      await inTabQueue(() => context.close()).catch(() => undefined);
       if (attempt >= 2) throw e;
     }
   }
@@ -182,17 +186,21 @@ export async function render(browser: Browser, req: ShotRequest): Promise<Shot> 
     return await withinBudget(async (deadline) => {
       const opened = await openPage(browser);
       context = opened.context;
-      if (done) await context.close(); // the budget ran out while the context was being made
+      if (done) await inTabQueue(() => opened.context.close()); // the budget ran out meanwhile
       const page = opened.page;
       page.on('dialog', (d) => void d.dismiss().catch(() => undefined));
       await page.setViewport({ width: req.viewport.width, height: req.viewport.height, deviceScaleFactor: req.viewport.deviceScaleFactor });
       await load(page, req, deadline);
       const cleanup = await page.evaluate(`(${CLEANUP_JS.trim()})(${JSON.stringify({ banners: req.blockCookieBanners, hideSelectors: req.hideSelectors, blockAds: req.blockAds })})`);
-      const png = await focused(page, () => (req.omitBackground && req.format !== 'jpeg' ? captureTransparent(page, req) : capture(page, req)));
+      const png = await inTabQueue(async () => {
+        await page.bringToFront();
+        return req.omitBackground && req.format !== 'jpeg' ? captureTransparent(page, req) : capture(page, req);
+      });
       return { image: await encode(png, req), cleanup };
     });
   } finally {
     done = true;
-    await context?.close().catch(() => undefined);
+    const c = context;
+    if (c) await inTabQueue(() => c.close()).catch(() => undefined);
   }
 }
