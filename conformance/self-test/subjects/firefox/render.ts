@@ -2,7 +2,7 @@
 // browser for the process, a fresh browser context (own cookies, storage, cache) per request.
 // Waits (§4.1 rules 5, 6): the load event, then networkidle2/0 = at most 2/0 requests in flight
 // for 500 ms, then waitForSelector; the whole render is bounded by the 20 s budget (§8).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,7 @@ const CLEANUP_JS = readFileSync(path.join(path.dirname(fileURLToPath(import.meta
 export async function launchFirefox(executablePath: string): Promise<Browser> {
   // Firefox writes to $HOME even with a throwaway profile: give it one of its own.
   const home = mkdtempSync(path.join(os.tmpdir(), 'ff-subject-home-'));
-  return puppeteer.launch({
+  const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath,
     headless: true,
@@ -44,6 +44,8 @@ export async function launchFirefox(executablePath: string): Promise<Browser> {
       'app.update.enabled': false,
     },
   });
+  browser.once('disconnected', () => rmSync(home, { recursive: true, force: true }));
+  return browser;
 }
 
 /** Resolves with work's result, or rejects with 504 render_timeout once the budget is spent. */
