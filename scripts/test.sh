@@ -2,7 +2,8 @@
 # `npm test`: every test of the project, against real parts: the browser (installed by
 # scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
-# inside a network namespace of its own -> conformance suite against a fresh reference server.
+# inside a network namespace of its own -> conformance suite against a fresh reference server ->
+# mutants -> the core profile against a second engine (the Firefox subject).
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +68,21 @@ status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
 if [ "$status" != 0 ]; then failed_stages+=(mutants); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
+
+stage "conformance core against a second engine: the Firefox subject (conformance/self-test/subjects/firefox)"
+# An independent small implementation on Firefox ESR; fails on an unexpected failure or an
+# unexpected pass of its expectations.json (issue 19).
+if FIREFOX_PATH="$(bash scripts/setup-firefox.sh | tail -1)"; then
+  export FIREFOX_PATH
+  flog=$(mktemp)
+  timeout 600 node --import tsx conformance/self-test/subjects/firefox/run-core.ts 2>&1 | tee "$flog"
+  status=${PIPESTATUS[0]}
+  read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+  if [ "$status" != 0 ]; then failed_stages+=(firefox-subject); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
+else
+  echo "no Firefox"; fail=$((fail + 1)); failed_stages+=(firefox-subject)
+fi
 
 echo
 [ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"

@@ -1,0 +1,83 @@
+// The suite's second subject engine (issue 19), what `npm test` runs:
+//   node --import tsx conformance/self-test/subjects/firefox/run-core.ts [--grep RE] [--workers N] [--report DIR] [--no-isolate]
+// Starts the suite's fixture server and the Firefox subject (server.ts, port 0, the fixture origins
+// allowed), runs the `core` profile against it with this folder's expectations.json, and exits
+// non-zero when a case fails unexpectedly or an expected failure passes (the suite's own verdict).
+// Like run-against-reference.ts it re-executes itself in `unshare -rn` (loopback only) when it can,
+// so that the off-machine metadata address case runs too.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runPlaywright } from '../../../bin.ts';
+import { startFixtureServer } from '../../../fixture-server.ts';
+import { REPO_ROOT } from '../../../fixtures.ts';
+import type { SuiteOptions } from '../../../options.ts';
+import { startSubject } from './server.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const INSIDE = 'FIREFOX_SUBJECT_IN_NAMESPACE';
+
+function parse(argv: string[]) {
+  const o = { grep: undefined as string | undefined, workers: 2, report: path.join(REPO_ROOT, 'conformance-report', 'firefox'), isolate: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--grep') o.grep = argv[++i];
+    else if (a === '--workers') o.workers = Number(argv[++i]);
+    else if (a === '--report') o.report = path.resolve(argv[++i]!);
+    else if (a === '--no-isolate') o.isolate = false;
+    else throw new Error(`run-core: unknown option ${a}`);
+  }
+  return o;
+}
+
+function reexecIsolated(argv: string[]): number | null {
+  if (spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status !== 0) return null;
+  const cmd = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...argv].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
+  return spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${cmd}`], { stdio: 'inherit', env: { ...process.env, [INSIDE]: '1' } }).status ?? 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const o = parse(argv);
+  const inside = process.env[INSIDE] === '1';
+  if (o.isolate && !inside) {
+    const code = reexecIsolated(argv);
+    if (code !== null) return code;
+    console.warn('run-core: network namespaces unavailable; the metadata-address case is skipped');
+  }
+  const started = Date.now();
+  const fixtures = await startFixtureServer();
+  const keys = Array.from({ length: 20 }, () => `ff-${randomBytes(8).toString('hex')}`);
+  const subject = await startSubject({ keys, allow: fixtures.origins.map((u) => new URL(u).host), concurrency: o.workers });
+  console.log(`firefox subject: ${subject.browserVersion} at ${subject.url} (started in ${Date.now() - started} ms), fixtures at ${fixtures.origins.join(' and ')}${inside ? ', isolated network' : ''}`);
+  try {
+    const options: SuiteOptions = {
+      baseUrl: subject.url,
+      apiKeys: keys,
+      profiles: ['core'],
+      fixtureOrigins: fixtures.origins,
+      canary: true,
+      isolatedNetwork: inside,
+      expectations: path.join(here, 'expectations.json'),
+      updateGolden: false,
+      goldenDir: path.join(REPO_ROOT, 'golden'),
+      reportDir: o.report,
+      workers: o.workers,
+      grep: o.grep,
+      target: { chromium: subject.browserVersion, info: { implementation: 'firefox subject (conformance/self-test/subjects/firefox)', browser: subject.browserVersion } },
+    };
+    return await runPlaywright(options);
+  } finally {
+    await subject.close();
+    await fixtures.close();
+    console.log(`firefox subject: core run took ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
