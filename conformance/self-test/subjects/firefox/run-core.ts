@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runPlaywright } from '../../../bin.ts';
 import { startFixtureServer } from '../../../fixture-server.ts';
 import { REPO_ROOT } from '../../../fixtures.ts';
 import type { SuiteOptions } from '../../../options.ts';
+import { runSuite } from '../../../runner.ts';
 import { startSubject } from './server.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
       grep: o.grep,
       target: { chromium: subject.browserVersion, info: { implementation: 'firefox subject (conformance/self-test/subjects/firefox)', browser: subject.browserVersion } },
     };
-    return await runPlaywright(options);
+    return (await runSuite(options)).exitCode;
   } finally {
     await subject.close();
     await fixtures.close();
