@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer, type RunningServer } from '../app.ts';
+import { startServer, type RunningServer } from '../start.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { audit, createKey } from './admin.ts';
 import { openAccounts } from './index.ts';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { loadConfig, type Config } from '../../server/config.ts';
-import { startServer, type RunningServer } from '../../server/app.ts';
+import { startServer, type RunningServer } from '../../server/start.ts';
 
 export const TEST_KEY = 'api-test-key-0123456789abcdef';
 export const OTHER_KEY = 'api-test-key-second-0123456789';

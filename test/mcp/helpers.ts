@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../server/config.ts';
-import { startServer, type RunningServer } from '../../server/app.ts';
+import { startServer, type RunningServer } from '../../server/start.ts';
 
 export const MCP_KEY = 'mcp-test-key-0123456789abcdef';
 /** A second key, used only by the conformance checks that read a balance. */

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config.ts';
-import { startServer, type RunningServer } from '../../server/app.ts';
+import { startServer, type RunningServer } from '../../server/start.ts';
 import { buildWorld, INTERNAL, PUBLIC_V4, PUBLIC_V6, type World } from './lib/world.ts';
 import { CONNECT_KINDS, NAVIGATION_KINDS, SILENT_KINDS, SUBRESOURCE_KINDS, page, udpProbe, type NavigationKind, type SubresourceKind } from './lib/attacks.ts';
 

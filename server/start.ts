@@ -1,4 +1,5 @@
-// Wiring: one function that starts the whole reference server from a validated Config.
+// Wiring: startServer(), the one function that starts the whole reference server from a validated
+// Config (accounts, egress guard, browser pool, capture service, HTTP app and MCP).
 // Used by server/main.ts (npm start), by the tests and by the conformance harness (port 0).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
