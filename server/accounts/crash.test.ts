@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { audit } from './admin.ts';
-import { STORES } from './test-stores.ts';
+import { STORES } from '../../test/support/stores.ts';
 
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.ts');
 const KEY = 'crash-test-key-0123456789';

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../config.ts';
 import { audit, createKey } from './admin.ts';
 import { openAccounts } from './index.ts';
 import type { SqlLedger } from './ledger.ts';
-import { STORES, type TestStore } from './test-stores.ts';
+import { STORES, type TestStore } from '../../test/support/stores.ts';
 
 interface Reply {
   status: number;

@@ -9,7 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decode, entries, eventually, near, page, processesMentioning, shoot, show, startFixture, TEST_KEY, testEnv, type Fixture } from './helpers.ts';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { TEST_KEY, testEnv } from '../support/server.ts';
+import { shoot, show } from '../support/http.ts';
+import { decode, near } from '../support/image.ts';
+import { entries, processesMentioning } from '../support/processes.ts';
+import { eventually } from '../support/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

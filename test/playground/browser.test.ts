@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { ConfigError, loadConfig } from '../../server/config.ts';
-import { startTestServer, testEnv, TEST_KEY, type TestServer } from '../api/helpers.ts';
+import { startTestServer, testEnv, TEST_KEY, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let browser: Browser;

@@ -1,4 +1,4 @@
-// Test support: the two stores the ledger runs on, each opened fresh and isolated.
+// The two stores the ledger runs on, each opened fresh and isolated.
 // embedded: a PGlite database in a new temporary DATA_DIR.
 // postgres: a new database on the server of TEST_DATABASE_URL (scripts/setup-postgres.sh starts
 // a throwaway cluster and exports it; scripts/test.sh always sets it). Without it the PostgreSQL
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openEmbedded } from './db.ts';
-import { openAccounts, type AccountsConfig, type OpenOptions } from './index.ts';
-import type { SqlLedger } from './ledger.ts';
+import { openEmbedded } from '../../server/accounts/db.ts';
+import { openAccounts, type AccountsConfig, type OpenOptions } from '../../server/accounts/index.ts';
+import type { SqlLedger } from '../../server/accounts/ledger.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL?.trim() || '';
 export const PG_SKIP = PG_URL
