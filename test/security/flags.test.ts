@@ -6,8 +6,7 @@
 // to gather candidates on, still with no way out of the namespace.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import net from 'node:net';
+import type http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { startEgressGuard, egressLaunchArgs, type EgressGuard } from '../../server/egress/index.ts';
 import { addLoopbackAddresses, assertIsolated } from './lib/netns.ts';
@@ -15,13 +14,14 @@ import { tcpCanary, udpCanary, type Canary } from './lib/canary.ts';
 import { startDnsServer, type TestDnsServer } from './lib/dns-server.ts';
 import { launch } from './lib/browser.ts';
 import { page, udpProbe } from './lib/attacks.ts';
+import { startFixture, type Fixture } from '../support/fixture.ts';
 
 const PUBLIC = '93.184.216.34';
 let guard: EgressGuard;
 let chromiumDns: TestDnsServer; // on 127.0.0.1:53, where /etc/resolv.conf points: Chromium's own lookups
 let guardDns: TestDnsServer; // the guard's resolver, on another port
 let loopCanary: Canary, stun: Canary, quic: Canary, webTransport: Canary;
-let site: http.Server;
+let site: Fixture;
 let sitePort = 0;
 
 before(async () => {
@@ -34,22 +34,20 @@ before(async () => {
   stun = await udpCanary(PUBLIC, 3478);
   quic = await udpCanary(PUBLIC, 443);
   webTransport = await udpCanary(PUBLIC, 4433);
-  site = http.createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    if (req.url?.startsWith('/loopback')) return void res.end(page(`<img src="http://127.0.0.1:${loopCanary.port}/x"><img src="http://localhost:${loopCanary.port}/y">`));
-    if (req.url?.startsWith('/udp')) return void res.end(page(udpProbe(PUBLIC)));
-    if (req.url?.startsWith('/names')) return void res.end(page('<link rel=dns-prefetch href="//prefetch.example.com"><link rel=preconnect href="http://preconnect.example.com"><img src="http://img.example.com/x.png">', 'names'));
-    res.end(page('ok'));
-  });
-  await new Promise<void>((r) => site.listen(0, PUBLIC, r));
-  sitePort = (site.address() as net.AddressInfo).port;
+  site = await startFixture({ listen: [{ host: PUBLIC, port: 0 }] });
+  const html = (body: string) => (_req: unknown, res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+  site.route('/loopback', html(page(`<img src="http://127.0.0.1:${loopCanary.port}/x"><img src="http://localhost:${loopCanary.port}/y">`)));
+  site.route('/udp', html(page(udpProbe(PUBLIC))));
+  site.route('/names', html(page('<link rel=dns-prefetch href="//prefetch.example.com"><link rel=preconnect href="http://preconnect.example.com"><img src="http://img.example.com/x.png">', 'names')));
+  site.route('/', html(page('ok')));
+  sitePort = site.port;
   guard = await startEgressGuard({ allow: [], dnsServers: [guardDns.server], dnsCacheSeconds: 0 });
 });
 after(async () => {
   await guard?.close();
   await Promise.all([loopCanary, stun, quic, webTransport].map((c) => c?.close()));
   await Promise.all([chromiumDns?.close(), guardDns?.close()]);
-  site?.close();
+  await site?.close();
   execFileSync('ip', ['link', 'del', 'egr0']); // later files in this namespace expect only lo
 });
 
