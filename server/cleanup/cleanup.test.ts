@@ -8,14 +8,17 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { attachCleanup, CLEANUP_BUDGET_MS, type CleanupOptions } from './index.ts';
-import { CONSENT_FIXTURES, launch } from './test-support.ts';
+import { CONSENT_DIR } from '../../conformance/fixtures.ts';
+import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
+let chromium: LaunchedBrowser;
 let browser: Browser;
 before(async () => {
-  browser = await launch();
+  chromium = await launchChromium();
+  browser = chromium.browser;
 });
 after(async () => {
-  await browser?.close();
+  await chromium?.close();
 });
 
 const ON: CleanupOptions = { blockCookieBanners: true, hideSelectors: [], blockAds: false };
@@ -32,7 +35,7 @@ async function withPage<T>(html: string, fn: (page: Page) => Promise<T>): Promis
   }
 }
 
-const fixture = (id: string) => readFileSync(path.join(CONSENT_FIXTURES, `${id}.html`), 'utf8');
+const fixture = (id: string) => readFileSync(path.join(CONSENT_DIR, `${id}.html`), 'utf8');
 const attr = (page: Page, name: string) => page.evaluate((n: string) => document.documentElement.getAttribute(n), name);
 const shown = (page: Page, sel: string) =>
   page.evaluate((s: string) => Array.from(document.querySelectorAll(s)).some((e) => (e as HTMLElement).checkVisibility({ visibilityProperty: true })), sel);

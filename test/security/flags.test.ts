@@ -12,8 +12,8 @@ import { startEgressGuard, egressLaunchArgs, type EgressGuard } from '../../serv
 import { addLoopbackAddresses, assertIsolated } from './lib/netns.ts';
 import { tcpCanary, udpCanary, type Canary } from './lib/canary.ts';
 import { startDnsServer, type TestDnsServer } from './lib/dns-server.ts';
-import { launch } from './lib/browser.ts';
 import { page, udpProbe } from './lib/attacks.ts';
+import { launchChromium } from '../support/browser.ts';
 import { startFixture, type Fixture } from '../support/fixture.ts';
 
 const PUBLIC = '93.184.216.34';
@@ -53,14 +53,14 @@ after(async () => {
 
 /** Opens url in a browser launched with args, waits, closes; returns nothing (observe canaries). */
 async function visit(args: string[], url: string, waitMs = 2500): Promise<string> {
-  const browser = await launch(null, args);
+  const chromium = await launchChromium(args);
   try {
-    const p = await browser.newPage();
+    const p = await chromium.browser.newPage();
     await p.goto(url, { timeout: 10_000 }).catch(() => {});
     await new Promise((r) => setTimeout(r, waitMs));
     return await p.title().catch(() => '');
   } finally {
-    await browser.close();
+    await chromium.close();
   }
 }
 const reset = (...c: Canary[]) => c.forEach((x) => (x.hits.length = 0));
@@ -101,14 +101,14 @@ test('QUIC: --disable-quic stops forced QUIC (checked without a proxy); with the
 test('WebTransport (HTTP/3 over UDP) sends nothing with the egress flags', async () => {
   const url = `http://${PUBLIC}:${sitePort}/udp`; // probe opens WebTransport to PUBLIC:443; also try :4433
   reset(quic, webTransport);
-  const browser = await launch(null, egressLaunchArgs(guard.proxyPort));
+  const chromium = await launchChromium(egressLaunchArgs(guard.proxyPort));
   try {
-    const p = await browser.newPage();
+    const p = await chromium.browser.newPage();
     await p.goto(url).catch(() => {});
     await p.evaluate((h) => { try { new WebTransport(`https://${h}:4433/`).ready.catch(() => {}); } catch {} }, PUBLIC);
     await new Promise((r) => setTimeout(r, 2000));
   } finally {
-    await browser.close();
+    await chromium.close();
   }
   assert.deepEqual([...quic.hits, ...webTransport.hits], []);
 });
