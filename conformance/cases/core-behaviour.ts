@@ -2,7 +2,7 @@
 // rules 3 and 4: banners, hideSelectors, blockAds, scroll lock, the near-empty revert), private
 // targets (§4.1 rule 8) and authentication (§5). The MCP server (§4.2) is checked by mcp/checks.ts.
 import type { Case } from '../model.ts';
-import { absent, around, BLUE, box, cases, color, GREEN, GREY, html, MAGENTA, png, RED, WHITE } from './helpers.ts';
+import { absent, BLUE, box, cases, color, GREEN, GREY, html, MAGENTA, png, RED, WHITE } from './helpers.ts';
 
 const VP = { width: 400, height: 300 };
 const BUDGET_MS = 20_000;

@@ -35,7 +35,6 @@ export type EgressLog = (level: 'info' | 'warn', msg: string, fields: Record<str
 export interface ProxyOptions {
   policy: Policy;
   log?: EgressLog;
-  onEvent?: (e: ProxyEvent) => void;
   connectTimeoutMs?: number;
   idleTimeoutMs?: number;
 }
@@ -118,7 +117,6 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     stats.recent.push(e);
     if (stats.recent.length > RECENT_MAX) stats.recent.shift();
     if (decision !== 'allowed') opts.log?.(decision === 'refused' ? 'warn' : 'info', `egress ${decision}`, { kind, origin, reason });
-    opts.onEvent?.(e);
   };
 
   /** Policy decision for a parsed target; records refusals. Returns the verdict when allowed. */

@@ -6,7 +6,7 @@
 // actually refused the target (the attack really fired), and (c) zero canary hits, always.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunningServer } from '../../server/start.ts';
