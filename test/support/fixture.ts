@@ -5,6 +5,7 @@
 // internet; the default address is 127.0.0.1 port 0 (DESIGN §5).
 // The conformance suite's own fixture server (conformance/fixture-server.ts: fixtures/pages,
 // fixtures/consent, the second origin) is what tests use to serve the files under fixtures/.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -124,6 +125,15 @@ export async function startFixture(opts: FixtureOptions = {}): Promise<Fixture> 
     },
   };
 }
+
+/** An upgrade handler that completes a WebSocket handshake (RFC 6455) and then closes: enough to
+ * prove a connection arrived. */
+export function acceptWebSocket(req: http.IncomingMessage, socket: Duplex): void {
+  socket.end(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${webSocketAccept(String(req.headers['sec-websocket-key']))}\r\n\r\n`);
+}
+
+/** The Sec-WebSocket-Accept answer to a Sec-WebSocket-Key. */
+export const webSocketAccept = (key: string) => crypto.createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
 
 /** Serves `html` at `path` on the fixture (text/html, no caching); returns its URL. */
 export function page(fx: Fixture, p: string, html: string | ((url: URL) => string)): string {

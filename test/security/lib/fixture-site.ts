@@ -3,9 +3,8 @@
 // workers, on an EGRESS_ALLOW-listed 127.0.0.1 origin). It serves the attack pages, redirects, and
 // the isolation probes, and records what it was asked (paths and cookies) so tests can observe
 // browser state from outside the image.
-import crypto from 'node:crypto';
 import type http from 'node:http';
-import { startFixture, type Fixture } from '../../support/fixture.ts';
+import { acceptWebSocket, startFixture, type Fixture } from '../../support/fixture.ts';
 import { NAVIGATION_KINDS, SUBRESOURCE_KINDS, page, udpProbe, type NavigationKind, type SubresourceKind } from './attacks.ts';
 
 const swScript = (to: string) => `
@@ -54,9 +53,6 @@ export async function startFixtureSite(listen: Array<{ host: string; port: numbe
   fx.route('/cached.js', (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=3600' }).end('window.cachedLoaded = 1;'));
   fx.route('/report', (_req, res) => void res.writeHead(204).end());
   fx.route('/ok', (_req, res) => html(res, page('<p>public page</p>', 'ok')));
-  fx.onUpgrade((req, sock) => {
-    const accept = crypto.createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    sock.end(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-  });
+  fx.onUpgrade(acceptWebSocket);
   return fx;
 }
