@@ -6,25 +6,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { attachCleanup, CLEANUP_BUDGET_MS, type CleanupOptions } from './index.ts';
 import { CONSENT_DIR } from '../../conformance/fixtures.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 let chromium: LaunchedBrowser;
-let browser: Browser;
-before(async () => {
-  chromium = await launchChromium();
-  browser = chromium.browser;
-});
-after(async () => {
-  await chromium?.close();
-});
+before(async () => void (chromium = await launchChromium()));
+after(() => chromium?.close());
 
 const ON: CleanupOptions = { blockCookieBanners: true, hideSelectors: [], blockAds: false };
 
 async function withPage<T>(html: string, fn: (page: Page) => Promise<T>): Promise<T> {
-  const ctx = await browser.createBrowserContext();
+  const ctx = await chromium.browser.createBrowserContext();
   try {
     const page = await ctx.newPage();
     await page.setViewport({ width: 1280, height: 720 });

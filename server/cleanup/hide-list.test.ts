@@ -7,7 +7,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'puppeteer-core';
 import { generate } from '../../fixtures/consent/generate.ts';
 import { readConsentManifest } from '../../fixtures/consent/manifest.ts';
 import { cmpName } from './index.ts';
@@ -17,19 +16,13 @@ import { CONSENT_DIR } from '../../conformance/fixtures.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 let chromium: LaunchedBrowser;
-let browser: Browser;
-before(async () => {
-  chromium = await launchChromium();
-  browser = chromium.browser;
-});
-after(async () => {
-  await chromium?.close();
-});
+before(async () => void (chromium = await launchChromium()));
+after(() => chromium?.close());
 
 test('every selector of hide-list.json parses in Chromium, alone and as :is(...)', async () => {
   const { file } = loadHideList();
   const selectors = [...file.cmp, ...file.banner, ...file.overlay, ...file.backdrop, ...file.ads].map((e) => e.selector);
-  const page = await browser.newPage();
+  const page = await chromium.browser.newPage();
   try {
     const bad = await page.evaluate((sels: string[]) => {
       const out: string[] = [];
