@@ -4,10 +4,9 @@
 // (fast-forwarded here instead of waiting the default 60 s).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { audit } from './admin.ts';
 import { startFixture } from '../../test/support/fixture.ts';
 import { startServerProcess, type ServerProcess } from '../../test/support/server.ts';
-import { STORES } from '../../test/support/stores.ts';
+import { audit, STORES } from '../../test/support/stores.ts';
 
 const KEY = 'crash-test-key-0123456789';
 

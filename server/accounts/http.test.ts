@@ -3,13 +3,13 @@
 // ledger must be exact: credits spent = successful non-cached captures.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { audit, createKey } from './admin.ts';
+import { createKey } from './admin.ts';
 import { openAccounts } from './index.ts';
 import type { SqlLedger } from './ledger.ts';
 import { startFixture, type Fixture } from '../../test/support/fixture.ts';
 import { shoot, show, type Reply } from '../../test/support/http.ts';
 import { startTestServer, testConfig, type TestServer } from '../../test/support/server.ts';
-import { STORES, type TestStore } from '../../test/support/stores.ts';
+import { audit, STORES, type TestStore } from '../../test/support/stores.ts';
 
 const html = (i: number | string) => ({ html: `<body style="margin:0;background:#fff"><h1>capture ${i}</h1></body>`, viewport: { width: 320, height: 200 }, waitUntil: 'load' });
 

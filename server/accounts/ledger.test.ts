@@ -8,10 +8,10 @@ import { readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../errors.ts';
-import { audit, createKey, grant, listKeys, revokeKey } from './admin.ts';
+import { createKey, grant, listKeys, revokeKey } from './admin.ts';
 import { ensureDevKey, type Account } from './index.ts';
 import { SqlLedger } from './ledger.ts';
-import { STORES, type TestStore } from '../../test/support/stores.ts';
+import { audit, STORES, type TestStore } from '../../test/support/stores.ts';
 
 const CRASH_CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'support', 'crash-child.ts');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openEmbedded } from '../../server/accounts/db.ts';
+import { openEmbedded, type Db } from '../../server/accounts/db.ts';
 import { openAccounts, type AccountsConfig, type OpenOptions } from '../../server/accounts/index.ts';
 import type { SqlLedger } from '../../server/accounts/ledger.ts';
 
@@ -86,3 +86,24 @@ export const STORES: { name: 'embedded' | 'postgres'; make: () => Promise<TestSt
   { name: 'embedded', make: embeddedStore, skip: false },
   { name: 'postgres', make: postgresStore, skip: PG_SKIP },
 ];
+
+/** The books of one account, for the tests' checks of the invariants in server/accounts/schema.ts. */
+export async function audit(db: Db, accountId: string): Promise<{ credits: number; held: number; reservations: number; ledgerSum: number; captures: number }> {
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT a.credits, a.held,
+       (SELECT count(*) FROM reservations r WHERE r.account_id = a.id) AS reservations,
+       (SELECT COALESCE(SUM(delta), 0) FROM ledger l WHERE l.account_id = a.id) AS ledger_sum,
+       (SELECT count(*) FROM ledger l WHERE l.account_id = a.id AND l.kind = 'capture') AS captures
+     FROM accounts a WHERE a.id = $1`,
+    [accountId],
+  );
+  const r = rows[0];
+  if (!r) throw new Error(`no account ${accountId}`);
+  return {
+    credits: Number(r.credits),
+    held: Number(r.held),
+    reservations: Number(r.reservations),
+    ledgerSum: Number(r.ledger_sum),
+    captures: Number(r.captures),
+  };
+}
