@@ -8,7 +8,7 @@
 //   ours        the reference server, end to end over HTTP
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { startServer } from '../server/app.ts';
+import { startServer } from '../server/start.ts';
 import { loadConfig } from '../server/config.ts';
 import { launchBrowser } from '../server/render/browser.ts';
 import { startBaselineServer, type Baseline } from './baselines.ts';

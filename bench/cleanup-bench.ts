@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { attachCleanup } from '../server/cleanup/index.ts';
-import { CONSENT_FIXTURES, startFixtureServer } from '../server/cleanup/test-support.ts';
+import { CONSENT_DIR } from '../conformance/fixtures.ts';
+import { startFixtureServer } from '../conformance/fixture-server.ts';
 
 export interface CleanupBenchResult {
   /** Headline figures: the worse of url and html mode. */
@@ -60,8 +61,8 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
     for (const mode of ['url', 'html'] as const) {
       out[mode] = {};
       for (const [name, id] of [['noBanner', NO_BANNER], ['cmp', CMP]] as const) {
-        const target = `${server.origin}/consent/${id}.html`;
-        const html = readFileSync(path.join(CONSENT_FIXTURES, `${id}.html`), 'utf8');
+        const target = `${server.origins[0]}/consent/${id}.html`;
+        const html = readFileSync(path.join(CONSENT_DIR, `${id}.html`), 'utf8');
         await sample(browser, mode, target, html, true); // warm-up
         const on: number[] = [];
         const off: number[] = [];
@@ -97,11 +98,11 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
 
 // Standalone: node --import tsx bench/cleanup-bench.ts [iterations]
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
-  const { launch } = await import('../server/cleanup/test-support.ts');
-  const browser = await launch();
+  const { launchChromium } = await import('../test/support/browser.ts');
+  const chromium = await launchChromium();
   try {
-    console.log(JSON.stringify(await benchCleanup(browser, { iterations: Number(process.argv[2] ?? 10) }), null, 2));
+    console.log(JSON.stringify(await benchCleanup(chromium.browser, { iterations: Number(process.argv[2] ?? 10) }), null, 2));
   } finally {
-    await browser.close();
+    await chromium.close();
   }
 }

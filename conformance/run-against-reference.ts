@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { startServer } from '../server/app.ts';
+import { startServer } from '../server/start.ts';
 import { loadConfig } from '../server/config.ts';
 import { startFixtureServer } from './fixture-server.ts';
 import type { Profile } from './model.ts';

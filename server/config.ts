@@ -44,7 +44,7 @@ function list(env: NodeJS.ProcessEnv, name: string): string[] {
   return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-function findChromium(env: NodeJS.ProcessEnv): string {
+export function findChromium(env: NodeJS.ProcessEnv): string {
   const explicit = env.CHROMIUM_PATH;
   if (explicit) {
     try {

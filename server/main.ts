@@ -3,7 +3,7 @@
 import { ensureDevKey, openAccounts } from './accounts/index.ts';
 import { StoreInUse } from './accounts/db.ts';
 import { createLogger } from './log.ts';
-import { startServer } from './app.ts';
+import { startServer } from './start.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
 let config: Config;

@@ -15,42 +15,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FIXTURES_DIR } from '../fixtures.ts';
 import type { Case, Need, Probe } from '../model.ts';
+import type { ConsentManifest as Manifest, ManifestEntry as ManifestFixture, ManifestProbe } from '../../fixtures/consent/manifest.ts';
 
 export const CONSENT_MANIFEST = path.join(FIXTURES_DIR, 'consent', 'manifest.json');
-
-interface ManifestProbe {
-  name: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  expect: string;
-  tolerance?: number;
-}
-
-interface ManifestFixture {
-  id: string;
-  file: string;
-  kind: 'positive' | 'negative';
-  title: string;
-  needsUrlMode: boolean;
-  request: Record<string, unknown>;
-  probes: ManifestProbe[];
-  controlProbes?: ManifestProbe[];
-  acceptProbe?: { x: number; y: number; w: number; h: number; mustNotBe: string };
-  expectedAction: string;
-  acceptableActions?: string[];
-  identicalToControl?: boolean;
-  profile: 'core' | 'reference';
-  referenceBecause?: string;
-}
-
-interface Manifest {
-  version: number;
-  colors: { page: string };
-  viewport: { width: number; height: number };
-  fixtures: ManifestFixture[];
-}
 
 function rgb(hex: string): [number, number, number] {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex.trim());

@@ -154,24 +154,3 @@ export async function activeKeyCount(db: Db): Promise<number> {
   const rows = await db.query<{ n: unknown }>('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL');
   return Number(rows[0]!.n);
 }
-
-/** The books of one account, for checks: the invariants of schema.ts must hold. */
-export async function audit(db: Db, accountId: string): Promise<{ credits: number; held: number; reservations: number; ledgerSum: number; captures: number }> {
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT a.credits, a.held,
-       (SELECT count(*) FROM reservations r WHERE r.account_id = a.id) AS reservations,
-       (SELECT COALESCE(SUM(delta), 0) FROM ledger l WHERE l.account_id = a.id) AS ledger_sum,
-       (SELECT count(*) FROM ledger l WHERE l.account_id = a.id AND l.kind = 'capture') AS captures
-     FROM accounts a WHERE a.id = $1`,
-    [accountId],
-  );
-  const r = rows[0];
-  if (!r) throw new AdminError(`no account ${accountId}`);
-  return {
-    credits: Number(r.credits),
-    held: Number(r.held),
-    reservations: Number(r.reservations),
-    ledgerSum: Number(r.ledger_sum),
-    captures: Number(r.captures),
-  };
-}

@@ -4,15 +4,10 @@
 // (fast-forwarded here instead of waiting the default 60 s).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { audit } from './admin.ts';
-import { STORES } from './test-stores.ts';
+import { startFixture } from '../../test/support/fixture.ts';
+import { startServerProcess, type ServerProcess } from '../../test/support/server.ts';
+import { audit, STORES } from '../../test/support/stores.ts';
 
-const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.ts');
 const KEY = 'crash-test-key-0123456789';
 
 for (const store of STORES) {
@@ -22,44 +17,31 @@ for (const store of STORES) {
       // A page that never answers: the capture stays in flight until the server dies.
       let seen: () => void;
       const requested = new Promise<void>((r) => (seen = r));
-      const hanging = http.createServer(() => seen());
-      await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
-      const origin = `127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+      const fx = await startFixture();
+      fx.route('/never', () => seen());
       const c = s.config();
-      const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-        env: {
+      let child: ServerProcess | undefined;
+      try {
+        child = await startServerProcess({
           ...process.env,
           PORT: '0',
           HOST: '127.0.0.1',
           API_KEYS: KEY,
           DATA_DIR: c.dataDir,
           DATABASE_URL: c.databaseUrl ?? '',
-          EGRESS_ALLOW: origin,
+          EGRESS_ALLOW: fx.hostPort,
           RATE_LIMIT_PER_MINUTE: '0',
           LOG_LEVEL: 'info',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const exited = new Promise((r) => child.once('exit', r));
-      try {
-        let out = '';
-        const url = await new Promise<string>((resolve, reject) => {
-          child.stdout.on('data', (d) => {
-            out += d;
-            const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
-            if (m) resolve(m[1]!);
-          });
-          child.stderr.on('data', (d) => (out += d));
-          child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${out}`)));
         });
+        const url = child.url;
         const inFlight = fetch(`${url}/v1/screenshot`, {
           method: 'POST',
           headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ url: `http://${origin}/slow`, waitUntil: 'load' }),
+          body: JSON.stringify({ url: `${fx.origin}/never`, waitUntil: 'load' }),
         }).catch((e: unknown) => e);
         await requested; // the credit is reserved and the browser is waiting for the page
-        child.kill('SIGKILL');
-        await exited;
+        child.proc.kill('SIGKILL');
+        await child.exited;
         assert.ok((await inFlight) instanceof Error, 'the client saw the connection die');
 
         const l = await s.open({ apiKeys: [KEY] }, { sweepAtStart: false });
@@ -79,10 +61,9 @@ for (const store of STORES) {
           await l.close();
         }
       } finally {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        await exited;
-        hanging.closeAllConnections();
-        await new Promise((r) => hanging.close(r));
+        if (child && child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+        await child?.exited;
+        await fx.close();
         await s.destroy();
       }
     });

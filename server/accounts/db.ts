@@ -52,13 +52,7 @@ export async function openEmbedded(dataDir: string): Promise<Db> {
       }
     },
   };
-  try {
-    await migrate(db);
-  } catch (e) {
-    await db.close().catch(() => {});
-    throw e;
-  }
-  return db;
+  return migrated(db);
 }
 
 export class StoreInUse extends Error {}
@@ -137,10 +131,15 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Db> {
     },
     close: () => pool.end(),
   };
+  return migrated(db);
+}
+
+/** The store once its migrations are applied; closed (and unlocked) if they fail. */
+async function migrated(db: Db): Promise<Db> {
   try {
     await migrate(db);
   } catch (e) {
-    await pool.end().catch(() => {});
+    await db.close().catch(() => {});
     throw e;
   }
   return db;

@@ -3,60 +3,27 @@
 // ledger must be exact: credits spent = successful non-cached captures.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startServer, type RunningServer } from '../app.ts';
-import { loadConfig, type Config } from '../config.ts';
-import { audit, createKey } from './admin.ts';
+import { createKey } from './admin.ts';
 import { openAccounts } from './index.ts';
 import type { SqlLedger } from './ledger.ts';
-import { STORES, type TestStore } from './test-stores.ts';
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  error?: string;
-}
-
-async function shoot(base: string, key: string | null, body: object, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(`${base}/v1/screenshot`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-    body: JSON.stringify(body),
-  });
-  const buf = Buffer.from(await res.arrayBuffer());
-  const error = res.headers.get('content-type')?.includes('json') ? (JSON.parse(buf.toString()) as { error: string }).error : undefined;
-  return { status: res.status, headers: res.headers, error };
-}
+import { startFixture, type Fixture } from '../../test/support/fixture.ts';
+import { shoot, show, type Reply } from '../../test/support/http.ts';
+import { startTestServer, testConfig, type TestServer } from '../../test/support/server.ts';
+import { audit, STORES, type TestStore } from '../../test/support/stores.ts';
 
 const html = (i: number | string) => ({ html: `<body style="margin:0;background:#fff"><h1>capture ${i}</h1></body>`, viewport: { width: 320, height: 200 }, waitUntil: 'load' });
 
-/** A loopback page for url-mode captures; the server is told it is public (EGRESS_ALLOW). */
-async function fixtureOrigin(): Promise<{ origin: string; hits: () => number; close(): Promise<void> }> {
-  let hits = 0;
-  const srv = http.createServer((req, res) => {
-    hits++;
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>fixture</title><h1>${req.url}</h1>`);
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  return { origin: `127.0.0.1:${port}`, hits: () => hits, close: () => new Promise((r) => srv.close(() => r())) };
+/** A loopback page at every path for url-mode captures; the server is told it is public (EGRESS_ALLOW). */
+async function fixtureOrigin(): Promise<Fixture> {
+  const fx = await startFixture();
+  fx.route('/', (req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>fixture</title><h1>${req.url}</h1>`));
+  return fx;
 }
 
-function serverConfig(store: TestStore, env: Record<string, string>): Config {
+/** The server's env on a test store (its DATA_DIR or DATABASE_URL), cache on, no API_KEYS: keys are created per test. */
+function storeEnv(store: TestStore, env: Record<string, string>): Record<string, string> {
   const c = store.config();
-  return loadConfig({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    API_KEYS: '',
-    DATA_DIR: c.dataDir,
-    DATABASE_URL: c.databaseUrl ?? '',
-    RENDER_CONCURRENCY: '2',
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
+  return { API_KEYS: '', DATA_DIR: c.dataDir, DATABASE_URL: c.databaseUrl ?? '', RENDER_CONCURRENCY: '2', CACHE_TTL_SECONDS: '300', ...env };
 }
 
 async function books(l: SqlLedger, accountId: string) {
@@ -70,15 +37,15 @@ async function books(l: SqlLedger, accountId: string) {
 for (const store of STORES) {
   describe(`billing through the server on ${store.name}`, { skip: store.skip }, () => {
     let s: TestStore;
-    let fixture: Awaited<ReturnType<typeof fixtureOrigin>>;
+    let fixture: Fixture;
     let ledger: SqlLedger;
-    let server: RunningServer;
+    let server: TestServer;
     before(async () => {
       s = await store.make();
       fixture = await fixtureOrigin();
-      const config = serverConfig(s, { EGRESS_ALLOW: fixture.origin, RATE_LIMIT_PER_MINUTE: '1000' });
-      ledger = await openAccounts(config);
-      server = await startServer(config, { accounts: ledger });
+      const env = storeEnv(s, { RATE_LIMIT_PER_MINUTE: '1000' });
+      ledger = await openAccounts(testConfig(env));
+      server = await startTestServer(env, fixture, { accounts: ledger });
     });
     after(async () => {
       await server?.close(); // closes the ledger too
@@ -88,16 +55,16 @@ for (const store of STORES) {
 
     test('401 unauthorized with WWW-Authenticate for a missing, malformed or unknown key', async () => {
       for (const key of [null, 'sk_unknown_0000000000000000000000', 'bad key with spaces']) {
-        const r = await shoot(server.url, key, html(0));
+        const r = await shoot(server.url, html(0), { key });
         assert.equal(r.status, 401);
-        assert.equal(r.error, 'unauthorized');
+        assert.equal(r.json?.error, 'unauthorized');
         assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer/);
       }
     });
 
     test('N=12 parallel captures against K=4 credits: exactly 4 succeed and are billed, the rest 402', async () => {
       const { key, accountId } = await createKey(ledger.db, { credits: 4 });
-      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => shoot(server.url, key, html(`p${i}`))));
+      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => shoot(server.url, html(`p${i}`), { key })));
       const ok = replies.filter((r) => r.status === 200);
       assert.equal(ok.length, 4);
       for (const r of ok) assert.equal(r.headers.get('x-credits-charged'), '1');
@@ -106,7 +73,7 @@ for (const store of STORES) {
       assert.ok(remaining.every((n) => n >= 0 && n <= 3) && remaining.includes(0), String(remaining));
       for (const r of replies.filter((x) => x.status !== 200)) {
         assert.equal(r.status, 402);
-        assert.equal(r.error, 'insufficient_credits');
+        assert.equal(r.json?.error, 'insufficient_credits');
       }
       const a = await books(ledger, accountId);
       assert.equal(a.captures, 4);
@@ -115,14 +82,14 @@ for (const store of STORES) {
 
     test('failures are never billed: 400s and render errors release the credit', async () => {
       const { key, accountId } = await createKey(ledger.db, { credits: 5 });
-      const bad = await shoot(server.url, key, { html: '<p>x</p>', quality: 50 });
+      const bad = await shoot(server.url, { html: '<p>x</p>', quality: 50 }, { key });
       assert.equal(bad.status, 400);
-      const missing = await shoot(server.url, key, { ...html(1), selector: '#nope' });
+      const missing = await shoot(server.url, { ...html(1), selector: '#nope' }, { key });
       assert.equal(missing.status, 400);
-      assert.equal(missing.error, 'selector_not_found');
-      const blocked = await shoot(server.url, key, { url: 'http://169.254.169.254/latest/meta-data/' });
+      assert.equal(missing.json?.error, 'selector_not_found');
+      const blocked = await shoot(server.url, { url: 'http://169.254.169.254/latest/meta-data/' }, { key });
       assert.equal(blocked.status, 400);
-      const ok = await shoot(server.url, key, html(2));
+      const ok = await shoot(server.url, html(2), { key });
       assert.equal(ok.status, 200);
       assert.equal(ok.headers.get('x-credits-remaining'), '4');
       const a = await books(ledger, accountId);
@@ -133,24 +100,24 @@ for (const store of STORES) {
     test('url results are cached per account (x-cache hit, not billed); no-cache renders fresh; html is never cached', async () => {
       const { key, accountId } = await createKey(ledger.db, { credits: 10 });
       const other = await createKey(ledger.db, { credits: 10 });
-      const target = { url: `http://${fixture.origin}/page`, viewport: { width: 320, height: 200 }, waitUntil: 'load' };
-      const first = await shoot(server.url, key, target);
-      assert.equal(first.status, 200, first.error);
+      const target = { url: `${fixture.origin}/page`, viewport: { width: 320, height: 200 }, waitUntil: 'load' };
+      const first = await shoot(server.url, target, { key });
+      assert.equal(first.status, 200, show(first));
       assert.equal(first.headers.get('x-cache'), 'miss');
       assert.equal(first.headers.get('x-credits-charged'), '1');
-      const hitsAfterFirst = fixture.hits();
-      const again = await shoot(server.url, key, { ...target, format: 'png', url: `http://${fixture.origin}/page` });
+      const hitsAfterFirst = fixture.hits.length;
+      const again = await shoot(server.url, { ...target, format: 'png', url: `${fixture.origin}/page` }, { key });
       assert.equal(again.headers.get('x-cache'), 'hit');
       assert.equal(again.headers.get('x-credits-charged'), '0');
       assert.equal(again.headers.get('x-credits-remaining'), '9');
-      assert.equal(fixture.hits(), hitsAfterFirst, 'a hit does not touch the target');
-      const fresh = await shoot(server.url, key, target, { 'cache-control': 'no-cache' });
+      assert.equal(fixture.hits.length, hitsAfterFirst, 'a hit does not touch the target');
+      const fresh = await shoot(server.url, target, { key, headers: { 'cache-control': 'no-cache' } });
       assert.equal(fresh.headers.get('x-cache'), 'miss');
       assert.equal(fresh.headers.get('x-credits-charged'), '1');
-      const theirs = await shoot(server.url, other.key, target);
+      const theirs = await shoot(server.url, target, { key: other.key });
       assert.equal(theirs.headers.get('x-cache'), 'miss', 'another account does not see this cache');
       for (let i = 0; i < 2; i++) {
-        const h = await shoot(server.url, key, html('same'));
+        const h = await shoot(server.url, html('same'), { key });
         assert.equal(h.headers.get('x-cache'), 'miss');
         assert.equal(h.headers.get('x-credits-charged'), '1');
       }
@@ -163,18 +130,18 @@ for (const store of STORES) {
   describe(`rate limit through the server on ${store.name}`, { skip: store.skip }, () => {
     test('429 rate_limited with Retry-After, not billed', async () => {
       const s = await store.make();
-      const config = serverConfig(s, { RATE_LIMIT_PER_MINUTE: '2' });
-      const ledger = await openAccounts(config);
-      const server = await startServer(config, { accounts: ledger });
+      const env = storeEnv(s, { RATE_LIMIT_PER_MINUTE: '2' });
+      const ledger = await openAccounts(testConfig(env));
+      const server = await startTestServer(env, undefined, { accounts: ledger });
       try {
         const { key, accountId } = await createKey(ledger.db, { credits: 10 });
         // Keep the three requests inside one minute window.
         const msIntoMinute = Date.now() % 60_000;
         if (msIntoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_500 - msIntoMinute));
-        const replies = await Promise.all([0, 1, 2].map((i) => shoot(server.url, key, html(`r${i}`))));
+        const replies = await Promise.all([0, 1, 2].map((i) => shoot(server.url, html(`r${i}`), { key })));
         assert.deepEqual(replies.map((r) => r.status).sort(), [200, 200, 429]);
         const limited = replies.find((r) => r.status === 429)!;
-        assert.equal(limited.error, 'rate_limited');
+        assert.equal(limited.json?.error, 'rate_limited');
         assert.ok(Number(limited.headers.get('retry-after')) >= 1 && Number(limited.headers.get('retry-after')) <= 60);
         const a = await books(ledger, accountId);
         assert.equal(a.captures, 2);
@@ -190,13 +157,14 @@ describe('two server replicas on one PostgreSQL under parallel load', { skip: ST
   test('the ledger is exact afterwards: credits spent = successful non-cached captures', async () => {
     const s = await STORES[1]!.make();
     const fixture = await fixtureOrigin();
-    const config = serverConfig(s, { EGRESS_ALLOW: fixture.origin, RATE_LIMIT_PER_MINUTE: '1000', QUEUE_LIMIT: '64' });
-    const replicas = await Promise.all([0, 1].map(async () => startServer(config, { accounts: await openAccounts(config) })));
+    const env = storeEnv(s, { RATE_LIMIT_PER_MINUTE: '1000', QUEUE_LIMIT: '64' });
+    const config = testConfig(env, fixture);
+    const replicas = await Promise.all([0, 1].map(async () => startTestServer(env, fixture, { accounts: await openAccounts(config) })));
     const admin = await openAccounts(config, { syncEnvKeys: false });
     try {
       // Phase 1: N=24 distinct html captures against K=10 credits, spread over both replicas.
       const k1 = await createKey(admin.db, { credits: 10 });
-      const p1 = await Promise.all(Array.from({ length: 24 }, (_, i) => shoot(replicas[i % 2]!.url, k1.key, html(`a${i}`))));
+      const p1 = await Promise.all(Array.from({ length: 24 }, (_, i) => shoot(replicas[i % 2]!.url, html(`a${i}`), { key: k1.key })));
       assert.equal(p1.filter((r) => r.status === 200).length, 10, 'exactly min(N, K) succeed');
       assert.equal(p1.filter((r) => r.status === 402).length, 14);
       const a1 = await books(admin, k1.accountId);
@@ -210,13 +178,13 @@ describe('two server replicas on one PostgreSQL under parallel load', { skip: ST
         const base = replicas[i % 2]!.url;
         switch (i % 4) {
           case 0:
-            return () => shoot(base, k2.key, html(`b${i}`));
+            return () => shoot(base, html(`b${i}`), { key: k2.key });
           case 1:
-            return () => shoot(base, k2.key, { url: `http://${fixture.origin}/p${i % 3}`, viewport: { width: 320, height: 200 }, waitUntil: 'load' });
+            return () => shoot(base, { url: `${fixture.origin}/p${i % 3}`, viewport: { width: 320, height: 200 }, waitUntil: 'load' }, { key: k2.key });
           case 2:
-            return () => shoot(base, k2.key, { ...html(`c${i}`), selector: '#missing' });
+            return () => shoot(base, { ...html(`c${i}`), selector: '#missing' }, { key: k2.key });
           default:
-            return () => shoot(base, k2.key, { url: `http://${fixture.origin}/p${i % 3}`, viewport: { width: 320, height: 200 }, waitUntil: 'load' }, { 'cache-control': 'no-cache' });
+            return () => shoot(base, { url: `${fixture.origin}/p${i % 3}`, viewport: { width: 320, height: 200 }, waitUntil: 'load' }, { key: k2.key, headers: { 'cache-control': 'no-cache' } });
         }
       });
       // Waves of 8 so that identical url requests can meet a filled cache.

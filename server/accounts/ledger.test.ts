@@ -8,12 +8,12 @@ import { readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../errors.ts';
-import { audit, createKey, grant, listKeys, revokeKey } from './admin.ts';
+import { createKey, grant, listKeys, revokeKey } from './admin.ts';
 import { ensureDevKey, type Account } from './index.ts';
-import type { SqlLedger } from './ledger.ts';
-import { STORES, type TestStore } from './test-stores.ts';
+import { SqlLedger } from './ledger.ts';
+import { audit, STORES, type TestStore } from '../../test/support/stores.ts';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CRASH_CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'support', 'crash-child.ts');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function newAccount(l: SqlLedger, credits = 100): Promise<{ key: string; account: Account }> {
@@ -36,9 +36,9 @@ async function assertBooks(l: SqlLedger, accountId: string, expect: { credits?: 
 
 const isCode = (code: string) => (e: unknown) => e instanceof ServiceError && e.code === code;
 
-/** Starts crash-child.ts, waits until it holds `reserve` credits, and kills it with SIGKILL. */
+/** Starts test/support/crash-child.ts, waits until it holds `reserve` credits, and kills it with SIGKILL. */
 async function crashWhileHolding(config: object, key: string, reserve: number, leaseSeconds?: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'crash-child.ts'), JSON.stringify({ config, key, reserve, leaseSeconds })], {
+  const child = spawn(process.execPath, ['--import', 'tsx', CRASH_CHILD, JSON.stringify({ config, key, reserve, leaseSeconds })], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -196,10 +196,13 @@ for (const store of STORES) {
 
     test('a reservation whose process stops renewing is released by the sweep, never committed', async () => {
       // `l` runs with a 1 s lease, renewed every 1/3 s while the reservation is in flight.
+      // `gone` stands for a second process on the same store (it shares l's connection): it
+      // reserves, then stops as a crash would (its timers end; the reservation row stays).
       const { account } = await newAccount(l, 5);
-      const lost = await l.reserve(account);
+      const gone = new SqlLedger({ kind: l.db.kind, query: (q, p) => l.db.query(q, p), tx: (fn) => l.db.tx(fn), close: async () => {} }, { rateLimitPerMinute: 0, leaseSeconds: 1, sweepIntervalMs: 0 });
+      const lost = await gone.reserve(account);
+      await gone.close(); // its process "crashed": nobody renews it any more
       const kept = await l.reserve(account);
-      l.abandon(lost); // its process "crashed": nobody renews it any more
       assert.equal(await l.balance(account), 3);
       await sleep(1700);
       assert.equal(await l.sweep(), 1, 'only the abandoned reservation is released');

@@ -181,9 +181,4 @@ export class SqlLedger implements Accounts {
     for (const t of this.timers) clearInterval(t);
     await this.db.close();
   }
-
-  /** Test hook: stop renewing a reservation without releasing it, as a crash would. */
-  abandon(r: Reservation): void {
-    this.live.delete(r.id);
-  }
 }

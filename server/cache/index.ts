@@ -21,7 +21,6 @@ export interface ResultCache {
   /** Bytes currently held (bodies, headers and keys). */
   readonly bytes: number;
   readonly size: number;
-  clear(): void;
 }
 
 /** Fixed overhead counted per entry besides its bytes (the Map slot, the object, timestamps). */
@@ -80,10 +79,6 @@ export function createResultCache(opts: { ttlSeconds: number; maxBytes: number; 
     },
     get size() {
       return entries.size;
-    },
-    clear() {
-      entries.clear();
-      bytes = 0;
     },
   };
 }

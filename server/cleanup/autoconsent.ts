@@ -138,11 +138,6 @@ export function driverExpression(url: string, isTop: boolean, budgetMs: number):
   return p.head + JSON.stringify(rulesFor(url, isTop)) + p.tail.replace('__BUDGET__', String(Math.max(0, Math.round(budgetMs))));
 }
 
-/** Reads and prepares the bundle and rules ahead of the first request (optional, ~20 ms). */
-export function preloadAutoconsent(): void {
-  load();
-}
-
 /** frame.evaluate that never throws (detached frames throw synchronously in puppeteer). */
 async function safeEvaluate<T>(frame: Frame, fn: () => Promise<T>): Promise<T | null> {
   try {

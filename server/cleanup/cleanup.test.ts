@@ -6,22 +6,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { attachCleanup, CLEANUP_BUDGET_MS, type CleanupOptions } from './index.ts';
-import { CONSENT_FIXTURES, launch } from './test-support.ts';
+import { CONSENT_DIR } from '../../conformance/fixtures.ts';
+import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+let chromium: LaunchedBrowser;
+before(async () => void (chromium = await launchChromium()));
+after(() => chromium?.close());
 
 const ON: CleanupOptions = { blockCookieBanners: true, hideSelectors: [], blockAds: false };
 
 async function withPage<T>(html: string, fn: (page: Page) => Promise<T>): Promise<T> {
-  const ctx = await browser.createBrowserContext();
+  const ctx = await chromium.browser.createBrowserContext();
   try {
     const page = await ctx.newPage();
     await page.setViewport({ width: 1280, height: 720 });
@@ -32,7 +29,7 @@ async function withPage<T>(html: string, fn: (page: Page) => Promise<T>): Promis
   }
 }
 
-const fixture = (id: string) => readFileSync(path.join(CONSENT_FIXTURES, `${id}.html`), 'utf8');
+const fixture = (id: string) => readFileSync(path.join(CONSENT_DIR, `${id}.html`), 'utf8');
 const attr = (page: Page, name: string) => page.evaluate((n: string) => document.documentElement.getAttribute(n), name);
 const shown = (page: Page, sel: string) =>
   page.evaluate((s: string) => Array.from(document.querySelectorAll(s)).some((e) => (e as HTMLElement).checkVisibility({ visibilityProperty: true })), sel);

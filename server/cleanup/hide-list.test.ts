@@ -7,25 +7,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'puppeteer-core';
 import { generate } from '../../fixtures/consent/generate.ts';
+import { readConsentManifest } from '../../fixtures/consent/manifest.ts';
 import { cmpName } from './index.ts';
 import { hideList, loadHideList } from './hide-list.ts';
 import { DYNAMIC_CMP_SNIFFS, sniffSpec } from './sniff.ts';
-import { CONSENT_FIXTURES, launch } from './test-support.ts';
+import { CONSENT_DIR } from '../../conformance/fixtures.ts';
+import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+let chromium: LaunchedBrowser;
+before(async () => void (chromium = await launchChromium()));
+after(() => chromium?.close());
 
 test('every selector of hide-list.json parses in Chromium, alone and as :is(...)', async () => {
   const { file } = loadHideList();
   const selectors = [...file.cmp, ...file.banner, ...file.overlay, ...file.backdrop, ...file.ads].map((e) => e.selector);
-  const page = await browser.newPage();
+  const page = await chromium.browser.newPage();
   try {
     const bad = await page.evaluate((sels: string[]) => {
       const out: string[] = [];
@@ -101,23 +98,21 @@ test('cmpName makes a header-safe name', () => {
 });
 
 test('fixtures/consent is generated from generate.ts and up to date', () => {
-  for (const [file, text] of generate(false)) assert.equal(readFileSync(path.join(CONSENT_FIXTURES, file), 'utf8'), text, `${file}: run node --import tsx fixtures/consent/generate.ts`);
+  for (const [file, text] of generate(false)) assert.equal(readFileSync(path.join(CONSENT_DIR, file), 'utf8'), text, `${file}: run node --import tsx fixtures/consent/generate.ts`);
 });
 
 test('manifest: at least 25 positive and 10 negative fixtures, every file present, no external request', () => {
-  const manifest = JSON.parse(readFileSync(path.join(CONSENT_FIXTURES, 'manifest.json'), 'utf8')) as {
-    fixtures: { id: string; file: string; kind: string; expectedAction: string; acceptableActions: string[] }[];
-  };
+  const manifest = readConsentManifest();
   const pos = manifest.fixtures.filter((f) => f.kind === 'positive');
   const neg = manifest.fixtures.filter((f) => f.kind === 'negative');
   assert.ok(pos.length >= 25, `${pos.length} positives`);
   assert.ok(neg.length >= 10, `${neg.length} negatives`);
-  const files = new Set(readdirSync(CONSENT_FIXTURES));
+  const files = new Set(readdirSync(CONSENT_DIR));
   for (const f of manifest.fixtures) {
     assert.ok(files.has(path.basename(f.file)), f.file);
     assert.ok(f.acceptableActions.includes(f.expectedAction.split(':')[0]!), f.id);
   }
-  for (const file of [...files].filter((n) => n.endsWith('.html')).map((n) => path.join(CONSENT_FIXTURES, n)).concat(path.join(CONSENT_FIXTURES, 'origin2', 'index.html'))) {
+  for (const file of [...files].filter((n) => n.endsWith('.html')).map((n) => path.join(CONSENT_DIR, n)).concat(path.join(CONSENT_DIR, 'origin2', 'index.html'))) {
     const html = readFileSync(file, 'utf8');
     assert.doesNotMatch(html, /(src|href)\s*=\s*["']?(https?:)?\/\//i, `${file}: external reference`);
     assert.doesNotMatch(html, /url\(\s*["']?(https?:)?\/\//i, `${file}: external CSS reference`);

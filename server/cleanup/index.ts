@@ -9,9 +9,9 @@
 // every frame (sniff.ts) decides where autoconsent is injected and whether there is anything to
 // hide: a page without a banner pays one small evaluate per frame (measured ~15 ms median).
 import type { Frame, Page } from 'puppeteer-core';
-import { injectAndPass, preloadAutoconsent, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
+import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
-import { sniffSpec, survey } from './sniff.ts';
+import { survey } from './sniff.ts';
 
 export interface CleanupOptions {
   blockCookieBanners: boolean;
@@ -58,12 +58,6 @@ export interface CleanupSession {
 export const CLEANUP_BUDGET_MS = 2000;
 /** Kept free before the caller's deadline. */
 const DEADLINE_MARGIN_MS = 100;
-
-/** Loads the autoconsent bundle, rules and pre-check ahead of the first request (optional). */
-export function preloadCleanup(): void {
-  preloadAutoconsent();
-  sniffSpec('about:blank', true);
-}
 
 /** At most this many frames get the CMP driver (the top document first, then in document order). */
 const MAX_FRAMES = 20;

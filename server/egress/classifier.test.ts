@@ -5,7 +5,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IPV4_DENY, IPV6_DENY, classifyIp, classifyBytes } from './classifier.ts';
-import { cidrBounds, formatIp, parseCidr, parseIPv4, parseIPv6 } from './ip.ts';
+import { formatIp, parseCidr, parseIPv4, parseIPv6, type Cidr, type IpBytes } from './ip.ts';
+
+/** First and last address of a CIDR. */
+function cidrBounds(c: Cidr): [IpBytes, IpBytes] {
+  const first = new Uint8Array(c.bytes.length);
+  const last = new Uint8Array(c.bytes.length);
+  for (let i = 0; i < c.bytes.length; i++) {
+    const bits = Math.max(0, Math.min(8, c.prefix - i * 8));
+    const mask = bits === 0 ? 0 : (0xff << (8 - bits)) & 0xff;
+    first[i] = c.bytes[i]! & mask;
+    last[i] = (c.bytes[i]! & mask) | (~mask & 0xff);
+  }
+  return [first, last];
+}
 
 const denied = (ip: string) => {
   const c = classifyIp(ip);

@@ -23,8 +23,6 @@ export interface EgressOptions {
   dnsCacheSeconds?: number;
   /** Structured log sink (refusals at warn). Fields never contain paths, queries, headers or bodies. */
   log?: EgressLog;
-  /** Called for every proxy decision (metrics). */
-  onEvent?: (e: ProxyEvent) => void;
 }
 
 export interface EgressGuard {
@@ -52,7 +50,7 @@ export async function startEgressGuard(opts: EgressOptions): Promise<EgressGuard
     if (opts.log) opts.log('warn', line, { egressAllow: policy.allow });
     else process.emitWarning(line, 'EgressAllowWarning');
   }
-  const proxy = await startProxy({ policy, log: opts.log, onEvent: opts.onEvent });
+  const proxy = await startProxy({ policy, log: opts.log });
   return {
     proxyPort: proxy.port,
     checkUrl: (url) => checkUrl(policy, url),

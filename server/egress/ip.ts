@@ -113,16 +113,3 @@ export function inCidr(ip: IpBytes, c: Cidr): boolean {
   }
   return true;
 }
-
-/** First and last address of a CIDR (used by the table's tests). */
-export function cidrBounds(c: Cidr): [IpBytes, IpBytes] {
-  const first = new Uint8Array(c.bytes.length);
-  const last = new Uint8Array(c.bytes.length);
-  for (let i = 0; i < c.bytes.length; i++) {
-    const bits = Math.max(0, Math.min(8, c.prefix - i * 8));
-    const mask = bits === 0 ? 0 : (0xff << (8 - bits)) & 0xff;
-    first[i] = c.bytes[i]! & mask;
-    last[i] = (c.bytes[i]! & mask) | (~mask & 0xff);
-  }
-  return [first, last];
-}

@@ -4,33 +4,29 @@
 // Non-loopback targets are exercised in test/security/ inside a namespace.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import net from 'node:net';
 import crypto from 'node:crypto';
 import { startProxy, type EgressProxy } from './proxy.ts';
 import { createPolicy } from './policy.ts';
 import { ResolveError, type HostResolver } from './resolver.ts';
 import { tcpCanary, type Canary } from '../../test/security/lib/canary.ts';
+import { acceptWebSocket, startFixture, webSocketAccept, type Fixture } from '../../test/support/fixture.ts';
 
-let fixture: http.Server;
+let fixture: Fixture;
 let fport = 0;
 let canary: Canary, canary6: Canary;
 let proxy: EgressProxy;
 
-const wsAccept = (key: string) => crypto.createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-
 before(async () => {
   canary = await tcpCanary('127.0.0.1');
   canary6 = await tcpCanary('::1');
-  fixture = http.createServer((req, res) => {
+  fixture = await startFixture();
+  fixture.route('/', (req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'x-seen-host': req.headers.host ?? '', 'x-seen-proxy-auth': String(req.headers['proxy-authorization'] ?? '') });
     res.end(`fixture ${req.method} ${req.url}`);
   });
-  fixture.on('upgrade', (req, sock) => {
-    sock.end(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${wsAccept(String(req.headers['sec-websocket-key']))}\r\n\r\n`);
-  });
-  await new Promise<void>((r) => fixture.listen(0, '127.0.0.1', r));
-  fport = (fixture.address() as net.AddressInfo).port;
+  fixture.onUpgrade(acceptWebSocket);
+  fport = fixture.port;
   const zone: Record<string, string[]> = { 'loop.example': ['127.0.0.1'], 'loop6.example': ['::1'], 'fixture.example': ['127.0.0.1'] };
   const resolver: HostResolver = {
     async resolve(n) {
@@ -42,7 +38,7 @@ before(async () => {
 });
 after(async () => {
   await proxy.close();
-  await new Promise((r) => fixture.close(r));
+  await fixture.close();
   await canary.close();
   await canary6.close();
 });
@@ -111,7 +107,7 @@ test('absolute-URI Upgrade (WebSocket without CONNECT) follows the same rules', 
   const hs = (t: string) => `GET http://${t}/ws HTTP/1.1\r\nHost: ${t}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
   const ok = await raw(hs(`127.0.0.1:${fport}`), /\r\n\r\n/);
   assert.match(ok, /^HTTP\/1\.1 101/);
-  assert.ok(ok.includes(wsAccept(key)));
+  assert.ok(ok.includes(webSocketAccept(key)));
   const r = await raw(hs(`127.0.0.1:${canary.port}`));
   assert.match(r, /^HTTP\/1\.1 403/);
   assert.deepEqual(canary.hits, []);

@@ -35,7 +35,6 @@ export type EgressLog = (level: 'info' | 'warn', msg: string, fields: Record<str
 export interface ProxyOptions {
   policy: Policy;
   log?: EgressLog;
-  onEvent?: (e: ProxyEvent) => void;
   connectTimeoutMs?: number;
   idleTimeoutMs?: number;
 }
@@ -118,7 +117,6 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     stats.recent.push(e);
     if (stats.recent.length > RECENT_MAX) stats.recent.shift();
     if (decision !== 'allowed') opts.log?.(decision === 'refused' ? 'warn' : 'info', `egress ${decision}`, { kind, origin, reason });
-    opts.onEvent?.(e);
   };
 
   /** Policy decision for a parsed target; records refusals. Returns the verdict when allowed. */
@@ -129,6 +127,21 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     return { refused: v.kind === 'blocked' ? 403 : 502 };
   };
   const STATUS_LINE = { 400: '400 Bad Request', 403: '403 Forbidden', 502: '502 Bad Gateway' } as const;
+
+  /**
+   * For a tunnel (CONNECT, Upgrade): the policy's verdict, then a connection to the very address it
+   * checked. On a refusal or a failed dial the client has been answered and undefined is returned.
+   */
+  const upstream = async (kind: 'connect' | 'upgrade', target: Target, client: Duplex): Promise<net.Socket | undefined> => {
+    const d = await decide(kind, target);
+    if ('refused' in d) return void writeRaw(client, STATUS_LINE[d.refused]);
+    try {
+      return await dial(d.dial, target.port, connectTimeout);
+    } catch (e) {
+      record(kind, target.origin, 'failed', `connect failed: ${(e as Error).message}`);
+      return void writeRaw(client, STATUS_LINE[502]);
+    }
+  };
 
   /** A bug in a handler must cost one connection, never the process (unhandled rejections exit). */
   const fault = (e: unknown, conn: http.ServerResponse | Duplex) => {
@@ -197,15 +210,8 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       record('connect', String(req.url ?? '').slice(0, 100).replace(/^.*@/, ''), 'refused', (e as Error).message);
       return writeRaw(client, STATUS_LINE[400]);
     }
-    const d = await decide('connect', target);
-    if ('refused' in d) return writeRaw(client, STATUS_LINE[d.refused]);
-    let up: net.Socket;
-    try {
-      up = await dial(d.dial, target.port, connectTimeout);
-    } catch (e) {
-      record('connect', target.origin, 'failed', `connect failed: ${(e as Error).message}`);
-      return writeRaw(client, STATUS_LINE[502]);
-    }
+    const up = await upstream('connect', target, client);
+    if (!up) return;
     if (client.destroyed) return void up.destroy();
     record('connect', target.origin, 'allowed');
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -227,15 +233,8 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       record('upgrade', String(req.url ?? '').slice(0, 100).replace(/[/?#].*$/, ''), 'refused', (e as Error).message);
       return writeRaw(client, STATUS_LINE[400]);
     }
-    const d = await decide('upgrade', target);
-    if ('refused' in d) return writeRaw(client, STATUS_LINE[d.refused]);
-    let up: net.Socket;
-    try {
-      up = await dial(d.dial, target.port, connectTimeout);
-    } catch (e) {
-      record('upgrade', target.origin, 'failed', `connect failed: ${(e as Error).message}`);
-      return writeRaw(client, STATUS_LINE[502]);
-    }
+    const up = await upstream('upgrade', target, client);
+    if (!up) return;
     record('upgrade', target.origin, 'allowed');
     const h = filterHeaders(req.rawHeaders, true);
     let text = `${req.method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;

@@ -8,15 +8,13 @@ import sharp from 'sharp';
 import { pino } from 'pino';
 import { ServiceError } from '../errors.ts';
 import { CROSS_FIELD_RULES, publicSchema, type ScreenshotRequest } from '../request/schema.ts';
+import { validateRequest } from '../request/validate.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { callTakeScreenshot, CAPTURE_META_KEY, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
 
 const log = pino({ level: 'silent' });
 const account = { id: 'acct-1' };
-const request: ScreenshotRequest = {
-  html: '<p>x</p>', fullPage: false, format: 'png', viewport: { width: 64, height: 32, deviceScaleFactor: 1 },
-  omitBackground: false, waitUntil: 'networkidle2', blockCookieBanners: true, hideSelectors: [], blockAds: false,
-};
+const request: ScreenshotRequest = validateRequest({ html: '<p>x</p>', viewport: { width: 64, height: 32 } });
 
 const ctx = (capture: (body: unknown) => Promise<CaptureOutcome>, onError?: (c: string) => void) => ({
   account, capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService, log, requestId: 'req-1', cache: { lookup: true, store: true }, onError,

@@ -20,7 +20,7 @@ export class HopGuard {
   private readonly detach: () => void;
 
   constructor(
-    private readonly page: Page,
+    page: Page,
     private readonly checkUrl: (url: string) => Promise<string>,
     /** The url already checked before navigation (url mode). */
     private readonly first?: string,

@@ -1,11 +1,9 @@
 // The browser pool: one long-lived Chromium serving many requests, each in a fresh incognito
 // context prepared ahead of demand; bounded concurrency and a bounded queue (503 overloaded
 // beyond it); a crashed or hung browser is replaced; the browser is recycled after N renders.
-import { EventEmitter } from 'node:events';
-import type { Browser } from 'puppeteer-core';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { Overloaded, RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
-import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from './browser.ts';
 import { Deadline } from './deadline.ts';
 import { runPipeline, type PipelineDeps, type RenderResult } from './pipeline.ts';
 import { prepareSlot, type Slot } from './slot.ts';
@@ -18,6 +16,8 @@ export interface PoolOptions {
   recycleAfter: number;
   renderBudgetMs: number;
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
+  /** Starts one browser (default launchBrowser). Tests pass one that also keeps what it launched. */
+  launch?: (opts: LaunchOptions) => Promise<LaunchedBrowser>;
 }
 
 /** One browser process and the slots prepared in it. */
@@ -34,7 +34,7 @@ interface Generation {
 
 const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser
 
-export class BrowserPool extends EventEmitter {
+export class BrowserPool {
   private gen: Promise<Generation> | undefined;
   /** The generation `gen` resolved to, known synchronously so that retire() can replace it at once. */
   private currentGen: Generation | undefined;
@@ -46,9 +46,7 @@ export class BrowserPool extends EventEmitter {
   /** The browser's version string (e.g. "HeadlessChrome/156.0.8078.79"), once launched. */
   browserVersion: string | undefined;
 
-  constructor(private readonly opts: PoolOptions) {
-    super();
-  }
+  constructor(private readonly opts: PoolOptions) {}
 
   get queueDepth(): number {
     return this.queue.length;
@@ -61,12 +59,6 @@ export class BrowserPool extends EventEmitter {
     let n = 0;
     for (const g of this.live) if (!g.retired && !g.dead) n += g.slots.length;
     return n;
-  }
-
-  /** Read-only, for the integration tests (test/api): the browser now serving, if one is up. */
-  async browserForTests(): Promise<Browser | undefined> {
-    const g = await this.gen?.catch(() => undefined);
-    return g && !g.dead && !g.retired ? g.launched.browser : undefined;
   }
 
   async start(): Promise<void> {
@@ -100,7 +92,7 @@ export class BrowserPool extends EventEmitter {
   }
 
   private async launch(): Promise<Generation> {
-    const launched = await launchBrowser({ executablePath: this.opts.executablePath, args: this.opts.launchArgs });
+    const launched = await (this.opts.launch ?? launchBrowser)({ executablePath: this.opts.executablePath, args: this.opts.launchArgs });
     if (this.closing) {
       // close() ran while this browser was starting (e.g. the replacement after a recycle).
       await launched.close();

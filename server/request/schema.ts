@@ -17,6 +17,8 @@ export const VIEWPORT_MAX = 10000; // spec §8
 export const HIDE_SELECTORS_MAX = 50; // spec §8
 export const HIDE_SELECTOR_MAX_CHARS = 500; // spec §8
 export const SELECTOR_MAX_CHARS = 10000; // not in the spec: a bound so a selector cannot be a payload
+/** spec §2.2 default window, stated once: the schema's `default`s and descriptions below use it. */
+const VIEWPORT_DEFAULT = { width: 1280, height: 720, deviceScaleFactor: 1 } as const;
 /** spec §2.1 gives quality no default; ours for jpeg and webp, applied by validate.ts. */
 export const LOSSY_QUALITY_DEFAULT = 80;
 
@@ -59,12 +61,12 @@ const properties = {
     description: 'The browser window the page lays out in. width and height are both required when viewport is given.',
     'x-rule': 'an object with width and height',
     properties: {
-      width: viewportLength('width', 1280),
-      height: viewportLength('height', 720),
-      deviceScaleFactor: { type: 'number', minimum: 0.1, maximum: 4, default: 1, description: 'Device pixels per CSS pixel, 0.1 to 4 (2 or 3 for retina output); the image is width x height times this.', 'x-rule': 'a number between 0.1 and 4' },
+      width: viewportLength('width', VIEWPORT_DEFAULT.width),
+      height: viewportLength('height', VIEWPORT_DEFAULT.height),
+      deviceScaleFactor: { type: 'number', minimum: 0.1, maximum: 4, default: VIEWPORT_DEFAULT.deviceScaleFactor, description: 'Device pixels per CSS pixel, 0.1 to 4 (2 or 3 for retina output); the image is width x height times this.', 'x-rule': 'a number between 0.1 and 4' },
     },
     required: ['width', 'height'],
-    default: { width: 1280, height: 720, deviceScaleFactor: 1 },
+    default: VIEWPORT_DEFAULT,
   },
   selector: { ...cssSelector, description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).' },
   omitBackground: { type: 'boolean', default: false, description: 'Transparent background where the page has none (png, webp), instead of white.', 'x-rule': 'a boolean' },
@@ -114,9 +116,7 @@ const shape = { type: 'object', properties } as const;
 export type ScreenshotRequestBody = FromSchema<typeof shape, { keepDefaultedPropertiesOptional: true }>;
 
 /** The body after validation and defaults: what the render path receives (only url/html and fields without a default stay optional). */
-export type ScreenshotRequest = FromSchema<typeof shape> & {
-  viewport: { width: number; height: number; deviceScaleFactor: number };
-};
+export type ScreenshotRequest = FromSchema<typeof shape>;
 
 export type Viewport = ScreenshotRequest['viewport'];
 

@@ -3,7 +3,10 @@
 // hit charges 0, an empty key gets 402, and the per-key rate limit answers 429 with Retry-After.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OTHER_KEY, page, shoot, show, sleep, startFixture, TEST_KEY, type Fixture, type Reply, type TestServer, startTestServer } from './helpers.ts';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { OTHER_KEY, TEST_KEY, type TestServer, startTestServer } from '../support/server.ts';
+import { shoot, show, type Reply } from '../support/http.ts';
+import { sleep } from '../support/wait.ts';
 
 const FREE = 6;
 const viewport = { width: 32, height: 24 };

@@ -4,7 +4,10 @@
 // Images are decoded and probed pixel by pixel; set API_TEST_SHOTS=/some/dir to keep them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decode, isWebp, keep, MAGIC, near, shoot, show, solidPng, startFixture, startTestServer, type Fixture, type Reply, type TestServer } from './helpers.ts';
+import { startFixture, type Fixture } from '../support/fixture.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { shoot, show, type Reply } from '../support/http.ts';
+import { decode, keep, near, sniffType, solidPng } from '../support/image.ts';
 
 let fx: Fixture;
 let srv: TestServer;
@@ -240,10 +243,10 @@ describe('selector (spec §4.1 rule 2)', () => {
 describe('formats and headers (spec §2.1 format, §2.3)', () => {
   const html = '<body style="margin:0;background:#4080c0"></body>';
   const cases = [
-    { format: undefined, type: 'image/png', ext: 'png', magic: (b: Buffer) => b.subarray(0, 8).equals(MAGIC.png) },
-    { format: 'png', type: 'image/png', ext: 'png', magic: (b: Buffer) => b.subarray(0, 8).equals(MAGIC.png) },
-    { format: 'jpeg', type: 'image/jpeg', ext: 'jpg', magic: (b: Buffer) => b.subarray(0, 3).equals(MAGIC.jpeg) },
-    { format: 'webp', type: 'image/webp', ext: 'webp', magic: isWebp },
+    { format: undefined, type: 'image/png', ext: 'png', sniffed: 'png' },
+    { format: 'png', type: 'image/png', ext: 'png', sniffed: 'png' },
+    { format: 'jpeg', type: 'image/jpeg', ext: 'jpg', sniffed: 'jpeg' },
+    { format: 'webp', type: 'image/webp', ext: 'webp', sniffed: 'webp' },
   ];
   for (const c of cases) {
     test(`format ${c.format ?? '(default)'}: ${c.type}, inline; filename="screenshot.${c.ext}", right bytes`, async () => {
@@ -251,7 +254,7 @@ describe('formats and headers (spec §2.1 format, §2.3)', () => {
       assert.equal(r.status, 200, show(r));
       assert.equal(r.headers.get('content-type'), c.type);
       assert.equal(r.headers.get('content-disposition'), `inline; filename="screenshot.${c.ext}"`);
-      assert.ok(c.magic(r.body), `magic bytes of ${c.type}: ${r.body.subarray(0, 12).toString('hex')}`);
+      assert.equal(sniffType(r.body), c.sniffed, `magic bytes of ${c.type}: ${r.body.subarray(0, 12).toString('hex')}`);
       assert.equal(Number(r.headers.get('content-length')), r.body.length);
       assert.ok(r.headers.get('x-request-id'));
       const img = await decode(r.body);

@@ -10,7 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { call, startTestServer, TEST_KEY, type TestServer } from './helpers.ts';
+import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
+import { call } from '../support/http.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { backTo, call, decode, eventually, idleShape, near, page, shoot, show, sleep, startFixture, startTestServer, TEST_KEY, type Fixture, type PoolShape, type Reply, type TestServer } from './helpers.ts';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
+import { call, shoot, show, type Reply } from '../support/http.ts';
+import { decode, near } from '../support/image.ts';
+import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
+import { eventually, sleep } from '../support/wait.ts';
 
 const GREEN = [0, 170, 0];
 const viewport = { width: 64, height: 48 };
@@ -25,7 +30,7 @@ before(async () => {
     document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'); }, Number(new URL(location.href).searchParams.get('ms') ?? 1500));</script></body>`);
   srv = await startTestServer({ RENDER_BUDGET_MS: '6000' }, fx);
   small = await startTestServer({ RENDER_CONCURRENCY: '1', QUEUE_LIMIT: '0', BROWSER_RECYCLE_AFTER: '3', RENDER_BUDGET_MS: '6000' }, fx);
-  idle = await idleShape(srv.server);
+  idle = await idleShape(srv);
 });
 
 after(async () => {
@@ -41,8 +46,8 @@ async function green(r: Reply): Promise<void> {
 
 /** The pid of the browser now serving `s`; a trivial render first if none is up (see the readyz tests). */
 async function browserPid(s: TestServer): Promise<number> {
-  if (!(await s.server.pool.browserForTests())) await green(await shoot(s.url, { html: '<body style="margin:0;background:rgb(0,170,0)"></body>', viewport, waitUntil: 'load' }));
-  const b = await s.server.pool.browserForTests();
+  if (!(await s.browser())) await green(await shoot(s.url, { html: '<body style="margin:0;background:rgb(0,170,0)"></body>', viewport, waitUntil: 'load' }));
+  const b = await s.browser();
   assert.ok(b, 'a browser is up');
   const pid = b.process()?.pid;
   assert.ok(pid, 'the browser has a process');
@@ -81,7 +86,7 @@ describe('hostile pages (DESIGN §4)', () => {
       }, 1500);
     </script></body>`;
     await green(await shoot(srv.url, { html, waitForSelector: '#done', viewport }));
-    assert.deepEqual(await backTo(srv.server, idle), idle, 'no popup outlives the render');
+    assert.deepEqual(await backTo(srv, idle), idle, 'no popup outlives the render');
   });
 
   test('downloads are denied: no file appears anywhere, the capture succeeds', async () => {
@@ -114,7 +119,7 @@ describe('hostile pages (DESIGN §4)', () => {
 describe('crashes (DESIGN §3: 500 render_failed)', () => {
   test('a page that crashes during a render: 500 render_failed; the next request succeeds', async () => {
     await browserPid(srv);
-    const b = await srv.server.pool.browserForTests();
+    const b = await srv.browser();
     const pending = shoot(srv.url, { url: `${fx.origin}/crashme`, waitForSelector: '#never', waitUntil: 'load', viewport });
     let crashed = false;
     const until = Date.now() + 4000;
@@ -134,12 +139,12 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     assert.equal(r.json?.error, 'render_failed');
     assert.ok(r.ms < 5500, `the crash ended the render, not the budget (${r.ms} ms)`);
     await green(await shoot(srv.url, { url: `${fx.origin}/green`, viewport }));
-    assert.deepEqual(await backTo(srv.server, idle), idle);
+    assert.deepEqual(await backTo(srv, idle), idle);
   });
 
   test('a killed browser is replaced ahead of demand: /readyz 200 again with no request in between', async () => {
     const pid = await browserPid(srv);
-    const b = await srv.server.pool.browserForTests();
+    const b = await srv.browser();
     const gone = new Promise<void>((r) => b!.once('disconnected', () => r()));
     process.kill(pid, 'SIGKILL');
     await gone;
@@ -150,7 +155,7 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
 
   test('a killed browser is replaced and the following request succeeds', async () => {
     const pid = await browserPid(srv);
-    const b = await srv.server.pool.browserForTests();
+    const b = await srv.browser();
     const gone = new Promise<void>((r) => b!.once('disconnected', () => r()));
     process.kill(pid, 'SIGKILL');
     await gone;
@@ -160,7 +165,7 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     assert.notEqual(now, pid, 'a new browser process');
     assert.ok(await eventually(() => !alive(pid), 3000), 'the old one is gone');
     assert.equal((await call(srv.url, '/readyz', undefined, { method: 'GET' })).status, 200);
-    idle = await idleShape(srv.server);
+    idle = await idleShape(srv);
   });
 
   test('a browser killed during a render: 500 render_failed; the next request succeeds', async () => {
@@ -174,14 +179,14 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     assert.equal(r.json?.error, 'render_failed');
     await green(await shoot(srv.url, { url: `${fx.origin}/green`, viewport }));
     assert.notEqual(await browserPid(srv), pid);
-    idle = await idleShape(srv.server);
+    idle = await idleShape(srv);
   });
 });
 
 describe('a caller that disconnects (catalogue: client_closed, never sent)', () => {
   test('stops its render at once, is not billed, and is counted in the metrics', async () => {
     await browserPid(srv);
-    idle = await idleShape(srv.server);
+    idle = await idleShape(srv);
     const acct = await srv.server.accounts.authenticate(TEST_KEY);
     const before = await srv.server.accounts.balance(acct!);
     const hitsBefore = fx.hits.filter((h) => h === '/crashme').length;
@@ -199,7 +204,7 @@ describe('a caller that disconnects (catalogue: client_closed, never sent)', () 
     await assert.rejects(pending);
     assert.ok(await eventually(() => srv.server.pool.inFlight === 0, 3000, 20), 'the render stopped');
     assert.ok(Date.now() - cut < 3000, `stopped ${Date.now() - cut} ms after the disconnect, long before the 6 s budget`);
-    assert.deepEqual(await backTo(srv.server, idle), idle, 'its page was torn down');
+    assert.deepEqual(await backTo(srv, idle), idle, 'its page was torn down');
     assert.equal(await srv.server.accounts.balance(acct!), before, 'not billed');
     const metrics = (await call(srv.url, '/metrics', undefined, { method: 'GET', key: null })).body.toString('utf8');
     assert.match(metrics, /^screenshot_requests_total\{code="client_closed"\} [1-9]/m);
@@ -226,12 +231,12 @@ describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, 
     let recycled = false;
     for (let i = 0; i < 4 && !recycled; i++) {
       await green(await shoot(small.url, { html: '<body style="margin:0;background:rgb(0,170,0)"></body>', viewport, waitUntil: 'load' }));
-      const b = await small.server.pool.browserForTests();
+      const b = await small.browser();
       recycled = !b || b.process()?.pid !== before;
     }
     assert.ok(recycled, 'a recycle happened within BROWSER_RECYCLE_AFTER renders');
     const ready = await eventually(async () => (await call(small.url, '/readyz', undefined, { method: 'GET', key: null })).status === 200, 10_000, 200);
-    const b = await small.server.pool.browserForTests();
+    const b = await small.browser();
     assert.ok(ready && b, `a new browser is up and ready without waiting for a request (readyz ${ready ? 200 : 503}, warm slots ${small.server.pool.warmSlots})`);
     assert.ok(await eventually(() => small.server.pool.warmSlots >= 1, 5000), 'with warm slots');
   });

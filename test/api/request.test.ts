@@ -6,7 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import sharp from 'sharp';
-import { call, decode, MAGIC, OTHER_KEY, page, shoot, show, startFixture, startTestServer, TEST_KEY, type Fixture, type Reply, type TestServer } from './helpers.ts';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { OTHER_KEY, startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
+import { call, shoot, show, type Reply } from '../support/http.ts';
+import { decode, sniffType } from '../support/image.ts';
 
 let fx: Fixture;
 let srv: TestServer;
@@ -36,7 +39,7 @@ function assertError(r: Reply, status: number, code: string, mentions: Array<str
 async function assertImage(r: Reply, width: number, height: number): Promise<void> {
   assert.equal(r.status, 200, show(r));
   assert.equal(r.headers.get('content-type'), 'image/png');
-  assert.deepEqual(r.body.subarray(0, 8), MAGIC.png);
+  assert.equal(sniffType(r.body), 'png', 'PNG magic bytes');
   const meta = await sharp(r.body, { limitInputPixels: false }).metadata();
   assert.equal(meta.width, width, 'image width');
   assert.equal(meta.height, height, 'image height');

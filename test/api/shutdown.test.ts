@@ -5,13 +5,15 @@
 // or a request body (DESIGN §3).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decode, entries, eventually, near, page, processesMentioning, shoot, show, startFixture, TEST_KEY, testEnv, type Fixture } from './helpers.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { startServerProcess, TEST_KEY, testEnv, type ServerProcess } from '../support/server.ts';
+import { shoot, show } from '../support/http.ts';
+import { decode, near } from '../support/image.ts';
+import { entries, processesMentioning } from '../support/processes.ts';
+import { eventually } from '../support/wait.ts';
 
 let fx: Fixture;
 const cleanup: string[] = [];
@@ -27,46 +29,16 @@ after(async () => {
   for (const d of cleanup) rmSync(d, { recursive: true, force: true });
 });
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
+interface Child extends ServerProcess {
   tmp: string;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Starts server/main.ts with its own TMPDIR, so that its Chromium processes and dirs are findable. */
 async function startChild(): Promise<Child> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'api-test-child-'));
-  const dataDir = path.join(tmp, 'data');
   cleanup.push(tmp);
-  const env = { ...testEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'info' }, [fx.hostPort]), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, TMPDIR: tmp };
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening" log line within 60 s:\n${out}`)), 60_000);
-    const look = () => {
-      for (const line of out.split('\n')) {
-        if (!line.includes('listening on')) continue;
-        try {
-          const port = JSON.parse(line).port;
-          if (typeof port === 'number') {
-            clearTimeout(timer);
-            proc.stdout!.off('data', look);
-            return resolve(port);
-          }
-        } catch {
-          // not JSON: keep looking
-        }
-      }
-    };
-    proc.stdout!.on('data', look);
-    void exited.then(({ code }) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)));
-  });
-  return { proc, url: `http://127.0.0.1:${port}`, tmp, output: () => out, exited };
+  const env = { ...testEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info' }, [fx.hostPort]), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, TMPDIR: tmp };
+  return { ...(await startServerProcess(env)), tmp };
 }
 
 test('SIGTERM during a render: the render completes 200, the process exits 0, no Chromium of it remains', async () => {

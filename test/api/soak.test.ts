@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { backTo, chromiumDescendants, entries, eventually, idleShape, shoot, show, startTestServer, type PoolShape, type TestServer } from './helpers.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { shoot, show } from '../support/http.ts';
+import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
+import { chromiumDescendants, entries } from '../support/processes.ts';
+import { eventually } from '../support/wait.ts';
 
 const TOTAL = 1000;
 const WORKERS = 2;
@@ -65,7 +69,7 @@ interface Baseline {
 }
 
 async function measure(): Promise<Baseline> {
-  const shape = await idleShape(srv.server, 20_000);
+  const shape = await idleShape(srv, 20_000);
   return { chromium: chromiumDescendants().length, profiles: entries(tmp, 'shot-chromium-').length, shape, rss: process.memoryUsage().rss };
 }
 
@@ -85,7 +89,7 @@ test(`${TOTAL} small renders leave no processes, directories, contexts or memory
   console.log(`# soak: ${TOTAL} renders in ${ms} ms (${(ms / TOTAL).toFixed(1)} ms each, ${WORKERS} at a time)`);
 
   // Settled again: the same shape as before (the browser was recycled in between: 1,030 renders).
-  const shape = await backTo(srv.server, base.shape, 20_000);
+  const shape = await backTo(srv, base.shape, 20_000);
   assert.deepEqual(shape, base.shape, 'browser contexts and pages back to the baseline');
   assert.ok(await eventually(() => chromiumDescendants().length === base.chromium, 20_000, 200), `chromium processes back to ${base.chromium}: ${chromiumDescendants().length}`);
   assert.ok(await eventually(() => entries(tmp, 'shot-chromium-').length === base.profiles, 10_000, 200), `profile directories back to ${base.profiles}: ${entries(tmp, 'shot-chromium-')}`);

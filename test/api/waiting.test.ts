@@ -5,7 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../server/config.ts';
-import { backTo, decode, eventually, idleShape, near, page, shoot, show, sleep, startFixture, startTestServer, testEnv, type Fixture, type PoolShape, type Reply, type TestServer } from './helpers.ts';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { startTestServer, testEnv, type TestServer } from '../support/server.ts';
+import { shoot, show, type Reply } from '../support/http.ts';
+import { decode, near } from '../support/image.ts';
+import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
+import { eventually, sleep } from '../support/wait.ts';
 
 const BUDGET_MS = 4000;
 const RED = [204, 0, 0];
@@ -29,7 +34,7 @@ before(async () => {
   });
   srv = await startTestServer({ RENDER_BUDGET_MS: String(BUDGET_MS) }, fx);
   base = srv.url;
-  idle = await idleShape(srv.server);
+  idle = await idleShape(srv);
 });
 
 after(async () => {
@@ -86,7 +91,7 @@ function assertTimeout(r: Reply, stage?: RegExp): void {
 
 /** After a render: the page was torn down (its context and page closed, its connections gone). */
 async function assertTornDown(): Promise<void> {
-  const now = await backTo(srv.server, idle);
+  const now = await backTo(srv, idle);
   assert.deepEqual(now, idle, 'browser contexts and pages back to the idle pool');
   assert.ok(await eventually(() => fx.openHangs() === 0, 3000), `the page's long polls were closed (${fx.openHangs()} open)`);
 }
@@ -199,7 +204,7 @@ describe('the render budget (spec §4.1 rule 6, §8)', () => {
   });
 
   test('after all of it, the pool is back to its idle shape', async () => {
-    assert.deepEqual(await backTo(srv.server, idle), idle);
+    assert.deepEqual(await backTo(srv, idle), idle);
     assert.equal(srv.server.pool.inFlight, 0);
     assert.equal(srv.server.pool.queueDepth, 0);
   });

@@ -12,7 +12,8 @@ import { REPO_ROOT } from '../../conformance/fixtures.ts';
 import type { SuiteOptions } from '../../conformance/options.ts';
 import type { CaseRecord } from '../../conformance/report/records.ts';
 import { runSuite } from '../../conformance/runner.ts';
-import { MCP_FRESH_KEY, MCP_KEY, startTestServer, type TestServer } from './helpers.ts';
+import { OTHER_KEY as MCP_FRESH_KEY, startTestServer, TEST_KEY as MCP_KEY, type TestServer } from '../support/server.ts';
+import { MCP_SERVER_ENV, mcpUrl } from './helpers.ts';
 
 let fixtures: FixtureServer;
 let ts: TestServer;
@@ -20,7 +21,7 @@ const reportDir = mkdtempSync(path.join(os.tmpdir(), 'mcp-conformance-'));
 
 before(async () => {
   fixtures = await startFixtureServer({ ports: [0] });
-  ts = await startTestServer([new URL(fixtures.origins[0]!).host]);
+  ts = await startTestServer(MCP_SERVER_ENV, { hostPort: new URL(fixtures.origins[0]!).host });
 });
 
 after(async () => {
@@ -30,9 +31,9 @@ after(async () => {
 });
 
 const options = (over: Partial<SuiteOptions>): SuiteOptions => ({
-  baseUrl: ts.server.url,
+  baseUrl: ts.url,
   apiKeys: [MCP_KEY],
-  mcpUrl: ts.mcpUrl,
+  mcpUrl: mcpUrl(ts),
   profiles: ['reference'],
   fixtureOrigins: [],
   canary: false,
@@ -65,7 +66,7 @@ test('cases that need the fixture server or a key of their own skip without them
 });
 
 test('a wrong endpoint fails the cases instead of throwing', async () => {
-  const result = await runSuite(options({ mcpUrl: `${ts.server.url}/not-mcp`, profiles: ['core'] }), { quiet: true });
+  const result = await runSuite(options({ mcpUrl: `${ts.url}/not-mcp`, profiles: ['core'] }), { quiet: true });
   assert.equal(result.records.find((r) => r.case.id === 'mcp-core-tool-listed')?.verdict, 'fail');
   assert.equal(result.exitCode, 1);
 });

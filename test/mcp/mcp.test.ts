@@ -8,7 +8,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
-import { balance, connect, imageOf, MCP_KEY, startFixture, startTestServer, textOf, type Fixture, type TestServer } from './helpers.ts';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
+import { balance, connect, imageOf, MCP_SERVER_ENV, mcpUrl, textOf } from './helpers.ts';
 
 const RED_PAGE = '<!doctype html><html><body style="margin:0;background:#ff0000"><h1 id="t">fixture</h1></body></html>';
 /** Seeded colour noise over the viewport: a PNG of it is several MB, far over the MCP budget. */
@@ -24,9 +26,11 @@ let ts: TestServer;
 let client: Client;
 
 before(async () => {
-  fx = await startFixture({ '/red.html': RED_PAGE, '/cached.html': RED_PAGE });
-  ts = await startTestServer([fx.hostPort]);
-  client = await connect(ts.mcpUrl);
+  fx = await startFixture();
+  page(fx, '/red.html', RED_PAGE);
+  page(fx, '/cached.html', RED_PAGE);
+  ts = await startTestServer(MCP_SERVER_ENV, fx);
+  client = await connect(mcpUrl(ts));
 });
 
 after(async () => {
@@ -155,8 +159,8 @@ test('unknown tool name is a protocol error, not a capture', async () => {
 
 test('auth: the SDK client says the API key is missing or invalid (issue 14)', async () => {
   // The TypeScript SDK prints the 401 body after "Error POSTing to endpoint:"; the message is in it.
-  await assert.rejects(connect(ts.mcpUrl, null), (e: Error) => /401|Error POSTing/.test(e.message) && /the API key is missing/.test(e.message));
-  await assert.rejects(connect(ts.mcpUrl, 'wrong-key-0123456789abcdef'), (e: Error) => /the API key is invalid/.test(e.message));
+  await assert.rejects(connect(mcpUrl(ts), null), (e: Error) => /401|Error POSTing/.test(e.message) && /the API key is missing/.test(e.message));
+  await assert.rejects(connect(mcpUrl(ts), 'wrong-key-0123456789abcdef'), (e: Error) => /the API key is invalid/.test(e.message));
 });
 
 test('auth: the 401 is a JSON-RPC error (what MCP clients read) with WWW-Authenticate: Bearer', async () => {
@@ -167,7 +171,7 @@ test('auth: the 401 is a JSON-RPC error (what MCP clients read) with WWW-Authent
     ['Basic Zm9vOmJhcg==', /^Bearer realm="screenshot"$/, /the API key is missing/],
   ] as const;
   for (const [auth, challenge, message] of cases) {
-    const res = await fetch(ts.mcpUrl, {
+    const res = await fetch(mcpUrl(ts), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(auth ? { authorization: auth } : {}) },
       body: JSON.stringify(init),
@@ -203,7 +207,7 @@ test('auth: the OAuth discovery and registration a client tries after a 401 are 
 
 test('stateless: GET and DELETE on /mcp are 405 with Allow: POST', async () => {
   for (const method of ['GET', 'DELETE']) {
-    const res = await fetch(ts.mcpUrl, { method, headers: { authorization: `Bearer ${MCP_KEY}`, accept: 'text/event-stream' } });
+    const res = await fetch(mcpUrl(ts), { method, headers: { authorization: `Bearer ${TEST_KEY}`, accept: 'text/event-stream' } });
     assert.equal(res.status, 405, method);
     assert.equal(res.headers.get('allow'), 'POST');
     assert.equal(((await res.json()) as { error: string }).error, 'method_not_allowed');
@@ -211,9 +215,9 @@ test('stateless: GET and DELETE on /mcp are 405 with Allow: POST', async () => {
 });
 
 test('plain HTTP works too: a JSON-RPC tools/call without the SDK', async () => {
-  const res = await fetch(ts.mcpUrl, {
+  const res = await fetch(mcpUrl(ts), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${MCP_KEY}`, 'mcp-protocol-version': '2025-06-18' },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TEST_KEY}`, 'mcp-protocol-version': '2025-06-18' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'take_screenshot', arguments: { html: '<p>x</p>', viewport: { width: 0, height: 10 } } } }),
   });
   assert.equal(res.status, 200);

@@ -5,24 +5,23 @@
 // Set PLAYGROUND_SCREENSHOT=<file.png> to keep a picture of the page after a capture.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { ConfigError, loadConfig } from '../../server/config.ts';
-import { startTestServer, testEnv, TEST_KEY, type TestServer } from '../api/helpers.ts';
+import { startFixture, type Fixture } from '../support/fixture.ts';
+import { startTestServer, testEnv, TEST_KEY, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let browser: Browser;
 let page: Page;
-let other: http.Server;
+let other: Fixture;
 let otherPort: number;
 const consoleErrors: string[] = [];
 
 before(async () => {
   // Another origin for the CORS checks: http://127.0.0.1:<port> is listed, http://localhost:<port> is not.
-  other = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
-  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-  otherPort = (other.address() as AddressInfo).port;
+  other = await startFixture();
+  other.route('/', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+  otherPort = other.port;
   srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${otherPort}` });
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH, chromiumSandbox: false });
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -33,7 +32,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await srv?.close();
-  await new Promise<void>((r) => (other ? other.close(() => r()) : r()));
+  await other?.close();
 });
 
 const errorOf = (path: string) => page.locator(`[id="err-${path}"]`);

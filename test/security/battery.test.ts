@@ -6,43 +6,27 @@
 // actually refused the target (the attack really fired), and (c) zero canary hits, always.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../server/config.ts';
-import { startServer, type RunningServer } from '../../server/app.ts';
+import type { RunningServer } from '../../server/start.ts';
+import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { buildWorld, INTERNAL, PUBLIC_V4, PUBLIC_V6, type World } from './lib/world.ts';
 import { CONNECT_KINDS, NAVIGATION_KINDS, SILENT_KINDS, SUBRESOURCE_KINDS, page, udpProbe, type NavigationKind, type SubresourceKind } from './lib/attacks.ts';
 
-const KEY = 'egress-battery-key-0123456789';
 let world: World;
+let srv: TestServer;
 let server: RunningServer;
-let dataDir: string;
 
 before(async () => {
   world = await buildWorld();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'egress-battery-'));
-  const local = new URL(world.localSite.origins[0]!).host;
-  const config = loadConfig({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    API_KEYS: KEY,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    EGRESS_ALLOW: local,
-    FREE_CREDITS: '100000',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    RENDER_CONCURRENCY: '1',
-    CACHE_TTL_SECONDS: '0',
-    LOG_LEVEL: 'silent',
-  });
-  server = await startServer(config); // default resolver: /etc/resolv.conf -> the test DNS server
+  // The default resolver: /etc/resolv.conf points at the world's DNS server.
+  srv = await startTestServer({ FREE_CREDITS: '100000', RENDER_CONCURRENCY: '1' }, world.localSite);
+  server = srv.server;
 });
 after(async () => {
-  await server?.close();
+  await srv?.close();
   await world?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 afterEach(() => assert.deepEqual(world.hits(), [], 'a canary was reached'));
 
@@ -56,7 +40,7 @@ interface Shot {
 async function shoot(body: Record<string, unknown>): Promise<Shot> {
   const res = await fetch(`${server.url}/v1/screenshot`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify({ waitUntil: 'networkidle0', blockCookieBanners: false, viewport: { width: 400, height: 300 }, ...body }),
   });
   const contentType = res.headers.get('content-type') ?? '';
@@ -236,7 +220,7 @@ test('DNS rebinding: a name public at check time and internal afterwards is neve
 
 test('isolation: cookies, storage, HTTP cache and service workers do not cross requests', async () => {
   const origin = world.localSite.origins[0]!;
-  const seen = world.localSite.seen;
+  const seen = world.localSite.requests;
   for (const n of [1, 2]) {
     const s = await shoot({ url: `${origin}/isolation?n=${n}`, waitForSelector: 'body[data-done]' });
     expectImage(s, `isolation ${n}`);
@@ -268,6 +252,6 @@ test('html is never written to disk (profile, temp and data directories)', async
     }
   };
   for (const d of readdirSync(os.tmpdir())) if (d.startsWith('shot-chromium-')) scan(path.join(os.tmpdir(), d));
-  scan(dataDir);
+  scan(srv.dataDir);
   assert.deepEqual(hits, []);
 });

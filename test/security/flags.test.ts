@@ -6,22 +6,22 @@
 // to gather candidates on, still with no way out of the namespace.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import net from 'node:net';
+import type http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { startEgressGuard, egressLaunchArgs, type EgressGuard } from '../../server/egress/index.ts';
 import { addLoopbackAddresses, assertIsolated } from './lib/netns.ts';
 import { tcpCanary, udpCanary, type Canary } from './lib/canary.ts';
 import { startDnsServer, type TestDnsServer } from './lib/dns-server.ts';
-import { launch } from './lib/browser.ts';
 import { page, udpProbe } from './lib/attacks.ts';
+import { launchChromium } from '../support/browser.ts';
+import { startFixture, type Fixture } from '../support/fixture.ts';
 
 const PUBLIC = '93.184.216.34';
 let guard: EgressGuard;
 let chromiumDns: TestDnsServer; // on 127.0.0.1:53, where /etc/resolv.conf points: Chromium's own lookups
 let guardDns: TestDnsServer; // the guard's resolver, on another port
 let loopCanary: Canary, stun: Canary, quic: Canary, webTransport: Canary;
-let site: http.Server;
+let site: Fixture;
 let sitePort = 0;
 
 before(async () => {
@@ -34,35 +34,33 @@ before(async () => {
   stun = await udpCanary(PUBLIC, 3478);
   quic = await udpCanary(PUBLIC, 443);
   webTransport = await udpCanary(PUBLIC, 4433);
-  site = http.createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    if (req.url?.startsWith('/loopback')) return void res.end(page(`<img src="http://127.0.0.1:${loopCanary.port}/x"><img src="http://localhost:${loopCanary.port}/y">`));
-    if (req.url?.startsWith('/udp')) return void res.end(page(udpProbe(PUBLIC)));
-    if (req.url?.startsWith('/names')) return void res.end(page('<link rel=dns-prefetch href="//prefetch.example.com"><link rel=preconnect href="http://preconnect.example.com"><img src="http://img.example.com/x.png">', 'names'));
-    res.end(page('ok'));
-  });
-  await new Promise<void>((r) => site.listen(0, PUBLIC, r));
-  sitePort = (site.address() as net.AddressInfo).port;
+  site = await startFixture({ listen: [{ host: PUBLIC, port: 0 }] });
+  const html = (body: string) => (_req: unknown, res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+  site.route('/loopback', html(page(`<img src="http://127.0.0.1:${loopCanary.port}/x"><img src="http://localhost:${loopCanary.port}/y">`)));
+  site.route('/udp', html(page(udpProbe(PUBLIC))));
+  site.route('/names', html(page('<link rel=dns-prefetch href="//prefetch.example.com"><link rel=preconnect href="http://preconnect.example.com"><img src="http://img.example.com/x.png">', 'names')));
+  site.route('/', html(page('ok')));
+  sitePort = site.port;
   guard = await startEgressGuard({ allow: [], dnsServers: [guardDns.server], dnsCacheSeconds: 0 });
 });
 after(async () => {
   await guard?.close();
   await Promise.all([loopCanary, stun, quic, webTransport].map((c) => c?.close()));
   await Promise.all([chromiumDns?.close(), guardDns?.close()]);
-  site?.close();
+  await site?.close();
   execFileSync('ip', ['link', 'del', 'egr0']); // later files in this namespace expect only lo
 });
 
 /** Opens url in a browser launched with args, waits, closes; returns nothing (observe canaries). */
 async function visit(args: string[], url: string, waitMs = 2500): Promise<string> {
-  const browser = await launch(null, args);
+  const chromium = await launchChromium(args);
   try {
-    const p = await browser.newPage();
+    const p = await chromium.browser.newPage();
     await p.goto(url, { timeout: 10_000 }).catch(() => {});
     await new Promise((r) => setTimeout(r, waitMs));
     return await p.title().catch(() => '');
   } finally {
-    await browser.close();
+    await chromium.close();
   }
 }
 const reset = (...c: Canary[]) => c.forEach((x) => (x.hits.length = 0));
@@ -103,14 +101,14 @@ test('QUIC: --disable-quic stops forced QUIC (checked without a proxy); with the
 test('WebTransport (HTTP/3 over UDP) sends nothing with the egress flags', async () => {
   const url = `http://${PUBLIC}:${sitePort}/udp`; // probe opens WebTransport to PUBLIC:443; also try :4433
   reset(quic, webTransport);
-  const browser = await launch(null, egressLaunchArgs(guard.proxyPort));
+  const chromium = await launchChromium(egressLaunchArgs(guard.proxyPort));
   try {
-    const p = await browser.newPage();
+    const p = await chromium.browser.newPage();
     await p.goto(url).catch(() => {});
     await p.evaluate((h) => { try { new WebTransport(`https://${h}:4433/`).ready.catch(() => {}); } catch {} }, PUBLIC);
     await new Promise((r) => setTimeout(r, 2000));
   } finally {
-    await browser.close();
+    await chromium.close();
   }
   assert.deepEqual([...quic.hits, ...webTransport.hits], []);
 });

@@ -3,24 +3,9 @@
 // workers, on an EGRESS_ALLOW-listed 127.0.0.1 origin). It serves the attack pages, redirects, and
 // the isolation probes, and records what it was asked (paths and cookies) so tests can observe
 // browser state from outside the image.
-import http from 'node:http';
-import net from 'node:net';
-import crypto from 'node:crypto';
+import type http from 'node:http';
+import { acceptWebSocket, startFixture, type Fixture } from '../../support/fixture.ts';
 import { NAVIGATION_KINDS, SUBRESOURCE_KINDS, page, udpProbe, type NavigationKind, type SubresourceKind } from './attacks.ts';
-
-export interface SeenRequest {
-  method: string;
-  path: string;
-  cookie: string;
-  host: string;
-}
-
-export interface FixtureSite {
-  /** One origin per listen address, e.g. "http://93.184.216.34:80". */
-  readonly origins: string[];
-  readonly seen: SeenRequest[];
-  close(): Promise<void>;
-}
 
 const swScript = (to: string) => `
 self.addEventListener('install', (e) => { self.skipWaiting(); e.waitUntil(fetch(${JSON.stringify(to)}).catch(() => {})); });
@@ -48,48 +33,26 @@ const isolationPage = (report: string) => page(`
 })();
 </script>`, 'isolation');
 
-export async function startFixtureSite(listen: Array<{ host: string; port: number }>): Promise<FixtureSite> {
-  const seen: SeenRequest[] = [];
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://fixture');
-    seen.push({ method: req.method ?? '', path: u.pathname + u.search, cookie: String(req.headers.cookie ?? ''), host: String(req.headers.host ?? '') });
-    const to = u.searchParams.get('to') ?? '';
-    const html = (body: string, headers: Record<string, string> = {}) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(body);
-    const parts = u.pathname.split('/').filter(Boolean);
-    if (parts[0] === 'redirect') return void res.writeHead(Number(parts[1]), { location: to, 'content-length': '0' }).end();
-    if (parts[0] === 'attack' && parts[1] === 'sub') return html(page(SUBRESOURCE_KINDS[parts[2] as SubresourceKind](to), `sub ${parts[2]}`));
-    if (parts[0] === 'attack' && parts[1] === 'nav') return html(page(NAVIGATION_KINDS[parts[2] as NavigationKind](to), `nav ${parts[2]}`));
-    if (parts[0] === 'attack' && parts[1] === 'udp') return html(page(udpProbe(to), 'udp'));
-    if (parts[0] === 'sw-page') return html(page(`<script>navigator.serviceWorker.register('/sw.js?to=${encodeURIComponent(to)}').then(() => navigator.serviceWorker.ready).then(() => fetch('/through-sw')).catch(() => {})</script>`, 'service worker'));
-    if (parts[0] === 'sw.js') return void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(swScript(to));
-    if (parts[0] === 'isolation') return html(isolationPage('/report'), { 'set-cookie': 'fromheader=1; Max-Age=3600; Path=/' });
-    if (parts[0] === 'cached.js') return void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=3600' }).end('window.cachedLoaded = 1;');
-    if (parts[0] === 'report') return void res.writeHead(204).end();
-    if (parts[0] === 'ok') return html(page('<p>public page</p>', 'ok'));
+/** The site on the one fixture server of the tests (test/support/fixture.ts), on `listen`. */
+export async function startFixtureSite(listen: Array<{ host: string; port: number }>): Promise<Fixture> {
+  const fx = await startFixture({ listen });
+  const html = (res: http.ServerResponse, body: string, headers: Record<string, string> = {}) =>
+    void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(body);
+  const to = (url: URL) => url.searchParams.get('to') ?? '';
+  fx.route('/redirect/', (_req, res, url) => void res.writeHead(Number(url.pathname.split('/')[2]), { location: to(url), 'content-length': '0' }).end());
+  fx.route('/attack/', (_req, res, url) => {
+    const [, , kind, name] = url.pathname.split('/');
+    if (kind === 'sub') return html(res, page(SUBRESOURCE_KINDS[name as SubresourceKind](to(url)), `sub ${name}`));
+    if (kind === 'nav') return html(res, page(NAVIGATION_KINDS[name as NavigationKind](to(url)), `nav ${name}`));
+    if (kind === 'udp') return html(res, page(udpProbe(to(url)), 'udp'));
     res.writeHead(404, { 'content-length': '0' }).end();
   });
-  server.on('upgrade', (req, sock) => {
-    const accept = crypto.createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    sock.end(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-  });
-  const servers: http.Server[] = [];
-  const origins: string[] = [];
-  for (const l of listen) {
-    const s = listen.length === 1 ? server : http.createServer((req, res) => server.emit('request', req, res));
-    if (s !== server) s.on('upgrade', (...args) => server.emit('upgrade', ...args));
-    await new Promise<void>((resolve, reject) => {
-      s.once('error', reject);
-      s.listen({ host: l.host, port: l.port, ipv6Only: l.host.includes(':') }, () => resolve());
-    });
-    servers.push(s);
-    const p = (s.address() as net.AddressInfo).port;
-    origins.push(`http://${l.host.includes(':') ? `[${l.host}]` : l.host}:${p}`);
-  }
-  return {
-    origins,
-    seen,
-    close: async () => {
-      await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
-    },
-  };
+  fx.route('/sw-page', (_req, res, url) => html(res, page(`<script>navigator.serviceWorker.register('/sw.js?to=${encodeURIComponent(to(url))}').then(() => navigator.serviceWorker.ready).then(() => fetch('/through-sw')).catch(() => {})</script>`, 'service worker')));
+  fx.route('/sw.js', (_req, res, url) => void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(swScript(to(url))));
+  fx.route('/isolation', (_req, res) => html(res, isolationPage('/report'), { 'set-cookie': 'fromheader=1; Max-Age=3600; Path=/' }));
+  fx.route('/cached.js', (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=3600' }).end('window.cachedLoaded = 1;'));
+  fx.route('/report', (_req, res) => void res.writeHead(204).end());
+  fx.route('/ok', (_req, res) => html(res, page('<p>public page</p>', 'ok')));
+  fx.onUpgrade(acceptWebSocket);
+  return fx;
 }

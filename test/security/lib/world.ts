@@ -5,7 +5,8 @@
 import { addLoopbackAddresses, assertIsolated } from './netns.ts';
 import { tcpCanary, udpCanary, type Canary } from './canary.ts';
 import { startDnsServer, type DnsAnswer, type TestDnsServer } from './dns-server.ts';
-import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
+import type { Fixture } from '../../support/fixture.ts';
+import { startFixtureSite } from './fixture-site.ts';
 
 /** Public-looking addresses of the fixture site (global unicast; only on `lo` in the namespace). */
 export const PUBLIC_V4 = '93.184.216.34';
@@ -49,9 +50,9 @@ export const ZONE: Record<string, (type: 'A' | 'AAAA', n: number) => DnsAnswer> 
 
 export interface World {
   dns: TestDnsServer;
-  site: FixtureSite;
+  site: Fixture;
   /** Origin of the site on an EGRESS_ALLOW-listed loopback port (a secure context: SW, storage). */
-  localSite: FixtureSite;
+  localSite: Fixture;
   tcp: Canary[];
   udp: Canary[];
   /** Every canary hit so far ("tcp 10.0.0.1:80 <- 127.0.0.1:4242"). */

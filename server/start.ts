@@ -1,23 +1,24 @@
-// Wiring: one function that starts the whole reference server from a validated Config.
+// Wiring: startServer(), the one function that starts the whole reference server from a validated
+// Config (accounts, egress guard, browser pool, capture service, HTTP app and MCP).
 // Used by server/main.ts (npm start), by the tests and by the conformance harness (port 0).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAccounts, type Accounts } from './accounts/index.ts';
 import { createResultCache } from './cache/index.ts';
 import type { Config } from './config.ts';
-import { egressLaunchArgs, startEgressGuard, type EgressGuard, type EgressOptions } from './egress/index.ts';
+import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
 import { createApp } from './http/app.ts';
 import { createLogger, type Logger } from './log.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { createMetrics } from './metrics.ts';
-import { BrowserPool } from './render/pool.ts';
+import { BrowserPool, type PoolOptions } from './render/pool.ts';
 import { createCaptureService } from './service.ts';
 
 export interface Overrides {
   accounts?: Accounts;
   log?: Logger;
-  /** Extra egress options (e.g. a test resolver); the guard itself is always on. */
-  egress?: Partial<EgressOptions>;
+  /** How the pool starts a browser (default: launchBrowser); tests observe the browsers this way. */
+  launchBrowser?: PoolOptions['launch'];
 }
 
 export interface RunningServer {
@@ -35,7 +36,6 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const guard = await startEgressGuard({
     allow: config.egressAllow,
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
-    ...overrides.egress,
   });
   const accounts = overrides.accounts ?? (await openAccounts(config));
   const pool = new BrowserPool({
@@ -46,6 +46,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     recycleAfter: config.recycleAfter,
     renderBudgetMs: config.renderBudgetMs,
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
+    launch: overrides.launchBrowser,
   });
   try {
     await pool.start();

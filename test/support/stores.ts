@@ -1,4 +1,4 @@
-// Test support: the two stores the ledger runs on, each opened fresh and isolated.
+// The two stores the ledger runs on, each opened fresh and isolated.
 // embedded: a PGlite database in a new temporary DATA_DIR.
 // postgres: a new database on the server of TEST_DATABASE_URL (scripts/setup-postgres.sh starts
 // a throwaway cluster and exports it; scripts/test.sh always sets it). Without it the PostgreSQL
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openEmbedded } from './db.ts';
-import { openAccounts, type AccountsConfig, type OpenOptions } from './index.ts';
-import type { SqlLedger } from './ledger.ts';
+import { openEmbedded, type Db } from '../../server/accounts/db.ts';
+import { openAccounts, type AccountsConfig, type OpenOptions } from '../../server/accounts/index.ts';
+import type { SqlLedger } from '../../server/accounts/ledger.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL?.trim() || '';
 export const PG_SKIP = PG_URL
@@ -86,3 +86,24 @@ export const STORES: { name: 'embedded' | 'postgres'; make: () => Promise<TestSt
   { name: 'embedded', make: embeddedStore, skip: false },
   { name: 'postgres', make: postgresStore, skip: PG_SKIP },
 ];
+
+/** The books of one account, for the tests' checks of the invariants in server/accounts/schema.ts. */
+export async function audit(db: Db, accountId: string): Promise<{ credits: number; held: number; reservations: number; ledgerSum: number; captures: number }> {
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT a.credits, a.held,
+       (SELECT count(*) FROM reservations r WHERE r.account_id = a.id) AS reservations,
+       (SELECT COALESCE(SUM(delta), 0) FROM ledger l WHERE l.account_id = a.id) AS ledger_sum,
+       (SELECT count(*) FROM ledger l WHERE l.account_id = a.id AND l.kind = 'capture') AS captures
+     FROM accounts a WHERE a.id = $1`,
+    [accountId],
+  );
+  const r = rows[0];
+  if (!r) throw new Error(`no account ${accountId}`);
+  return {
+    credits: Number(r.credits),
+    held: Number(r.held),
+    reservations: Number(r.reservations),
+    ledgerSum: Number(r.ledger_sum),
+    captures: Number(r.captures),
+  };
+}

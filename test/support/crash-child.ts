@@ -1,8 +1,8 @@
-// Test fixture (not a test): a process that reserves credits and then waits to be killed, so that
+// A process (not a test) that reserves credits and then waits to be killed, so that
 // the tests can crash a real process between reserve and commit.
-//   node --import tsx server/accounts/crash-child.ts <json: {config, key, reserve, leaseSeconds}>
+//   node --import tsx test/support/crash-child.ts <json: {config, key, reserve, leaseSeconds}>
 // Prints `reserved <id>` per reservation, then `ready`.
-import { openAccounts, type AccountsConfig } from './index.ts';
+import { openAccounts, type AccountsConfig } from '../../server/accounts/index.ts';
 
 const { config, key, reserve, leaseSeconds } = JSON.parse(process.argv[2] ?? '{}') as {
   config: AccountsConfig;

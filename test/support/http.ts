@@ -1,0 +1,54 @@
+// The HTTP client of the tests: one call per request, the reply with its body, parsed JSON errors
+// and timing; never the image bytes in assertion messages.
+import { TEST_KEY } from './server.ts';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  /** The parsed JSON body for errors (undefined when not JSON). */
+  json: any;
+  ms: number;
+}
+
+export interface PostOptions {
+  /** The API key (default TEST_KEY); null sends no Authorization header. */
+  key?: string | null;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+  method?: string;
+  /** A raw body instead of JSON.stringify(body). */
+  raw?: string;
+}
+
+export async function call(base: string, p: string, body?: unknown, opts: PostOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const key = opts.key === undefined ? TEST_KEY : opts.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  const contentType = opts.contentType === undefined ? 'application/json' : opts.contentType;
+  if (contentType !== null && (body !== undefined || opts.raw !== undefined)) headers['content-type'] = contentType;
+  const started = Date.now();
+  const res = await fetch(base + p, {
+    method: opts.method ?? 'POST',
+    headers,
+    body: opts.raw !== undefined ? opts.raw : body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const buf = Buffer.from(await res.arrayBuffer());
+  let json: any;
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      json = JSON.parse(buf.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+  }
+  return { status: res.status, headers: res.headers, body: buf, json, ms: Date.now() - started };
+}
+
+/** POST /v1/screenshot (with the test key unless `opts.key` says otherwise). */
+export const shoot = (base: string, body: unknown, opts: PostOptions = {}) => call(base, '/v1/screenshot', body, opts);
+
+/** Describes a reply for assertion messages (never the image bytes). */
+export function show(r: Reply): string {
+  return `${r.status} ${r.json ? JSON.stringify(r.json) : `${r.headers.get('content-type')} ${r.body.length} bytes`}`;
+}
