@@ -15,7 +15,7 @@ const log = pino({ level: 'silent' });
 const account = { id: 'acct-1' };
 const request: ScreenshotRequest = {
   html: '<p>x</p>', fullPage: false, format: 'png', viewport: { width: 64, height: 32, deviceScaleFactor: 1 },
-  omitBackground: false, waitUntil: 'networkidle2', blockCookieBanners: true, hideSelectors: [], blockAds: false,
+  omitBackground: false, waitUntil: 'networkidle2', blockCookieBanners: true, hideSelectors: [], blockAds: false, deterministic: false,
 };
 
 const ctx = (capture: (body: unknown) => Promise<CaptureOutcome>, onError?: (c: string) => void) => ({
