@@ -55,7 +55,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   }
   const metrics = createMetrics(pool);
   const cache = createResultCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
-  const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels });
+  const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels, defaultCacheTtl: config.cacheTtlSeconds });
   const app = createApp({
     accounts, capture, metrics, log, ready: () => pool.ready(),
     browserVersion: () => pool.browserVersion,

@@ -13,6 +13,7 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
 import { cachePolicy } from '../cache/index.ts';
+import { PRIVATE_CACHE_CONTROL, sendImage } from '../http-caching/conditional.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
 import { oauthProbeAnswer, requireAuth } from './auth.ts';
 import { cors } from './cors.ts';
@@ -93,7 +94,7 @@ export function createApp(deps: AppDeps): express.Express {
       try {
         const out = await deps.capture(res.locals.account, req.body, { cache: cachePolicy(req.get('cache-control')), signal: gone.signal });
         deps.metrics.outcomes.inc({ code: 'ok' });
-        res.status(200).set(out.headers).type(out.contentType).send(out.body);
+        sendImage(req, res, out, PRIVATE_CACHE_CONTROL); // 304 when If-None-Match has it (issue 12)
       } catch (e) {
         deps.metrics.outcomes.inc({ code: e instanceof ServiceError ? e.code : 'internal_error' });
         throw e;
