@@ -41,9 +41,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const VIRTUAL_TIME = readFileSync(path.join(here, 'page', 'virtual-time.js'), 'utf8');
 const SETTLE = readFileSync(path.join(here, 'page', 'settle.js'), 'utf8');
 
-/** How long the freeze step lets timers run dry, and waits for fonts, images and videos. */
-const DRAIN_MS = 2000;
+/**
+ * How long the freeze step lets timers run dry (a busy page on a loaded machine needs seconds for
+ * its thousands of ticks; stopping early would make the capture depend on the machine's speed),
+ * and waits for fonts, images and videos; both within what is left of the render budget, keeping
+ * CAPTURE_RESERVE_MS for the capture itself.
+ */
+const DRAIN_MS = 10_000;
 const WAIT_MS = 3000;
+const CAPTURE_RESERVE_MS = 4000;
 
 export interface SettleReport {
   drained: boolean;
@@ -72,8 +78,8 @@ export async function prepareDeterminism(page: Page, client: CDPSession, req: Sc
 }
 
 async function settle(page: Page, client: CDPSession, deadline: Deadline): Promise<void> {
-  const budget = (ms: number) => Math.max(0, Math.min(ms, deadline.remaining() / 4));
-  const expr = `(${SETTLE})(${budget(DRAIN_MS)}, ${budget(WAIT_MS)})`;
+  const spare = () => Math.max(0, deadline.remaining() - CAPTURE_RESERVE_MS);
+  const expr = `(${SETTLE})(${Math.min(DRAIN_MS, spare() / 2)}, ${Math.min(WAIT_MS, spare() / 4)})`;
   const reports = await Promise.all(page.frames().map((f) => settleFrame(f, expr)));
   const main = reports[0];
   if (main?.unreadable.length) await stillsByBrowser(page, client, main.unreadable);
