@@ -195,7 +195,9 @@ describe('HTTP caching of POST (ETag, If-None-Match, cacheTtl)', () => {
     const first = await shoot(srv.url, body, { key: k.key });
     const etag = first.headers.get('etag')!;
     assert.equal(first.headers.get('cache-control'), 'no-store');
-    const cached = await shoot(srv.url, body, { key: k.key, headers: { 'if-none-match': etag } });
+    // fetch() adds Cache-Control: no-cache to a request with If-None-Match unless it has its own
+    // Cache-Control (Fetch standard, HTTP-network-or-cache fetch); no-cache would render afresh.
+    const cached = await shoot(srv.url, body, { key: k.key, headers: { 'if-none-match': etag, 'cache-control': 'max-age=300' } });
     assert.equal(cached.status, 304);
     assert.equal(cached.headers.get('x-credits-charged'), '0');
     const rendered = await shoot(srv.url, { ...body, cacheTtl: 0 }, { key: k.key, headers: { 'if-none-match': `"nope", ${etag}` } });
