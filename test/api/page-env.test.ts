@@ -43,7 +43,8 @@ before(async () => {
   [a, b] = await Promise.all([startFixture(), startFixture()]);
   record(() => a, '/page', html(
     `<body style="margin:0"><img src="/own.gif"><img src="${b.origin}/pixel.gif"><iframe src="${b.origin}/frame"></iframe>` +
-      `<script>fetch("${b.origin}/api",{mode:"no-cors"});fetch("/data")</script></body>`,
+      // Bodies read and B's fetch CORS-enabled: the network-idle wait counts an unread or opaque fetch as in flight.
+      `<script>fetch("${b.origin}/api").then((r)=>r.text());fetch("/data").then((r)=>r.text())</script></body>`,
     { 'set-cookie': 'own=1; Path=/' },
   ));
   record(() => a, '/own.gif', gif);
@@ -52,7 +53,7 @@ before(async () => {
   record(() => b, '/pixel.gif', gif);
   record(() => b, '/frame', html(`<img src="/framed.gif">`));
   record(() => b, '/framed.gif', gif);
-  record(() => b, '/api', html('ok'));
+  record(() => b, '/api', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('ok'));
   record(() => b, '/landing', html('<body style="background:#fff">landed</body>'));
   a.route('/scheme', html('<style>body{margin:0;background:#fff}@media (prefers-color-scheme: dark){body{background:#000}}</style>'));
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'page-env-test-'));
