@@ -7,7 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Account } from '../../server/accounts/index.ts';
@@ -245,6 +246,26 @@ describe('README recipes make links the server accepts', () => {
     const program = `${recipe('python')}\nimport os, time\nprint(sign_link(os.environ['BASE'], [('url', os.environ['TARGET']), ('viewport.width', '1200'), ('viewport.height', '630'), ('waitUntil', 'load')], os.environ['KEY_ID'], os.environ['SECRET'], int(time.time()) + 3600))`;
     const { stdout } = await run('python3', ['-c', program], { env: { ...process.env, BASE: srv.url, TARGET: target(), KEY_ID: k.keyId, SECRET: k.secret } });
     await expectImage(stdout, k);
+  });
+
+  test('the walkthrough: curl twice, the second with --etag-compare, is a free 304', async () => {
+    const k = await newKey();
+    const url = link(k, { url: `${fx.origin}/green`, viewport: { width: 120, height: 63 }, cacheTtl: 86400, waitUntil: 'load' }, now() + 30 * 86400);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'walkthrough-'));
+    try {
+      const curl = (...args: string[]) => run('curl', ['-s', '-o', path.join(dir, 'card.png'), '-D', '-', ...args, url], { cwd: dir });
+      const first = (await curl('--etag-save', 'card.etag')).stdout;
+      assert.match(first, /^HTTP\/1\.1 200 OK/);
+      assert.match(first, /x-credits-charged: 1/);
+      assert.match(first, /cache-control: public, max-age=86400, immutable/);
+      const second = (await curl('--etag-compare', 'card.etag')).stdout;
+      assert.match(second, /^HTTP\/1\.1 304 Not Modified/);
+      assert.match(second, /x-credits-charged: 0/);
+      assert.match(second, /x-cache: hit/);
+      assert.equal(await balance(k), 19);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('shell with openssl', async () => {
