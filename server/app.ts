@@ -58,6 +58,8 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const metrics = createMetrics(pool);
   const cache = createResultCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
   const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels, defaultCacheTtl: config.cacheTtlSeconds });
+  const kek = resolveKek(config);
+  if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (README "Signed links")');
   const app = createApp({
     accounts, capture, metrics, log, ready: () => pool.ready(),
     browserVersion: () => pool.browserVersion,
@@ -65,7 +67,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
     corsOrigins: config.corsOrigins,
     // Signed links (issue 12): the store's signing secrets, sealed with the KEK (server/links/kek.ts).
-    links: { db: (accounts as Partial<SqlLedger>).db, kek: resolveKek(config) },
+    links: { db: (accounts as Partial<SqlLedger>).db, kek },
   });
 
   const server = http.createServer(app);
