@@ -67,5 +67,5 @@ test('without the option every fixture changes between captures', async () => {
   }
   const still = fixtures.filter((_f, i) => seen[i]!.size < 2).map((f) => f.name);
   assert.deepEqual(still, [], `identical in ${RUNS} captures without the option (the fixture does not move?)`);
-  assert.equal(fixtures.length, 8);
+  assert.equal(fixtures.length, 9);
 });
