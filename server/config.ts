@@ -24,6 +24,8 @@ export interface Config {
   logLevel: string;
   /** Origins whose pages may call the API from a browser (CORS); empty = none. */
   corsOrigins: string[];
+  /** LINK_SIGNING_KEK: the 32-byte key that seals signing secrets of signed links (server/links/kek.ts); null = DATA_DIR file or none. */
+  linkSigningKek: Buffer | null;
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  const linkSigningKek = keyBytes(env, 'LINK_SIGNING_KEK');
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   return {
@@ -97,5 +100,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     freeCredits: int(env, 'FREE_CREDITS', 100, 0, 1_000_000_000),
     logLevel,
     corsOrigins,
+    linkSigningKek,
   };
+}
+
+/** 32 bytes written as 64 hex characters or as base64/base64url; null when unset. Never echoed. */
+function keyBytes(env: NodeJS.ProcessEnv, name: string): Buffer | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64') : null;
+  if (!bytes || bytes.length !== 32) throw new ConfigError(`${name} must be 32 random bytes written as 64 hex characters or in base64 (e.g. \`openssl rand -hex 32\`)`);
+  return bytes;
 }

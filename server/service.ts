@@ -5,6 +5,8 @@ import type { Account, Accounts } from './accounts/index.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
 import { ServiceError } from './errors.ts';
+import { etagOf } from './http-caching/conditional.ts';
+import { pictureOf } from './http-caching/picture.ts';
 import type { Metrics } from './metrics.ts';
 import type { BrowserPool } from './render/pool.ts';
 import { checkViewportSize } from './render/capture.ts';
@@ -22,6 +24,8 @@ export interface CaptureOutcome {
   headers: Record<string, string>;
   width: number;
   height: number;
+  /** How long this capture may be reused (the request's cacheTtl, else the server's default): Cache-Control of signed links. */
+  cacheTtl?: number;
 }
 
 export interface ServiceDeps {
@@ -31,6 +35,8 @@ export interface ServiceDeps {
   metrics: Metrics;
   checkUrl(url: string): Promise<string>;
   maxOutputPixels: number;
+  /** CACHE_TTL_SECONDS: the cacheTtl of a request that gives none. */
+  defaultCacheTtl: number;
 }
 
 export function createCaptureService(deps: ServiceDeps) {
@@ -39,12 +45,13 @@ export function createCaptureService(deps: ServiceDeps) {
     checkViewportSize(req, deps.maxOutputPixels);
     await deps.accounts.checkRateLimit(account);
 
-    const key = req.url ? cacheKey(account.id, req) : undefined; // html results are never cached
-    if (key && (opts.cache?.lookup ?? true)) {
-      const hit = deps.cache.get(key);
+    const key = req.url ? cacheKey(account.id, pictureOf(req)) : undefined; // html results are never cached
+    const cacheTtl = req.cacheTtl ?? deps.defaultCacheTtl; // issue 12: the entry's TTL and the oldest capture reused
+    if (key && cacheTtl > 0 && (opts.cache?.lookup ?? true)) {
+      const hit = deps.cache.get(key, { maxAgeSeconds: cacheTtl });
       if (hit) {
         const remaining = await deps.accounts.balance(account);
-        return { ...hit, request: req, headers: { ...hit.headers, 'x-cache': 'hit', 'x-credits-charged': '0', 'x-credits-remaining': String(remaining) } };
+        return { ...hit, request: req, cacheTtl, headers: { ...hit.headers, 'x-cache': 'hit', 'x-credits-charged': '0', 'x-credits-remaining': String(remaining) } };
       }
     }
 
@@ -58,14 +65,15 @@ export function createCaptureService(deps: ServiceDeps) {
       committed = true;
       const headers: Record<string, string> = {
         'content-disposition': `inline; filename="screenshot.${EXTENSIONS[req.format]}"`,
+        etag: etagOf(r.body),
         'x-banner-action': r.bannerAction,
         ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
         ...(r.truncatedFrom !== undefined ? { 'x-capture-truncated': String(r.truncatedFrom) } : {}),
       };
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
-      if (key && (opts.cache?.store ?? true)) deps.cache.set(key, outcome);
-      return { ...outcome, request: req, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
+      if (key && (opts.cache?.store ?? true)) deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
+      return { ...outcome, request: req, cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;

@@ -4,10 +4,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAccounts, type Accounts } from './accounts/index.ts';
+import type { SqlLedger } from './accounts/ledger.ts';
 import { createResultCache } from './cache/index.ts';
 import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
 import { createApp } from './http/app.ts';
+import { resolveKek } from './links/kek.ts';
 import { createLogger, type Logger } from './log.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { createMetrics } from './metrics.ts';
@@ -56,13 +58,17 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   }
   const metrics = createMetrics(pool);
   const cache = createResultCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
-  const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels });
+  const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels, defaultCacheTtl: config.cacheTtlSeconds });
+  const kek = resolveKek(config);
+  if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (README "Signed links")');
   const app = createApp({
     accounts, capture, metrics, log, ready: () => pool.ready(),
     browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
     corsOrigins: config.corsOrigins,
+    // Signed links (issue 12): the store's signing secrets, sealed with the KEK (server/links/kek.ts).
+    links: { db: (accounts as Partial<SqlLedger>).db, kek },
   });
 
   const server = http.createServer(app);

@@ -6,6 +6,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { resolveKek } from '../links/kek.ts';
+import { parseQuery } from '../links/canonical.ts';
+import { verifyLink } from '../links/verify.ts';
 import { STORES } from '../../test/support/stores.ts';
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cli.ts');
@@ -53,6 +56,55 @@ for (const store of STORES) {
         const bad = await cli(env, 'keys', 'grant', accountId, 'lots');
         assert.equal(bad.code, 2);
         assert.equal((await cli(env, 'keys', 'frobnicate')).code, 2);
+      } finally {
+        await s.destroy();
+      }
+    });
+
+    test('signed links: create shows the signing secret once; sign (from the store or offline) and rotate-secret', async () => {
+      const s = await store.make();
+      const c = s.config();
+      const kekHex = '5'.repeat(64);
+      // PostgreSQL needs LINK_SIGNING_KEK; the embedded store makes DATA_DIR/link-signing.kek itself.
+      const env: Record<string, string> = c.databaseUrl ? { DATABASE_URL: c.databaseUrl, LINK_SIGNING_KEK: kekHex } : { DATA_DIR: c.dataDir };
+      const kek = resolveKek({ linkSigningKek: c.databaseUrl ? Buffer.from(kekHex, 'hex') : null, databaseUrl: c.databaseUrl, dataDir: c.dataDir })!;
+      try {
+        const made = await cli(env, 'keys', 'create', '--label', 'links', '--json');
+        assert.equal(made.code, 0, made.stderr);
+        const { keyId, signingSecret } = JSON.parse(made.stdout);
+        assert.match(signingSecret, /^lss_[A-Za-z0-9_-]{43}$/);
+        assert.ok(!(await cli(env, 'keys', 'list', '--all')).stdout.includes(signingSecret), 'list never shows it');
+
+        const options = '{"url":"https://example.com/a b","viewport":{"width":1200,"height":630},"hideSelectors":[".x","#y"]}';
+        const fromStore = await cli(env, 'keys', 'sign', keyId, options, '--expires', '4102444800', '--base-url', 'https://shots.example.com/');
+        assert.equal(fromStore.code, 0, fromStore.stderr);
+        const link = fromStore.stdout.trim();
+        assert.match(link, /^https:\/\/shots\.example\.com\/v1\/screenshot\?expires=4102444800&hideSelectors=\.x&hideSelectors=%23y&keyId=key_[0-9a-f]{16}&url=https%3A%2F%2Fexample\.com%2Fa%20b&viewport\.height=630&viewport\.width=1200&signature=[0-9a-f]{64}$/);
+        const offline = await cli({}, 'keys', 'sign', keyId, options, '--expires', '4102444800', '--base-url', 'https://shots.example.com', '--secret', signingSecret);
+        assert.equal(offline.stdout.trim(), link, 'the same link without the store');
+
+        // One process at a time on the embedded store: the test opens it only between CLI runs.
+        const verify = async (url: string) => {
+          const l = await s.open();
+          try {
+            return await verifyLink(parseQuery(new URL(url).search.slice(1)), { db: l.db, kek });
+          } finally {
+            await l.close();
+          }
+        };
+        const ok = await verify(link);
+        assert.equal(ok.account.keyId, keyId);
+        assert.deepEqual(ok.options, { url: 'https://example.com/a b', viewport: { width: 1200, height: 630 }, hideSelectors: ['.x', '#y'] });
+        const rotated = await cli(env, 'keys', 'rotate-secret', keyId, '--json');
+        assert.equal(rotated.code, 0, rotated.stderr);
+        assert.notEqual(JSON.parse(rotated.stdout).signingSecret, signingSecret);
+        await assert.rejects(verify(link), /signature does not match/, 'the old secret no longer signs');
+        const refused = await cli({}, 'keys', 'sign', keyId, '{"url":"https://example.com","cookies":[{"name":"s","value":"v"}]}', '--expires-in', '60', '--secret', signingSecret);
+        assert.equal(refused.code, 2);
+        assert.match(refused.stderr, /cookies cannot be sent in a signed link/);
+        const invalid = await cli({}, 'keys', 'sign', keyId, '{"url":"https://example.com","viewport":{"width":0,"height":1}}', '--expires-in', '60', '--secret', signingSecret);
+        assert.equal(invalid.code, 2);
+        assert.match(invalid.stderr, /viewport\.width must be/);
       } finally {
         await s.destroy();
       }

@@ -4,6 +4,10 @@
 // PostgreSQL it runs beside live replicas.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
+import { ServiceError } from '../errors.ts';
+import { resolveKek } from '../links/kek.ts';
+import { makeLink, parseOptions } from '../links/make.ts';
+import { LinkKeyError, rotateSigningSecret, signingKey } from '../links/secrets.ts';
 import { AdminError, createKey, grant, listKeys, revokeKey } from './admin.ts';
 import { StoreInUse } from './db.ts';
 import { openAccounts } from './index.ts';
@@ -11,13 +15,18 @@ import { openAccounts } from './index.ts';
 const USAGE = `usage: keys <command>
 
   create [--label <text>] [--credits <n>]   new account and key with the free allowance (FREE_CREDITS)
-                                            or --credits; prints the key ONCE
+                                            or --credits; prints the key and its link signing secret ONCE
   create --account <acc_id> [--label <text>] another key for an existing account (rotation), no credits
   list [--all] [--json]                     keys (never the keys themselves: their first characters),
                                             accounts and spendable credits; --all includes revoked keys
   revoke <key_id>                           the key stops working at once; the account keeps its credits
   grant <acc_id|key_id> <amount> [--note <text>]
                                             add credits (a negative amount removes them)
+  rotate-secret <key_id> [--grace <seconds>] a new link signing secret, printed ONCE; links signed with
+                                            the old one keep working for --grace seconds (default 0)
+  sign <key_id> '<options JSON>' (--expires-in <seconds> | --expires <unix time>) [--base-url <url>]
+       [--secret <signing secret>]          a signed GET link for the options (README "Signed links");
+                                            the secret from --secret, LINK_SIGNING_SECRET or the store
 
 Store: DATABASE_URL when set (PostgreSQL), else the embedded store in DATA_DIR (default ./data).`;
 
@@ -43,20 +52,33 @@ async function main(argv: string[]): Promise<void> {
       note: { type: 'string' },
       all: { type: 'boolean' },
       json: { type: 'boolean' },
+      grace: { type: 'string' },
+      'expires-in': { type: 'string' },
+      expires: { type: 'string' },
+      'base-url': { type: 'string' },
+      secret: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const [group, command, ...rest] = positionals;
   if (values.help || group !== 'keys' || !command) fail(USAGE, values.help ? 0 : 2);
   // Arguments are checked before the store is opened.
-  const arity: Record<string, number> = { create: 0, list: 0, revoke: 1, grant: 2 };
+  const arity: Record<string, number> = { create: 0, list: 0, revoke: 1, grant: 2, 'rotate-secret': 1, sign: 2 };
   if (arity[command] === undefined) fail(USAGE, 2);
   if (rest.length !== arity[command]) fail(`keys ${command}: wrong number of arguments\n\n${USAGE}`, 2);
   if (command === 'grant' && !/^-?\d{1,12}$/.test(rest[1]!)) fail('keys grant: the amount must be an integer', 2);
   if (values.credits !== undefined && !/^\d{1,12}$/.test(values.credits)) fail('--credits must be a non-negative integer', 2);
+  if (values.grace !== undefined && !/^\d{1,9}$/.test(values.grace)) fail('--grace must be a number of seconds', 2);
+  if (command === 'sign') {
+    const given = [values['expires-in'], values.expires].filter((v) => v !== undefined);
+    if (given.length !== 1 || !/^\d{1,12}$/.test(given[0]!)) fail('keys sign: give --expires-in <seconds> or --expires <unix time>', 2);
+  }
 
   // The CLI needs no browser: satisfy that check of the shared config with any executable.
   const config = loadConfig({ ...process.env, CHROMIUM_PATH: process.execPath });
+  // Signing with a secret in hand needs no store (and works while the embedded store's server runs).
+  const secretInHand = values.secret ?? process.env.LINK_SIGNING_SECRET;
+  if (command === 'sign' && secretInHand) return void console.log(signedLink(rest, values, secretInHand));
   const accounts = await openAccounts(config, { syncEnvKeys: false, sweepIntervalMs: 0 });
   const db = accounts.db;
   try {
@@ -64,13 +86,30 @@ async function main(argv: string[]): Promise<void> {
       case 'create': {
         const credits = values.credits !== undefined ? Number(values.credits) : config.freeCredits;
         const made = await createKey(db, { label: values.label, accountId: values.account, credits });
-        if (values.json) console.log(JSON.stringify(made));
+        const kek = resolveKek(config);
+        const signingSecret = kek ? await rotateSigningSecret(db, kek, made.keyId, 0) : undefined;
+        if (values.json) console.log(JSON.stringify({ ...made, signingSecret }));
         else {
           console.log(`key:     ${made.key}`);
           console.log(`key id:  ${made.keyId}`);
           console.log(`account: ${made.accountId} (${made.credits} credits)`);
-          console.error('\nThe key is shown only this once; the store keeps only its SHA-256 hash.');
+          console.log(`signing secret: ${signingSecret ?? '(none: signed links need LINK_SIGNING_KEK with DATABASE_URL)'}`);
+          console.error('\nThe key and the signing secret are shown only this once; the store keeps the key\'s SHA-256 hash and the secret sealed.');
         }
+        break;
+      }
+      case 'rotate-secret': {
+        const kek = resolveKek(config) ?? fail('signed links are off: set LINK_SIGNING_KEK (32 bytes, hex) when DATABASE_URL is set');
+        const secret = await rotateSigningSecret(db, kek, rest[0]!, Number(values.grace ?? 0));
+        console.log(values.json ? JSON.stringify({ keyId: rest[0], signingSecret: secret }) : `signing secret: ${secret}`);
+        if (!values.json) console.error(`\nShown only this once. Links signed with the previous secret ${values.grace && values.grace !== '0' ? `keep working for ${values.grace} s` : 'no longer work'}.`);
+        break;
+      }
+      case 'sign': {
+        const kek = resolveKek(config) ?? fail('signed links are off: set LINK_SIGNING_KEK (32 bytes, hex) when DATABASE_URL is set');
+        const key = await signingKey(db, kek, rest[0]!);
+        if (typeof key === 'string') fail(`key ${rest[0]} cannot sign links (${key})`);
+        console.log(signedLink(rest, values, key.secrets[0]!));
         break;
       }
       case 'list': {
@@ -115,6 +154,12 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** `keys sign <key_id> '<options JSON>'`: the link, on one line. */
+function signedLink(rest: string[], values: { 'expires-in'?: string; expires?: string; 'base-url'?: string }, secret: string): string {
+  const expires = values.expires !== undefined ? Number(values.expires) : Math.floor(Date.now() / 1000) + Number(values['expires-in']);
+  return makeLink({ options: parseOptions(rest[1]!), keyId: rest[0]!, secret, expires, baseUrl: values['base-url'] ?? 'http://127.0.0.1:3000' });
+}
+
 main(process.argv.slice(2)).catch((e) => {
   const exit = (message: string, code: number) => {
     console.error(message);
@@ -122,7 +167,8 @@ main(process.argv.slice(2)).catch((e) => {
   };
   if (e instanceof Exit) exit(e.message, e.code);
   else if (e instanceof ConfigError) exit(`configuration error: ${e.message}`, 2);
-  else if (e instanceof AdminError || e instanceof StoreInUse) exit(e.message, 1);
+  else if (e instanceof AdminError || e instanceof StoreInUse || e instanceof LinkKeyError) exit(e.message, 1);
+  else if (e instanceof ServiceError) exit(`keys sign: ${e.message}`, 2);
   else if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) exit(`${(e as Error).message}\n\n${USAGE}`, 2);
   else throw e;
 });

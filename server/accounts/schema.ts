@@ -61,4 +61,20 @@ export const MIGRATIONS: string[][] = [
       PRIMARY KEY (account_id, window_start)
     )`,
   ],
+  [
+    // Signing secrets of signed render links (server/links/secrets.ts, issue 12): one per key,
+    // sealed with the server's key-encryption key (AES-256-GCM, the key id as associated data):
+    // HMAC verification needs the secret itself, so it cannot be stored as a hash. `previous` is
+    // the secret before the last rotation, still accepted until previous_until (a grace period).
+    // kek_id names the key-encryption key that sealed them (a fingerprint, not the key).
+    `CREATE TABLE link_secrets (
+      key_id text PRIMARY KEY REFERENCES api_keys(id),
+      sealed text NOT NULL,
+      previous text,
+      previous_until timestamptz,
+      kek_id text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      rotated_at timestamptz
+    )`,
+  ],
 ];

@@ -93,3 +93,21 @@ test('Cache-Control: no-cache and max-age=0 render fresh; no-store also stores n
   assert.deepEqual(cachePolicy('max-age=60'), { lookup: true, store: true });
   assert.deepEqual(cachePolicy('no-store'), { lookup: false, store: false });
 });
+
+test('per-entry TTL and a maximum age at lookup (cacheTtl, issue 12)', () => {
+  let now = 1_000_000;
+  const c = createResultCache({ ttlSeconds: 300, maxBytes: 1 << 20, now: () => now });
+  c.set('short', result(10), { ttlSeconds: 10 });
+  c.set('long', result(10), { ttlSeconds: 3600 });
+  c.set('none', result(10), { ttlSeconds: 0 });
+  assert.equal(c.get('none'), undefined, 'a TTL of 0 stores nothing');
+  now += 9_999;
+  assert.ok(c.get('short'));
+  assert.equal(c.get('short', { maxAgeSeconds: 5 }), undefined, 'older than the caller accepts');
+  assert.ok(c.get('short'), 'but still there for others');
+  now += 1;
+  assert.equal(c.get('short'), undefined, 'its own TTL ended');
+  now += 600_000;
+  assert.ok(c.get('long'), 'past the cache default, within its own TTL');
+  assert.equal(c.get('long', { maxAgeSeconds: 600 }), undefined);
+});

@@ -1,6 +1,8 @@
 // The result cache (spec §1 billing: cached results are never billed; DESIGN §3 `x-cache`).
 // In memory, per process: least-recently-used entries are evicted to stay within CACHE_MAX_BYTES,
-// and an entry expires CACHE_TTL_SECONDS after it was stored. Only `url`-mode results are cached,
+// and an entry expires CACHE_TTL_SECONDS after it was stored, or after the request's own `cacheTtl`
+// (issue 12): `set` takes the entry's TTL and `get` a maximum age, so that a request asking for
+// fresher results than an entry's TTL does not get it. Only `url`-mode results are cached,
 // per account, keyed by the normalised request; `html` results are never cached (spec §1: nothing
 // of supplied HTML is retained), and cacheKey refuses them.
 import { createHash } from 'node:crypto';
@@ -16,8 +18,10 @@ export interface CachedResult {
 }
 
 export interface ResultCache {
-  get(key: string): CachedResult | undefined;
-  set(key: string, value: CachedResult): void;
+  /** The entry, unless expired or (with maxAgeSeconds) stored longer ago than that. */
+  get(key: string, opts?: { maxAgeSeconds?: number }): CachedResult | undefined;
+  /** Stores for ttlSeconds (default: the cache's TTL); a TTL of 0 stores nothing. */
+  set(key: string, value: CachedResult, opts?: { ttlSeconds?: number }): void;
   /** Bytes currently held (bodies, headers and keys). */
   readonly bytes: number;
   readonly size: number;
@@ -37,7 +41,7 @@ export function createResultCache(opts: { ttlSeconds: number; maxBytes: number; 
   const ttlMs = opts.ttlSeconds * 1000;
   const enabled = opts.ttlSeconds > 0 && opts.maxBytes > 0;
   // A Map iterates in insertion order: re-inserting on every hit keeps the oldest use first.
-  const entries = new Map<string, { value: CachedResult; expires: number; size: number }>();
+  const entries = new Map<string, { value: CachedResult; stored: number; expires: number; size: number }>();
   let bytes = 0;
 
   const remove = (key: string) => {
@@ -48,25 +52,27 @@ export function createResultCache(opts: { ttlSeconds: number; maxBytes: number; 
   };
 
   return {
-    get(key) {
+    get(key, getOpts = {}) {
       const e = entries.get(key);
       if (!e) return undefined;
       if (e.expires <= now()) {
         remove(key);
         return undefined;
       }
+      if (getOpts.maxAgeSeconds !== undefined && now() - e.stored >= getOpts.maxAgeSeconds * 1000) return undefined;
       entries.delete(key);
       entries.set(key, e);
       return e.value;
     },
-    set(key, value) {
-      if (!enabled) return;
+    set(key, value, setOpts = {}) {
+      const ttl = setOpts.ttlSeconds !== undefined ? setOpts.ttlSeconds * 1000 : ttlMs;
+      if (!enabled || ttl <= 0) return;
       remove(key);
       const size = sizeOf(key, value);
       if (size > opts.maxBytes) return; // larger than the whole cache: not worth evicting everything
       // Copy the body: the caller's Buffer may be a view into a pooled or reused allocation.
       const stored = { ...value, body: Buffer.from(value.body), headers: { ...value.headers } };
-      entries.set(key, { value: stored, expires: now() + ttlMs, size });
+      entries.set(key, { value: stored, stored: now(), expires: now() + ttl, size });
       bytes += size;
       const t = now();
       for (const [k, e] of entries) {

@@ -1,5 +1,6 @@
 // Routes. Thin: authenticate, hand the body to the capture service, write bytes or the error.
 //   POST /v1/screenshot   spec §4.1
+//   GET  /v1/screenshot?...&signature=   a signed render link (server/links/, issue 12)
 //   GET  /openapi.json    generated from the one request schema
 //   GET  /healthz /readyz /metrics   for deployments
 //   GET  /  /playground/*  the playground page (server/playground/), GET /README.md the docs
@@ -13,6 +14,9 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
 import { cachePolicy } from '../cache/index.ts';
+import { PRIVATE_CACHE_CONTROL, sendImage } from '../http-caching/conditional.ts';
+import { signedLinkRoute } from '../links/route.ts';
+import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
 import { oauthProbeAnswer, requireAuth } from './auth.ts';
 import { cors } from './cors.ts';
@@ -34,6 +38,8 @@ export interface AppDeps {
   mount?: (app: express.Express) => void;
   /** CORS_ORIGINS: origins whose pages may call the API from a browser; none by default. */
   corsOrigins?: readonly string[];
+  /** Where signed links find their keys' signing secrets (server/links/); without it every link is refused. */
+  links?: VerifyDeps;
 }
 
 /** Methods of each known path, for OPTIONS and CORS preflights (cors.ts). /mcp is mounted by the caller. */
@@ -93,13 +99,14 @@ export function createApp(deps: AppDeps): express.Express {
       try {
         const out = await deps.capture(res.locals.account, req.body, { cache: cachePolicy(req.get('cache-control')), signal: gone.signal });
         deps.metrics.outcomes.inc({ code: 'ok' });
-        res.status(200).set(out.headers).type(out.contentType).send(out.body);
+        sendImage(req, res, out, PRIVATE_CACHE_CONTROL); // 304 when If-None-Match has it (issue 12)
       } catch (e) {
         deps.metrics.outcomes.inc({ code: e instanceof ServiceError ? e.code : 'internal_error' });
         throw e;
       }
     },
   );
+  app.get('/v1/screenshot', signedLinkRoute({ capture: deps.capture, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } }));
   app.all('/v1/screenshot', methodNotAllowed('POST'));
 
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));

@@ -25,7 +25,8 @@ export function sendError(res: Response, err: unknown, log: Logger): ServiceErro
     e = new ServiceError('internal_error', `an unexpected error occurred (request ${res.locals.requestId ?? 'unknown'})`);
   }
   if (!res.headersSent) {
-    res.status(e.status).set(e.headers).type('application/json').send(JSON.stringify({ error: e.code, message: e.message }));
+    // no-store: a CDN in front of signed links must not keep an error (a 503 would outlive the overload).
+    res.status(e.status).set(e.headers).set('cache-control', 'no-store').type('application/json').send(JSON.stringify({ error: e.code, message: e.message }));
   }
   return e;
 }

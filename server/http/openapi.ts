@@ -16,13 +16,30 @@
 // - `servers` is the relative URL "/": the document describes whichever host serves it, and no
 //   host name from the request is echoed into it.
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
+import { linkQueryParameters } from '../links/openapi.ts';
 import { publicSchema } from '../request/schema.ts';
 
-/** Codes POST /v1/screenshot never sends, and why (the catalogue lists them for other routes). */
-const NOT_FROM_CAPTURE: Partial<Record<ErrorCode, string>> = {
+/** Codes that are not about a capture request at all (the catalogue lists them for other routes). */
+const NOT_FROM_REQUESTS: Partial<Record<ErrorCode, string>> = {
   not_found: 'unknown routes only',
   method_not_allowed: 'other methods on a known route',
   client_closed: 'never sent: the caller has gone (logs and metrics only)',
+};
+
+/** Codes POST /v1/screenshot never sends. */
+const NOT_FROM_CAPTURE: Partial<Record<ErrorCode, string>> = {
+  ...NOT_FROM_REQUESTS,
+  link_signature_invalid: 'signed links (GET) only',
+  link_key_invalid: 'signed links (GET) only',
+  link_expired: 'signed links (GET) only',
+};
+
+/** Codes a signed link (GET /v1/screenshot) never gets. */
+const NOT_FROM_LINKS: Partial<Record<ErrorCode, string>> = {
+  ...NOT_FROM_REQUESTS,
+  unauthorized: 'no Authorization header: the signature stands for the key',
+  unsupported_media_type: 'no body',
+  payload_too_large: 'a URL cannot hold that much',
 };
 
 /** Codes no client ever receives. */
@@ -44,6 +61,12 @@ const HEADERS = {
   ServerTiming: { description: 'Duration of each render step, in order (W3C Server Timing): `name;dur=<ms>;desc="<step>"`. Absent on cached results.', schema: { type: 'string' } },
   WwwAuthenticate: { description: 'The Bearer challenge (RFC 6750), with `error="invalid_token"` when a key was sent but is not valid.', schema: { type: 'string', examples: ['Bearer realm="screenshot", error="invalid_token"'] } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  ETag: { description: 'Strong validator: the SHA-256 of the image bytes (base64url, quoted). Send it back in If-None-Match for a 304.', schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{43}"$' } },
+  CacheControlPrivate: { description: '`no-store`: a POST answer belongs to its key.', schema: { type: 'string', enum: ['no-store'] } },
+  CacheControlPublic: {
+    description: '`public, max-age=<cacheTtl, at most until the link expires>, immutable`, or `public, no-cache` when cacheTtl is 0: CDNs may keep the image.',
+    schema: { type: 'string', examples: ['public, max-age=300, immutable'] },
+  },
 } as const;
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -57,6 +80,41 @@ const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
 };
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of an image you have: 304 Not Modified with no body when the capture is the same (free when it came from the cache).',
+  schema: { type: 'string' },
+};
+
+/** The image answer; `cacheControl` names the Cache-Control header component; `balance` whether x-credits-remaining is sent. */
+function imageResponses(cacheControl: keyof typeof HEADERS, balance: boolean) {
+  const common = {
+    'x-request-id': header('RequestId'),
+    ETag: header('ETag'),
+    'Cache-Control': header(cacheControl),
+    'x-credits-charged': header('CreditsCharged'),
+    ...(balance ? { 'x-credits-remaining': header('CreditsRemaining') } : {}),
+    'x-cache': header('Cache'),
+  };
+  return {
+    '200': {
+      description: 'The image, in the requested format.',
+      headers: {
+        'Content-Disposition': header('ContentDisposition'),
+        ...common,
+        'x-banner-action': header('BannerAction'),
+        'x-target-status': header('TargetStatus'),
+        'x-capture-truncated': header('CaptureTruncated'),
+        'Server-Timing': header('ServerTiming'),
+      },
+      content: Object.fromEntries(IMAGE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary', contentMediaType: t } }])),
+    },
+    '304': { description: 'Not Modified: If-None-Match has this image\'s ETag. No body.', headers: common },
+  };
+}
 
 function errorResponses(exclude: Partial<Record<ErrorCode, string>>) {
   const byStatus = new Map<number, string[]>();
@@ -95,6 +153,18 @@ export function openApiDocument() {
     security: [{ bearer: [] }],
     paths: {
       '/v1/screenshot': {
+        get: {
+          operationId: 'getSignedScreenshot',
+          tags: ['capture'],
+          summary: 'A signed render link: the options in the query, no API key',
+          description:
+            'For `og:image` tags, link previews and CDNs (README "Signed links"): the options of the JSON body flattened into the query ' +
+            '(`viewport.width=1200`, arrays as repeated names), plus `keyId`, `expires` and `signature`. The signing key is billed; failures ' +
+            'and cached captures are free. Answers are public (`Cache-Control: public, max-age=..., immutable`) and carry no balance.',
+          security: [],
+          parameters: [...linkQueryParameters(), IF_NONE_MATCH],
+          responses: { ...imageResponses('CacheControlPublic', false), ...errorResponses(NOT_FROM_LINKS) },
+        },
         post: {
           operationId: 'takeScreenshot',
           tags: ['capture'],
@@ -110,26 +180,10 @@ export function openApiDocument() {
               description: 'url mode: `no-cache` (or `max-age=0`) renders afresh and stores the result; `no-store` renders afresh and stores nothing.',
               schema: { type: 'string', examples: ['no-cache'] },
             },
+            IF_NONE_MATCH,
           ],
           requestBody: ref('requestBodies', 'ScreenshotRequest'),
-          responses: {
-            '200': {
-              description: 'The image, in the requested format.',
-              headers: {
-                'Content-Disposition': header('ContentDisposition'),
-                'x-request-id': header('RequestId'),
-                'x-credits-charged': header('CreditsCharged'),
-                'x-credits-remaining': header('CreditsRemaining'),
-                'x-cache': header('Cache'),
-                'x-banner-action': header('BannerAction'),
-                'x-target-status': header('TargetStatus'),
-                'x-capture-truncated': header('CaptureTruncated'),
-                'Server-Timing': header('ServerTiming'),
-              },
-              content: Object.fromEntries(IMAGE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary', contentMediaType: t } }])),
-            },
-            ...errorResponses(NOT_FROM_CAPTURE),
-          },
+          responses: { ...imageResponses('CacheControlPrivate', true), ...errorResponses(NOT_FROM_CAPTURE) },
         },
       },
     },

@@ -4,7 +4,9 @@
 // (server/errors.ts); HTTP mapping happens elsewhere.
 import type { Page } from 'puppeteer-core';
 import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
+import { prepareDeterminism } from '../determinism/index.ts';
 import { badRequest } from '../errors.ts';
+import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { capture, scrollThrough } from './capture.ts';
 import type { Deadline } from './deadline.ts';
@@ -44,7 +46,11 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   }
   const tracker = new InflightTracker(page);
   const hops = new HopGuard(page, deps.checkUrl, url);
+  let env: PageEnv | undefined;
   try {
+    // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
+    env = await applyPageEnv(page, req, url, deadline); // colorScheme, userAgent, origin-only headers/cookies
+    const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
     const cleanup = await deadline.step('preparing banner clean-up', attachCleanup(page, req));
 
     let targetStatus: number | undefined;
@@ -73,9 +79,11 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     }
 
     const bannerAction = await deadline.step('removing cookie banners', hops.guard(cleanup.finish(deadline.at)));
+    await hops.guard(freezer.settle(deadline));
     const shot = await deadline.step('capturing', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
     return { ...shot, bannerAction, targetStatus, timings: deadline.timings };
   } finally {
+    env?.dispose();
     tracker.dispose();
     hops.dispose();
   }

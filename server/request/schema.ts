@@ -11,6 +11,9 @@
 // `x-message` that is the whole error message when that rule fails. Both annotations are stripped
 // from what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
+import { deterministicField } from '../determinism/fields.ts';
+import { cacheTtlField } from '../http-caching/fields.ts';
+import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
 export const VIEWPORT_MAX = 10000; // spec §8
@@ -88,6 +91,14 @@ const properties = {
     'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
   },
   blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
+  // Extensions beyond the spec (§9: unknown fields are ignored, so spec clients never see them).
+  // Each is defined beside the code that acts on it.
+  cacheTtl: cacheTtlField,
+  deterministic: deterministicField,
+  colorScheme: colorSchemeField,
+  userAgent: userAgentField,
+  headers: headersField,
+  cookies: cookiesField,
 } as const;
 
 /** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
@@ -98,6 +109,12 @@ const crossFieldRules = [
     if: { required: ['quality'] },
     then: { required: ['format'], properties: { format: { enum: ['jpeg', 'webp'] } } },
     'x-message': 'quality is only allowed with format "jpeg" or "webp"',
+  },
+  // Extension: what is sent to the target origin needs a target origin.
+  {
+    if: { anyOf: [{ required: ['headers'] }, { required: ['cookies'] }] },
+    then: { required: ['url'] },
+    'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
 ] as const;
 

@@ -68,11 +68,14 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'exactly one of url and html is required',
     'exactly one of url and html must be given, not both',
     'quality is only allowed with format "jpeg" or "webp"',
+    'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension (issue 12)
   ]);
+  assert.equal(refusal({ html: 'x', headers: { 'X-A': '1' } }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
+  assert.equal(refusal({ html: 'x', cookies: [{ name: 'a', value: '1' }] }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
   // ...and clients see them as JSON Schema (OpenAPI): allOf without our annotations.
   const pub = publicSchema();
-  assert.equal((pub.allOf as unknown[]).length, 3);
-  assert.ok(!JSON.stringify(pub).includes('x-'));
+  assert.equal((pub.allOf as unknown[]).length, 4);
+  assert.ok(!/"x-[a-z]+":/.test(JSON.stringify(pub)), 'no x- annotation keys');
 });
 
 test('every bad field is named in one message; values are never quoted', () => {
@@ -97,4 +100,23 @@ test('normalisation: url href, whole-pixel viewport, quality rounded with its lo
 test('html over 2,000,000 UTF-8 bytes is 413 payload_too_large (DESIGN §3)', () => {
   const e = refusal({ html: 'é'.repeat(1_000_001) });
   assert.equal(e.code, 'payload_too_large');
+});
+
+test('extension fields (issue 12): bounds named, forbidden header names refused, values never quoted', () => {
+  const secret = 'do-not-echo-7f3a';
+  const m = refusal({
+    url: 'http://example.com/', cacheTtl: -1, colorScheme: 'blue', userAgent: `x\n${secret}`,
+    headers: { Host: secret }, cookies: [{ name: 'a', value: `${secret};` }],
+  }).message;
+  for (const f of ['cacheTtl', 'colorScheme', 'userAgent', 'headers', 'cookies[0].value']) assert.ok(m.includes(`${f} must be`), `${f} named in: ${m}`);
+  assert.ok(!m.includes(secret), m);
+  for (const name of ['host', 'HOST', 'Cookie', 'content-length', 'Proxy-Authorization', 'sec-fetch-site', 'User-Agent', 'Origin', 'x-http-method-override', 'bad name', '']) {
+    assert.match(refusal({ url: 'http://example.com/', headers: { [name]: 'v' } }).message, /^headers must be /, name);
+  }
+  assert.match(refusal({ url: 'http://example.com/', headers: { 'X-A': 'line\r\nbreak' } }).message, /^headers\.\* must be /);
+  assert.match(refusal({ url: 'http://example.com/', headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-${i}`, 'v'])) }).message, /^headers must be/);
+  assert.match(refusal({ url: 'http://example.com/', cookies: [{ name: 'a', value: 'b', domain: 'evil.example' }] }).message, /^cookies\[0\] must be/);
+  const ok = validateRequest({ url: 'http://example.com/', headers: { Authorization: 'Bearer t', 'Accept-Language': 'fr' }, cookies: [{ name: 's', value: 'v' }], cacheTtl: 0, colorScheme: 'dark', userAgent: 'Bot/1.0 (+https://example.com)' });
+  assert.equal(ok.cacheTtl, 0);
+  assert.deepEqual(ok.cookies, [{ name: 's', value: 'v' }]);
 });

@@ -32,6 +32,9 @@ function ruleAt(instancePath: string): { field: string; rule: string } {
     if (schema?.type === 'array') {
       schema = schema.items;
       names[names.length - 1] += `[${p}]`;
+    } else if (schema?.properties?.[p] === undefined && typeof schema?.additionalProperties === 'object') {
+      schema = schema.additionalProperties; // a map (headers): the key is the caller's, never quoted
+      names.push('*');
     } else {
       schema = schema?.properties?.[p];
       names.push(p);

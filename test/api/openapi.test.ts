@@ -19,14 +19,19 @@ const BIN = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
 /**
  * Redocly `recommended` warnings we keep, and why: `no-required-schema-properties-undefined` reads
- * `required` inside `not` and `if` as if those subschemas declared their own properties. In JSON
- * Schema they apply to the same object, whose properties the request schema declares; these are
- * the cross-field rules (exactly one of url/html, quality only with jpeg/webp).
+ * `required` inside `not`, `if` and `then` as if those subschemas declared their own properties. In
+ * JSON Schema they apply to the same object, whose properties the request schema declares; these
+ * are the cross-field rules (exactly one of url/html, quality only with jpeg/webp, headers and
+ * cookies only with url).
  */
 const ACCEPTED_WARNINGS = [
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/1/not/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/1/not/required/1',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/2/if/required/0',
+  // headers and cookies only with url (issue 12): the same reading of `if` and `then`.
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/0/required/0',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/1/required/0',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/then/required/0',
 ];
 
 /** The user's program: a body of just {html}, the PNG as bytes, a typed error. */
@@ -52,6 +57,13 @@ const wrongFormat: components['requestBodies']['ScreenshotRequest']['content']['
 void minimal; void wrongFormat;
 
 const bad = await client.POST('/v1/screenshot', { body: { html: 'x', viewport: { width: 0, height: 100 } } });
+
+// A signed link (GET): the options flattened into typed query parameters; this key does not exist.
+const link = await client.GET('/v1/screenshot', {
+  params: { query: { url: 'https://example.com/', 'viewport.width': 1200, 'viewport.height': 630, hideSelectors: ['.ad'], keyId: 'key_0000000000000000', expires: 4102444800, signature: '0'.repeat(64) } },
+  parseAs: 'arrayBuffer',
+});
+const linkCode: components['schemas']['Error']['error'] | undefined = link.error?.error;
 let code: components['schemas']['Error']['error'] | undefined;
 let message: string | undefined;
 if (bad.error) {
@@ -69,6 +81,8 @@ console.log(JSON.stringify({
   errorStatus: bad.response.status,
   code,
   message,
+  linkStatus: link.response.status,
+  linkCode,
 }));
 `;
 
@@ -107,7 +121,18 @@ test('the document describes what the server really sends', async () => {
   const op = doc.paths['/v1/screenshot'].post;
   assert.equal(op.operationId, 'takeScreenshot');
   assert.ok(doc.servers.length > 0 && doc.info.license);
-  assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '402', '413', '415', '429', '500', '502', '503', '504']);
+  assert.deepEqual(Object.keys(op.responses).sort(), ['200', '304', '400', '401', '402', '413', '415', '429', '500', '502', '503', '504']);
+  assert.equal(op.responses['200'].headers['Cache-Control'].$ref, '#/components/headers/CacheControlPrivate');
+  assert.ok(op.responses['200'].headers.ETag && op.parameters.some((p: { name: string }) => p.name === 'If-None-Match'));
+  // The signed link (issue 12): its parameters come from the same schema; no key header; its own codes.
+  const get = doc.paths['/v1/screenshot'].get;
+  assert.equal(get.operationId, 'getSignedScreenshot');
+  assert.deepEqual(get.security, []);
+  const names = get.parameters.map((p: { name: string }) => p.name);
+  for (const n of ['url', 'html', 'viewport.width', 'viewport.deviceScaleFactor', 'hideSelectors', 'deterministic', 'cacheTtl', 'keyId', 'expires', 'signature']) assert.ok(names.includes(n), `GET has ${n}`);
+  assert.ok(!names.includes('headers') && !names.includes('cookies'), 'links never carry headers or cookies');
+  assert.deepEqual(Object.keys(get.responses).sort(), ['200', '304', '400', '402', '403', '410', '429', '500', '502', '503', '504']);
+  assert.ok(!get.responses['200'].headers['x-credits-remaining'], 'a public answer shows no balance');
   for (const t of ['image/png', 'image/jpeg', 'image/webp']) assert.deepEqual(op.responses['200'].content[t].schema, { type: 'string', format: 'binary', contentMediaType: t });
   for (const h of ['Content-Disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'Server-Timing']) {
     assert.ok(op.responses['200'].headers[h], `200 describes ${h}`);
@@ -148,4 +173,6 @@ test('a client generated from the live document compiles with a body of just {ht
   assert.equal(out.errorStatus, 400);
   assert.equal(out.code, 'bad_request');
   assert.match(out.message, /viewport\.width/);
+  assert.equal(out.linkStatus, 403);
+  assert.equal(out.linkCode, 'link_key_invalid');
 });

@@ -53,7 +53,7 @@ test('GET / is the playground, with a strict CSP, and its form is built from the
   const doc = await (await fetch(`${srv.url}/openapi.json`)).json();
   const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema;
   for (const [name, s] of Object.entries<any>(schema.properties)) {
-    if (s.type === 'object') assert.equal(await page.getByRole('group', { name }).count(), 1, `a fieldset for ${name}`);
+    if (s.type === 'object' && s.properties) assert.equal(await page.getByRole('group', { name }).count(), 1, `a fieldset for ${name}`);
     else assert.equal(await page.getByLabel(name, { exact: true }).count(), 1, `a labelled control for ${name}`);
   }
   for (const name of Object.keys(schema.properties.viewport.properties)) assert.equal(await page.getByLabel(name, { exact: true }).count(), 1, `viewport.${name}`);
@@ -109,6 +109,27 @@ test('a bad field shows the server message next to that field', async () => {
   await page.getByLabel('width').fill('400');
   await page.getByLabel('quality').fill('');
   assert.deepEqual(consoleErrors, [], 'no script or CSP errors on the page');
+});
+
+test('extension fields (issue 12): headers and cookies as lines, an enum without default sends nothing', async () => {
+  await page.getByLabel('html', { exact: true }).fill('<p>x</p>');
+  await page.getByLabel('headers', { exact: true }).fill('X-Tenant: 7\nAccept-Language: fr');
+  await page.getByLabel('cookies', { exact: true }).fill('session=abc=1');
+  await page.getByLabel('deterministic', { exact: true }).check();
+  assert.equal(await page.getByLabel('colorScheme', { exact: true }).inputValue(), '');
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/screenshot'));
+  await submitAndWait();
+  const body = (await sent).postDataJSON();
+  assert.deepEqual(body.headers, { 'X-Tenant': '7', 'Accept-Language': 'fr' });
+  assert.deepEqual(body.cookies, [{ name: 'session', value: 'abc=1' }]);
+  assert.equal(body.deterministic, true);
+  assert.ok(!('colorScheme' in body) && !('cacheTtl' in body) && !('userAgent' in body));
+  // With html, the server refuses headers and cookies; the message is shown by the field it names.
+  await errorOf('headers').waitFor();
+  assert.match(await errorOf('headers').innerText(), /headers and cookies are only allowed with url/);
+  await page.getByLabel('headers', { exact: true }).fill('');
+  await page.getByLabel('cookies', { exact: true }).fill('');
+  await page.getByLabel('deterministic', { exact: true }).uncheck();
 });
 
 test('CORS: a page on a listed origin can call the API and read its headers; another origin cannot', async () => {

@@ -8,7 +8,7 @@ const KEY_STORE = 'screenshot-playground-key';
 const MULTILINE = new Set(['html']);
 const SOURCE = ['url', 'html'];
 /** Response headers shown after a capture, in order. */
-const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'content-type', 'x-request-id'];
+const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'content-type', 'etag', 'x-request-id'];
 
 /** @type {Map<string, {read: () => unknown, input: HTMLElement, error: HTMLElement}>} */
 const controls = new Map();
@@ -68,11 +68,27 @@ function field(path, schema, fallback) {
     return wrap;
   }
   if (Array.isArray(schema.enum)) {
-    input = el('select', { id, 'aria-describedby': describedBy }, ...schema.enum.map((v) => el('option', { value: v, selected: v === def }, String(v))));
-    read = () => (input.value === def ? undefined : input.value);
+    // No default in the schema (colorScheme): an empty first choice sends nothing.
+    const none = def === undefined ? [el('option', { value: '', selected: true }, '(default)')] : [];
+    input = el('select', { id, 'aria-describedby': describedBy }, ...none, ...schema.enum.map((v) => el('option', { value: v, selected: v === def }, String(v))));
+    read = () => (input.value === (def ?? '') ? undefined : input.value);
   } else if (schema.type === 'number' || schema.type === 'integer') {
     input = el('input', { type: 'number', id, min: schema.minimum, max: schema.maximum, step: 'any', placeholder: def, inputmode: 'decimal', 'aria-describedby': describedBy });
     read = () => (input.value.trim() === '' ? undefined : Number(input.value));
+  } else if (schema.type === 'object') {
+    // A map of strings (headers): one "Name: value" per line.
+    input = el('textarea', { id, rows: 2, placeholder: 'Name: value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
+    read = () => {
+      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      return lines.length ? Object.fromEntries(lines.map((l) => [l.split(':')[0].trim(), l.slice(l.indexOf(':') + 1).trim()])) : undefined;
+    };
+  } else if (schema.type === 'array' && schema.items?.type === 'object') {
+    // Name/value objects (cookies): one "name=value" per line.
+    input = el('textarea', { id, rows: 2, placeholder: 'name=value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
+    read = () => {
+      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      return lines.length ? lines.map((l) => ({ name: l.split('=')[0], value: l.slice(l.indexOf('=') + 1) })) : undefined;
+    };
   } else if (schema.type === 'array') {
     input = el('textarea', { id, rows: 2, placeholder: 'one per line', spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => {

@@ -1,0 +1,42 @@
+// The cache key material (issue 12): every field that changes the picture counts, cacheTtl does not,
+// and header/cookie values appear only as a digest.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cacheKey } from '../cache/index.ts';
+import { validateRequest } from '../request/validate.ts';
+import { etagOf, ifNoneMatchHits, linkCacheControl } from './conditional.ts';
+import { pictureOf } from './picture.ts';
+
+const key = (body: Record<string, unknown>) => cacheKey('acc', pictureOf(validateRequest({ url: 'https://example.com/', ...body })));
+
+test('every picture-changing field changes the key; cacheTtl does not', () => {
+  const base = key({});
+  assert.equal(key({ cacheTtl: 60 }), base);
+  assert.equal(key({ cacheTtl: 0, deterministic: false }), base, 'defaults are filled in first');
+  const variants = [
+    { deterministic: true }, { colorScheme: 'dark' }, { colorScheme: 'light' }, { userAgent: 'Bot/1' },
+    { headers: { 'X-A': '1' } }, { headers: { 'X-A': '2' } }, { cookies: [{ name: 'a', value: '1' }] }, { cookies: [{ name: 'a', value: '2' }] },
+    { viewport: { width: 1200, height: 630 } }, { format: 'jpeg' }, { fullPage: true },
+  ];
+  const keys = variants.map(key);
+  assert.equal(new Set([base, ...keys]).size, variants.length + 1, 'all different');
+  assert.equal(key({ headers: { 'x-a': '1' } }), key({ headers: { 'X-A': '1' } }), 'header names are case-insensitive');
+});
+
+test('header and cookie values never appear in the key material', () => {
+  const req = validateRequest({ url: 'https://example.com/', headers: { Authorization: 'Bearer secret-token-1' }, cookies: [{ name: 'session', value: 'secret-cookie-2' }] });
+  const material = JSON.stringify(pictureOf(req));
+  assert.ok(!material.includes('secret-token-1') && !material.includes('secret-cookie-2') && !material.includes('session'), material);
+  assert.equal(req.headers?.Authorization, 'Bearer secret-token-1', 'the request itself is untouched');
+});
+
+test('ETag, If-None-Match and the link Cache-Control', () => {
+  const tag = etagOf(Buffer.from('png bytes'));
+  assert.match(tag, /^"[A-Za-z0-9_-]{43}"$/);
+  assert.equal(etagOf(Buffer.from('png bytes')), tag);
+  assert.ok(ifNoneMatchHits(tag, tag) && ifNoneMatchHits(`"x", W/${tag}`, tag) && ifNoneMatchHits('*', tag));
+  assert.ok(!ifNoneMatchHits('"other"', tag) && !ifNoneMatchHits(undefined, tag) && !ifNoneMatchHits('', tag));
+  assert.equal(linkCacheControl(300, 10_000, 1_000), 'public, max-age=300, immutable');
+  assert.equal(linkCacheControl(86400, 1_060, 1_000), 'public, max-age=60, immutable', 'never past the expiry');
+  assert.equal(linkCacheControl(0, 10_000, 1_000), 'public, no-cache');
+});

@@ -1,0 +1,20 @@
+// What identifies the picture a request produces, for the result cache's key (issue 12): every
+// validated field that can change the image (the extensions included: deterministic, colorScheme,
+// userAgent, headers, cookies), and nothing else. `cacheTtl` is left out: it says how old a
+// capture may be, not what it shows, so a request with cacheTtl 60 reuses a capture stored by one
+// with cacheTtl 300 while it is young enough. Header and cookie values are secrets of the caller
+// (sessions, tokens): they enter the key only as one SHA-256, never in clear, so that no cache
+// storage (memory today, a database tomorrow) holds them.
+import { createHash } from 'node:crypto';
+import type { ScreenshotRequest } from '../request/schema.ts';
+
+const digest = (v: unknown) => `sha256:${createHash('sha256').update(JSON.stringify(v)).digest('base64url')}`;
+
+export function pictureOf(req: ScreenshotRequest): ScreenshotRequest {
+  const { cacheTtl: _reuse, headers, cookies, ...picture } = req;
+  const out: ScreenshotRequest = picture;
+  // Header names are case-insensitive: X-Foo and x-foo send the same request.
+  if (headers) out.headers = { digest: digest(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]).sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))) };
+  if (cookies) out.cookies = [{ name: 'digest', value: digest(cookies.map((c) => [c.name, c.value])) }];
+  return out;
+}
