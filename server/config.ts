@@ -24,6 +24,8 @@ export interface Config {
   logLevel: string;
   /** Origins whose pages may call the API from a browser (CORS); empty = none. */
   corsOrigins: string[];
+  /** After SIGTERM: seconds the listener stays open, /readyz answering 503, before it closes (server/http/drain.ts). */
+  drainSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -97,5 +99,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     freeCredits: int(env, 'FREE_CREDITS', 100, 0, 1_000_000_000),
     logLevel,
     corsOrigins,
+    drainSeconds: int(env, 'DRAIN_SECONDS', 0, 0, 300),
   };
 }

@@ -34,7 +34,19 @@ interface Generation {
 
 const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser
 
-export class BrowserPool extends EventEmitter {
+/**
+ * What the pool reports as it works (read by server/metrics.ts):
+ *   'admitted'         (waitedMs)                  a render got its permit after waiting this long
+ *   'rejected'         (reason)                    a render was refused before it started
+ *   'browser-retired'  ({ reason, renders })       a browser left service: 'crashed' or 'recycled'
+ */
+export interface PoolEvents {
+  admitted: [waitedMs: number];
+  rejected: [reason: 'queue_full' | 'shutting_down'];
+  'browser-retired': [{ reason: 'crashed' | 'recycled'; renders: number }];
+}
+
+export class BrowserPool extends EventEmitter<PoolEvents> {
   private gen: Promise<Generation> | undefined;
   /** The generation `gen` resolved to, known synchronously so that retire() can replace it at once. */
   private currentGen: Generation | undefined;
@@ -55,6 +67,10 @@ export class BrowserPool extends EventEmitter {
   }
   get inFlight(): number {
     return this.running;
+  }
+  /** True when a new render would be refused now: every slot busy and the queue full. */
+  get saturated(): boolean {
+    return this.running >= this.opts.concurrency && this.queue.length >= this.opts.queueLimit;
   }
   /** Prepared slots waiting for a request. */
   get warmSlots(): number {
@@ -144,6 +160,7 @@ export class BrowserPool extends EventEmitter {
     g.dead ||= dead;
     if (!g.retired) {
       g.retired = true;
+      if (!this.closing) this.emit('browser-retired', { reason: g.dead ? 'crashed' : 'recycled', renders: g.renders });
       if (this.currentGen === g) {
         this.currentGen = undefined;
         this.gen = undefined; // so that current() below launches the replacement now
@@ -158,12 +175,16 @@ export class BrowserPool extends EventEmitter {
   }
 
   private async acquirePermit(signal?: AbortSignal): Promise<void> {
-    if (this.closing) throw new Overloaded('the server is shutting down', 5);
+    if (this.closing) {
+      this.emit('rejected', 'shutting_down');
+      throw new Overloaded('the server is shutting down', 5);
+    }
     if (this.running < this.opts.concurrency) {
       this.running++;
       return;
     }
     if (this.queue.length >= this.opts.queueLimit) {
+      this.emit('rejected', 'queue_full');
       throw new Overloaded(`the render queue is full (${this.opts.queueLimit} waiting)`, 2);
     }
     await new Promise<void>((resolve, reject) => {
@@ -188,7 +209,9 @@ export class BrowserPool extends EventEmitter {
   }
 
   async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
+    const asked = performance.now();
     await this.acquirePermit(signal);
+    this.emit('admitted', performance.now() - asked);
     try {
       return await this.renderInSlot(req, deps, signal);
     } finally {
