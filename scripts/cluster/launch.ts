@@ -33,8 +33,11 @@ export interface Cluster {
   waitFor(ok: (states: Record<string, string>) => boolean, ms: number, what: string): Promise<Record<string, string>>;
   /** Signals a replica and waits for its process to end. */
   stopReplica(i: number, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Starts a new process in slot i (after stopReplica) and points the balancer at it. */
-  startReplica(i: number): Promise<Replica>;
+  /**
+   * Starts a new process for slot i and points the balancer at it once `after` has settled (e.g.
+   * the old process's exit: the new one starts while the old one drains, as a rolling update does).
+   */
+  startReplica(i: number, after?: Promise<unknown>): Promise<Replica>;
   stop(): Promise<void>;
 }
 
@@ -121,8 +124,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       r.proc.kill(signal);
       return r.exited;
     },
-    async startReplica(i) {
-      const r = await launch(i);
+    async startReplica(i, after) {
+      const [r] = await Promise.all([launch(i), after]);
       replicas[i] = r;
       await h.setAddress(slotName(i), '127.0.0.1', r.port);
       return r;
