@@ -46,12 +46,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'screenshot-cluster-'));
   const slotName = (i: number) => `r${i + 1}`;
   const env = { ...opts.env, DATABASE_URL: opts.databaseUrl, HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data') };
-  let generation = 0;
   const launch = (i: number) =>
     startReplica({
       name: slotName(i),
       env,
-      tmp: path.join(dir, `${slotName(i)}-${++generation}`),
       onLine: opts.onLine && ((l) => opts.onLine!(slotName(i), l)),
     });
 

@@ -1,8 +1,6 @@
 // One replica of the reference deployment: `node --import tsx server/main.ts` as a child process,
-// exactly as operators run it, on port 0 (the port is read from its "listening" log line), with
-// a TMPDIR of its own (so that its Chromium processes and profile directories can be found).
+// exactly as operators run it, on port 0 (the port is read from its "listening" log line).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './haproxy.ts';
 
@@ -12,7 +10,6 @@ export interface Replica {
   pid: number;
   port: number;
   url: string;
-  tmp: string;
   /** stdout and stderr so far (pino JSON lines). */
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -21,14 +18,12 @@ export interface Replica {
 export async function startReplica(opts: {
   name: string;
   env: Record<string, string>;
-  /** Its TMPDIR (created if missing). */
-  tmp: string;
   /** Each output line as it comes (the cluster script prints them prefixed). */
   onLine?: (line: string) => void;
   timeoutMs?: number;
 }): Promise<Replica> {
-  mkdirSync(opts.tmp, { recursive: true });
-  const env = { ...opts.env, PORT: '0', TMPDIR: opts.tmp, PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? opts.tmp };
+  // TMPDIR stays shared: tsx keeps its compiled modules there (a cold cache costs seconds per start).
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env, PORT: '0' };
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let partial = '';
@@ -47,8 +42,8 @@ export async function startReplica(opts: {
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new Error(`${opts.name}: no "listening" log line within ${opts.timeoutMs ?? 90_000} ms:\n${out.slice(-4000)}`));
-    }, opts.timeoutMs ?? 90_000);
+      reject(new Error(`${opts.name}: no "listening" log line within ${opts.timeoutMs ?? 180_000} ms:\n${out.slice(-4000)}`));
+    }, opts.timeoutMs ?? 180_000);
     const look = () => {
       for (const line of out.split('\n')) {
         if (!line.includes('listening on')) continue;
@@ -70,5 +65,5 @@ export async function startReplica(opts: {
       reject(new Error(`${opts.name} exited (${code ?? signal}) before listening:\n${out.slice(-4000)}`));
     });
   });
-  return { name: opts.name, proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, tmp: opts.tmp, output: () => out, exited };
+  return { name: opts.name, proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, output: () => out, exited };
 }

@@ -14,12 +14,12 @@
 // Figures are printed (t.diagnostic) for the integrator's note.
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { postgresStore, PG_SKIP, type TestStore } from '../../server/accounts/test-stores.ts';
 import { startCluster, type Cluster } from '../../scripts/cluster/launch.ts';
 import type { HaproxyParams } from '../../scripts/cluster/haproxy.ts';
-import { eventually, page, processesMentioning, shoot, sleep, startFixture, TEST_KEY, type Fixture, type Reply } from '../api/helpers.ts';
+import { chromiumDescendants, eventually, page, shoot, sleep, startFixture, TEST_KEY, type Fixture, type Reply } from '../api/helpers.ts';
 
 const HAPROXY = process.env.HAPROXY_PATH || '/usr/sbin/haproxy';
 const SKIP = PG_SKIP || (existsSync(HAPROXY) ? false : `no HAProxy at ${HAPROXY}: run scripts/setup-haproxy.sh (scripts/test.sh does)`);
@@ -81,6 +81,15 @@ function summary(rs: Reply[]) {
     cached: rs.filter((r) => r.status === 200 && r.headers.get('x-cache') === 'hit').length,
     statuses: [...new Set(rs.map((r) => `${r.status}${r.json?.error ? ` ${r.json.error}` : ''}`))].join(', '),
   };
+}
+
+/** True while the process exists and is not a zombie (an exited child its new parent has not reaped). */
+function running(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
 }
 
 async function readyz(base: string): Promise<{ status: number; message?: string }> {
@@ -208,6 +217,8 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     }, 20_000, 100);
     assert.ok(busy, 'each replica is rendering one capture');
     const held = (await metric(dead.url, 'screenshot_renders_in_flight')) + (await metric(dead.url, 'screenshot_queue_depth'));
+    const itsChromium = chromiumDescendants(dead.pid);
+    assert.ok(itsChromium.length > 0, 'its Chromium runs');
     const killed = Date.now();
     dead.proc.kill('SIGKILL');
     t.after(async () => {
@@ -233,7 +244,8 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       assert.equal(r.json?.error, 'render_failed');
     }
     assert.ok(outAfter <= DOWN_WITHIN_MS + SLACK_MS, `out within the check interval (${outAfter} ms)`);
-    assert.ok(await eventually(() => processesMentioning(dead.tmp).length === 0, 15_000), 'its Chromium did not outlive it');
+    const alive = () => itsChromium.filter(running);
+    assert.ok(await eventually(() => alive().length === 0, 15_000), `its Chromium did not outlive it: ${alive()}`);
   });
 
   test('saturation: every answer is a capture or a 503 with Retry-After, never a 502 or a hang; a full replica says so on /readyz', async (t: TestContext) => {
