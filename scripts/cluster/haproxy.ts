@@ -34,10 +34,12 @@ export interface HaproxyParams {
 }
 
 /**
- * Health-check timing shipped in compose and used by `npm run cluster`: a replica that stops
- * answering /readyz is out within fall x interval + timeout = 3 s, under DRAIN_SECONDS (5).
+ * Health-check timing shipped in compose and used by `npm run cluster`. A draining replica answers
+ * /readyz 503 at once, so it is out within fall x interval (+ one interval) = 3 s, under
+ * DRAIN_SECONDS (5). The timeout exceeds /readyz's own 2 s wait for a busy browser: a loaded
+ * replica is slow, not down.
  */
-export const CHECKS: Pick<HaproxyParams, 'check_interval' | 'check_timeout' | 'check_fall' | 'check_rise' | 'retries'> = { check_interval: '1s', check_timeout: '1s', check_fall: 2, check_rise: 2, retries: 3 };
+export const CHECKS: Pick<HaproxyParams, 'check_interval' | 'check_timeout' | 'check_fall' | 'check_rise' | 'retries'> = { check_interval: '1s', check_timeout: '3s', check_fall: 2, check_rise: 2, retries: 3 };
 
 /** compose.yaml's HAProxy: service `screenshot` (replicas found through Docker's DNS) on port 3000. */
 export const COMPOSE_REPLICA_SLOTS = 10;
