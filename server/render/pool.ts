@@ -287,7 +287,12 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   /** Stops taking renders, waits for those in flight (up to `graceMs`), closes every browser. */
   async close(graceMs = 25_000): Promise<void> {
     this.closing = true;
-    for (const wake of this.queue.splice(0)) wake(); // queued renders proceed; acquire already passed
+    // Queued renders proceed (they were admitted); each counts as running, so that the wait below
+    // covers them too and Chromium is not closed under them.
+    for (const wake of this.queue.splice(0)) {
+      this.running++;
+      wake();
+    }
     const until = Date.now() + graceMs;
     while (this.running > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     await this.gen?.catch(() => {}); // a browser still starting is closed by launch() itself

@@ -233,13 +233,15 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     assert.ok(itsChromium.length > 0, 'its Chromium runs');
     const killed = Date.now();
     dead.proc.kill('SIGKILL');
+    await dead.exited; // the kernel has closed its sockets: from now on it refuses connections
     t.after(async () => {
       // Back to three replicas for what follows, whatever happened here.
       await cluster.startReplica(victim);
       await cluster.waitFor((st) => st[dead.name] === 'UP', 60_000, `${dead.name} UP again`);
     });
-    // Steady load from the moment of the crash: requests sent to the dead replica before the
-    // balancer notices are refused at connect and sent elsewhere.
+    // Steady load from the moment it is gone: requests sent to the dead replica before the
+    // balancer notices are refused at connect and sent elsewhere. (One arriving in the instant
+    // of its death, accepted by the kernel but never read, fails like the ones it held.)
     const load = steadyLoad(2, () => quickHtml());
     await cluster.waitFor((s) => s[dead.name] === 'DOWN', DOWN_WITHIN_MS + SLACK_MS, `${dead.name} DOWN`);
     const outAfter = Date.now() - killed;
@@ -252,8 +254,11 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     assert.equal(summary(others).failed, 0, `nothing else fails: ${summary(others).statuses}\n${balancerLog()}`);
     assert.ok(failedSlow.length <= held, `only what it held fails (${failedSlow.length} <= ${held})`);
     for (const r of failedSlow) {
-      assert.equal(r.status, 500, `a capture lost with its replica is 500 render_failed, never a 502: ${r.status} ${JSON.stringify(r.json)}\n${balancerLog()}`);
-      assert.equal(r.json?.error, 'render_failed');
+      // HAProxy answers 500 render_failed (deploy/haproxy/replica-lost.http) on a fresh client
+      // connection; on a reused keep-alive one it closes it without an answer, which tells the
+      // client that it may send the request again (HAProxy's design: haproxy/haproxy#2375).
+      const closed = r.status === -1 && /other side closed/.test(r.json?.message ?? '');
+      assert.ok((r.status === 500 && r.json?.error === 'render_failed') || closed, `a capture lost with its replica: 500 render_failed or a closed connection, never a 502: ${r.status} ${JSON.stringify(r.json)}\n${balancerLog()}`);
     }
     assert.ok(outAfter <= DOWN_WITHIN_MS + SLACK_MS, `out within the check interval (${outAfter} ms)`);
     const alive = () => itsChromium.filter(running);
