@@ -5,13 +5,12 @@
 // or a request body (DESIGN §3).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startReplica } from '../../scripts/cluster/replica.ts';
 import { decode, entries, eventually, near, page, processesMentioning, shoot, show, startFixture, TEST_KEY, testEnv, type Fixture } from './helpers.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 let fx: Fixture;
 const cleanup: string[] = [];
@@ -36,37 +35,12 @@ interface Child {
 }
 
 /** Starts server/main.ts with its own TMPDIR, so that its Chromium processes and dirs are findable. */
-async function startChild(): Promise<Child> {
+async function startChild(extra: Record<string, string> = {}): Promise<Child> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'api-test-child-'));
-  const dataDir = path.join(tmp, 'data');
   cleanup.push(tmp);
-  const env = { ...testEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'info' }, [fx.hostPort]), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, TMPDIR: tmp };
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening" log line within 60 s:\n${out}`)), 60_000);
-    const look = () => {
-      for (const line of out.split('\n')) {
-        if (!line.includes('listening on')) continue;
-        try {
-          const port = JSON.parse(line).port;
-          if (typeof port === 'number') {
-            clearTimeout(timer);
-            proc.stdout!.off('data', look);
-            return resolve(port);
-          }
-        } catch {
-          // not JSON: keep looking
-        }
-      }
-    };
-    proc.stdout!.on('data', look);
-    void exited.then(({ code }) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)));
-  });
-  return { proc, url: `http://127.0.0.1:${port}`, tmp, output: () => out, exited };
+  const env = testEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info', TMPDIR: tmp, ...extra }, [fx.hostPort]);
+  const r = await startReplica({ name: 'server', env });
+  return { proc: r.proc, url: r.url, tmp, output: r.output, exited: r.exited };
 }
 
 test('SIGTERM during a render: the render completes 200, the process exits 0, no Chromium of it remains', async () => {
@@ -121,6 +95,32 @@ test('SIGTERM when idle: exits 0 at once and leaves nothing behind', async () =>
     assert.ok(Date.now() - signalled < 8000, `exited in ${Date.now() - signalled} ms`);
     assert.ok(await eventually(() => processesMentioning(child.tmp).length === 0, 5000), 'no Chromium of it remains');
     assert.deepEqual(entries(child.tmp, 'shot-chromium-'), []);
+  } finally {
+    if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
+  }
+});
+
+test('SIGTERM with DRAIN_SECONDS: /readyz 503 at once, requests still served (Connection: close), then the listener closes and the process exits 0', async () => {
+  const child = await startChild({ DRAIN_SECONDS: '3' });
+  try {
+    const body = { html: '<p>x', waitUntil: 'load', viewport: { width: 16, height: 16 } };
+    assert.equal((await fetch(`${child.url}/readyz`)).status, 200);
+    const signalled = Date.now();
+    child.proc.kill('SIGTERM');
+    const ready = await eventually(async () => (await fetch(`${child.url}/readyz`)).status === 503, 1000, 20);
+    assert.ok(ready, '/readyz answers 503 within a second of SIGTERM');
+    const rz = await (await fetch(`${child.url}/readyz`)).json();
+    assert.equal(rz.error, 'overloaded');
+    assert.match(rz.message, /draining/);
+    const during = await shoot(child.url, body);
+    assert.equal(during.status, 200, `served while draining: ${show(during)}`);
+    assert.equal(during.headers.get('connection'), 'close', 'and the connection is closed after it');
+    assert.ok(Date.now() - signalled < 3000, 'within the drain period (test precondition)');
+    const { code } = await child.exited;
+    assert.equal(code, 0, child.output().slice(-2000));
+    assert.ok(Date.now() - signalled >= 3000, 'not before the drain period ended');
+    assert.ok((await shoot(child.url, body).catch((e: Error) => e)) instanceof Error, 'then nothing listens');
+    assert.match(child.output(), /draining for 3 s/);
   } finally {
     if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
   }
