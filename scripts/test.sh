@@ -2,8 +2,9 @@
 # `npm test`: every test of the project, against real parts: the browser (installed by
 # scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
-# inside a network namespace of its own -> conformance suite against a fresh reference server ->
-# mutants -> the core profile against a second engine (the Firefox subject).
+# inside a network namespace of its own -> the reference deployment (replicas behind HAProxy) ->
+# conformance suite against a fresh reference server (twice for core) -> mutants -> the core
+# profile against a second engine (the Firefox subject).
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,8 +37,11 @@ else
   echo "PostgreSQL could not be started"; fail=$((fail + 1)); failed_stages+=(postgres)
 fi
 
+stage "HAProxy for the cluster tests"
+if HAPROXY_PATH="$(bash scripts/setup-haproxy.sh | tail -1)"; then export HAPROXY_PATH; "$HAPROXY_PATH" -v | head -1; else echo "no HAProxy"; fail=$((fail + 1)); failed_stages+=(haproxy); fi
+
 stage "unit and integration tests"
-mapfile -t files < <(find server test/api test/mcp test/playground conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find server test/api test/mcp test/playground test/deploy conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 timeout 1500 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
@@ -51,6 +55,14 @@ if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null
   count_node "$slog"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
 fi
+
+stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
+klog=$(mktemp)
+started=$(date +%s)
+timeout 900 node --import tsx --test --test-reporter=spec --test-timeout=600000 test/cluster/*.test.ts 2>&1 | tee "$klog"
+count_node "$klog"
+[ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(cluster)
+echo "reference deployment stage: $(( $(date +%s) - started )) s"
 
 stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
 clog=$(mktemp)

@@ -26,6 +26,8 @@ export interface Config {
   corsOrigins: string[];
   /** LINK_SIGNING_KEK: the 32-byte key that seals signing secrets of signed links (server/links/kek.ts); null = DATA_DIR file or none. */
   linkSigningKek: Buffer | null;
+  /** After SIGTERM: seconds the listener stays open, /readyz answering 503, before it closes (server/http/drain.ts). */
+  drainSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     corsOrigins,
     linkSigningKek,
+    drainSeconds: int(env, 'DRAIN_SECONDS', 0, 0, 300),
   };
 }
 

@@ -1,5 +1,7 @@
 // `npm start`: validated config, the server, a development key when none is configured, and a
-// graceful SIGTERM (stop accepting, finish in-flight renders, close Chromium).
+// graceful stop: SIGTERM drains (/readyz 503 at once, requests still served for DRAIN_SECONDS so
+// that a balancer stops routing here first), then stops accepting, finishes the renders in flight
+// and closes Chromium; SIGINT (Ctrl-C) skips the drain period.
 import { ensureDevKey, openAccounts } from './accounts/index.ts';
 import { StoreInUse } from './accounts/db.ts';
 import { createLogger } from './log.ts';
@@ -36,8 +38,9 @@ if (dev) {
 }
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.once(sig, () => {
-    server.log.info(`${sig}: no new requests; finishing renders in flight`);
-    server.close().then(
+    const drainMs = sig === 'SIGTERM' ? config.drainSeconds * 1000 : 0;
+    server.log.info(drainMs ? `${sig}: draining for ${config.drainSeconds} s, then no new requests` : `${sig}: no new requests; finishing renders in flight`);
+    server.close({ drainMs }).then(
       () => process.exit(0),
       (e) => {
         server.log.error({ err: e }, 'shutdown failed');

@@ -1,13 +1,38 @@
-// Prometheus metrics for GET /metrics: render latency, queue depth, pool size, outcomes by code.
+// Prometheus metrics for GET /metrics: what an operator and an autoscaler need (README
+// "Running at scale"): queue depth and renders in flight (scale on these), rejections by reason,
+// browser restarts and renders per browser, per-step latency (queue wait included), cache results.
+import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolEvents } from './render/pool.ts';
 
 export interface Metrics {
   registry: Registry;
   renderSeconds: Histogram<'outcome'>;
   outcomes: Counter<'code'>;
+  /** Requests refused before rendering: queue_full, shutting_down (pool), rate_limited, insufficient_credits. */
+  rejections: Counter<'reason'>;
+  /** Result cache lookups of url-mode requests: hit, miss, joined (waited for an identical render: single flight). */
+  cache: Counter<'result'>;
+  /** Observes the durations of one render's steps, named as the pipeline names them. */
+  observeSteps(timings: ReadonlyArray<{ stage: string; ms: number }>): void;
 }
 
-export function createMetrics(pool: { queueDepth: number; inFlight: number; warmSlots: number }): Metrics {
+export interface PoolView extends EventEmitter<PoolEvents> {
+  readonly queueDepth: number;
+  readonly inFlight: number;
+  readonly warmSlots: number;
+  readonly saturated: boolean;
+}
+
+/** Distinct step labels kept; any further name is counted as "other" (bounded cardinality). */
+const MAX_STEP_LABELS = 40;
+
+/** A step's label: its name without a quoted argument (e.g. a selector), so that labels stay few. */
+export function stepLabel(stage: string): string {
+  return stage.replace(/\s*["'`].*$/s, '').trim().slice(0, 60) || 'step';
+}
+
+export function createMetrics(pool: PoolView, opts: { concurrency: number; queueLimit: number; draining?: () => boolean }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const renderSeconds = new Histogram({
@@ -23,8 +48,70 @@ export function createMetrics(pool: { queueDepth: number; inFlight: number; warm
     labelNames: ['code'],
     registers: [registry],
   });
-  new Gauge({ name: 'screenshot_queue_depth', help: 'Renders waiting for a slot', registers: [registry], collect() { this.set(pool.queueDepth); } });
-  new Gauge({ name: 'screenshot_renders_in_flight', help: 'Renders running now', registers: [registry], collect() { this.set(pool.inFlight); } });
-  new Gauge({ name: 'screenshot_pool_warm_slots', help: 'Isolated contexts prepared ahead of demand', registers: [registry], collect() { this.set(pool.warmSlots); } });
-  return { registry, renderSeconds, outcomes };
+  const rejections = new Counter({
+    name: 'screenshot_rejections_total',
+    help: 'Requests refused before rendering, by reason (queue_full, shutting_down, rate_limited, insufficient_credits)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: 'screenshot_cache_requests_total',
+    help: 'Result cache lookups (url mode): hit, miss, joined (served by an identical render in flight)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const steps = new Histogram({
+    name: 'screenshot_step_seconds',
+    help: 'Duration of each render step, named as the pipeline names it; "queue" is the wait for a render slot',
+    labelNames: ['step'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20],
+    registers: [registry],
+  });
+  const restarts = new Counter({
+    name: 'screenshot_browser_restarts_total',
+    help: 'Browsers replaced, by reason (crashed: died or hung; recycled: after BROWSER_RECYCLE_AFTER renders)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const rendersPerBrowser = new Histogram({
+    name: 'screenshot_browser_renders',
+    help: 'Renders a browser served before it was replaced',
+    buckets: [1, 10, 50, 100, 250, 500, 1000, 5000],
+    registers: [registry],
+  });
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  gauge('screenshot_queue_depth', 'Renders waiting for a slot', () => pool.queueDepth);
+  gauge('screenshot_renders_in_flight', 'Renders running now', () => pool.inFlight);
+  gauge('screenshot_pool_warm_slots', 'Isolated contexts prepared ahead of demand', () => pool.warmSlots);
+  gauge('screenshot_render_slots', 'Renders this replica runs at once (RENDER_CONCURRENCY)', () => opts.concurrency);
+  gauge('screenshot_queue_limit', 'Renders that may wait for a slot before 503 (QUEUE_LIMIT)', () => opts.queueLimit);
+  gauge('screenshot_saturated', '1 when a new render would be refused now (every slot busy, queue full)', () => (pool.saturated ? 1 : 0));
+  gauge('screenshot_draining', '1 once SIGTERM was received: /readyz answers 503 until the process exits', () => (opts.draining?.() ? 1 : 0));
+
+  pool.on('admitted', (ms) => steps.observe({ step: 'queue' }, ms / 1000));
+  pool.on('rejected', (reason) => rejections.inc({ reason }));
+  pool.on('browser-retired', ({ reason, renders }) => {
+    restarts.inc({ reason });
+    rendersPerBrowser.observe(renders);
+  });
+
+  const seen = new Set<string>(['queue']);
+  return {
+    registry,
+    renderSeconds,
+    outcomes,
+    rejections,
+    cache,
+    observeSteps(timings) {
+      for (const { stage, ms } of timings) {
+        let step = stepLabel(stage);
+        if (!seen.has(step)) {
+          if (seen.size >= MAX_STEP_LABELS) step = 'other';
+          else seen.add(step);
+        }
+        steps.observe({ step }, ms / 1000);
+      }
+    },
+  };
 }

@@ -37,30 +37,57 @@ export interface ServiceDeps {
   maxOutputPixels: number;
   /** CACHE_TTL_SECONDS: the cacheTtl of a request that gives none. */
   defaultCacheTtl: number;
+  /** The browser's version: part of the cache key, so that a new Chromium renders afresh. */
+  browserVersion(): string | undefined;
+}
+
+export interface CaptureOptions {
+  cache?: { lookup: boolean; store: boolean };
+  signal?: AbortSignal;
 }
 
 export function createCaptureService(deps: ServiceDeps) {
-  return async function captureScreenshot(account: Account, body: unknown, opts: { cache?: { lookup: boolean; store: boolean }; signal?: AbortSignal } = {}): Promise<CaptureOutcome> {
+  async function captureScreenshot(account: Account, body: unknown, opts: CaptureOptions = {}): Promise<CaptureOutcome> {
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
-    await deps.accounts.checkRateLimit(account);
+    await deps.accounts.checkRateLimit(account).catch(countRefusal);
 
-    const key = req.url ? cacheKey(account.id, pictureOf(req)) : undefined; // html results are never cached
     const cacheTtl = req.cacheTtl ?? deps.defaultCacheTtl; // issue 12: the entry's TTL and the oldest capture reused
-    if (key && cacheTtl > 0 && (opts.cache?.lookup ?? true)) {
-      const hit = deps.cache.get(key, { maxAgeSeconds: cacheTtl });
-      if (hit) {
+    // html results are never cached (DESIGN §3); the key is the picture (server/http-caching/picture.ts)
+    const key = req.url && deps.cache.enabled && cacheTtl > 0 ? cacheKey(account.id, pictureOf(req), deps.browserVersion()) : undefined;
+    // Single flight (server/cache/shared.ts): a hit, an identical render's result, or the lead.
+    let lead: { end(): Promise<void> } | undefined;
+    if (key && (opts.cache?.lookup ?? true)) {
+      const got = await deps.cache.acquire(key, { maxAgeSeconds: cacheTtl, signal: opts.signal });
+      if (got.hit) {
+        deps.metrics.cache.inc({ result: got.joined ? 'joined' : 'hit' });
+        const { storedAt: _, ...hit } = got.hit;
         const remaining = await deps.accounts.balance(account);
         return { ...hit, request: req, cacheTtl, headers: { ...hit.headers, 'x-cache': 'hit', 'x-credits-charged': '0', 'x-credits-remaining': String(remaining) } };
       }
+      lead = got.lead;
+      deps.metrics.cache.inc({ result: 'miss' });
     }
+    try {
+      return await renderAndBill(account, req, key, cacheTtl, opts);
+    } finally {
+      await lead?.end(); // after the entry is stored: waiters find it
+    }
+  }
 
-    const reservation = await deps.accounts.reserve(account);
+  function countRefusal(e: unknown): never {
+    if (e instanceof ServiceError && (e.code === 'rate_limited' || e.code === 'insufficient_credits')) deps.metrics.rejections.inc({ reason: e.code });
+    throw e;
+  }
+
+  async function renderAndBill(account: Account, req: ScreenshotRequest, key: string | undefined, cacheTtl: number, opts: CaptureOptions): Promise<CaptureOutcome> {
+    const reservation = await deps.accounts.reserve(account).catch(countRefusal);
     const started = process.hrtime.bigint();
     let committed = false;
     try {
       const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal);
       deps.metrics.renderSeconds.observe({ outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
+      deps.metrics.observeSteps(r.timings);
       const remaining = await deps.accounts.commit(reservation);
       committed = true;
       const headers: Record<string, string> = {
@@ -72,7 +99,7 @@ export function createCaptureService(deps: ServiceDeps) {
       };
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
-      if (key && (opts.cache?.store ?? true)) deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
+      if (key && (opts.cache?.store ?? true)) await deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
       return { ...outcome, request: req, cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
@@ -80,7 +107,9 @@ export function createCaptureService(deps: ServiceDeps) {
     } finally {
       if (!committed) await deps.accounts.release(reservation);
     }
-  };
+  }
+
+  return captureScreenshot;
 }
 
 /** Server-Timing: one metric per render step (names are the step's first word, kept unique). */

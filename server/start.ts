@@ -3,12 +3,13 @@
 // Used by server/main.ts (npm start), by the tests and by the conformance harness (port 0).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openAccounts, type Accounts } from './accounts/index.ts';
+import { openAccounts } from './accounts/index.ts';
 import type { SqlLedger } from './accounts/ledger.ts';
-import { createResultCache } from './cache/index.ts';
+import { openSharedCache } from './cache/shared.ts';
 import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
 import { createApp } from './http/app.ts';
+import { Drain } from './http/drain.ts';
 import { resolveKek } from './links/kek.ts';
 import { createLogger, type Logger } from './log.ts';
 import { mcpRouter } from './mcp/router.ts';
@@ -17,7 +18,8 @@ import { BrowserPool, type PoolOptions } from './render/pool.ts';
 import { createCaptureService } from './service.ts';
 
 export interface Overrides {
-  accounts?: Accounts;
+  /** The store's ledger (its database also holds the result cache). */
+  accounts?: SqlLedger;
   log?: Logger;
   /** How the pool starts a browser (default: launchBrowser); tests observe the browsers this way. */
   launchBrowser?: PoolOptions['launch'];
@@ -27,10 +29,15 @@ export interface RunningServer {
   url: string;
   port: number;
   pool: BrowserPool;
-  accounts: Accounts;
+  accounts: SqlLedger;
   guard: EgressGuard;
   log: Logger;
-  close(): Promise<void>;
+  /**
+   * Stops the server. With drainMs (SIGTERM, DRAIN_SECONDS): /readyz answers 503 at once and
+   * requests are still served for drainMs, so that a balancer stops routing here first; then the
+   * listener closes, renders in flight finish, Chromium and the store close.
+   */
+  close(opts?: { drainMs?: number }): Promise<void>;
 }
 
 export async function startServer(config: Config, overrides: Overrides = {}): Promise<RunningServer> {
@@ -56,19 +63,37 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     await Promise.all([guard.close(), accounts.close()]);
     throw e;
   }
-  const metrics = createMetrics(pool);
-  const cache = createResultCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
-  const capture = createCaptureService({ accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels, defaultCacheTtl: config.cacheTtlSeconds });
+  const drain = new Drain();
+  const metrics = createMetrics(pool, { concurrency: config.renderConcurrency, queueLimit: config.queueLimit, draining: () => drain.draining });
+  const cache = await openSharedCache(accounts.db, {
+    ttlSeconds: config.cacheTtlSeconds,
+    maxBytes: config.cacheMaxBytes,
+    // A waiter waits at most this long for an identical render (queue wait and budget included).
+    leaseMs: 2 * config.renderBudgetMs + 10_000,
+    onError: (err, during) => log.warn({ err }, `${during} failed; served without the cache`),
+  }).catch(async (e) => {
+    await Promise.all([pool.close(), guard.close(), accounts.close()]);
+    throw e;
+  });
+  const capture = createCaptureService({
+    accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels,
+    browserVersion: () => pool.browserVersion, defaultCacheTtl: config.cacheTtlSeconds,
+  });
   const kek = resolveKek(config);
   if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (README "Signed links")');
+  const readiness = async (): Promise<string | undefined> => {
+    if (drain.draining) return 'draining: this replica is shutting down';
+    if (pool.saturated) return 'the render queue is full';
+    return (await pool.ready()) ? undefined : 'the browser is not ready';
+  };
   const app = createApp({
-    accounts, capture, metrics, log, ready: () => pool.ready(),
+    accounts, capture, metrics, log, readiness, drain,
     browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
     corsOrigins: config.corsOrigins,
     // Signed links (issue 12): the store's signing secrets, sealed with the KEK (server/links/kek.ts).
-    links: { db: (accounts as Partial<SqlLedger>).db, kek },
+    links: { db: accounts.db, kek },
   });
 
   const server = http.createServer(app);
@@ -87,12 +112,19 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     accounts,
     guard,
     log,
-    close: () =>
+    close: (opts = {}) =>
       (closing ??= (async () => {
+        drain.start();
+        if (opts.drainMs) {
+          log.info({ drainMs: opts.drainMs }, 'draining: /readyz answers 503; still serving until the balancer stops sending');
+          await new Promise((r) => setTimeout(r, opts.drainMs));
+        }
         const stopped = new Promise<void>((r) => server.close(() => r())); // stop accepting
         server.closeIdleConnections();
         await pool.close(); // finish what is in flight, then close Chromium
-        // Responses of finished renders get a moment to flush; then keep-alive sockets are cut.
+        // Requests whose render is done still commit and write their response (or wait for an
+        // identical render elsewhere); then keep-alive sockets are cut.
+        await drain.idle(30_000);
         await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000).unref())]);
         server.closeAllConnections();
         await stopped;

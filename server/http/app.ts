@@ -20,6 +20,7 @@ import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
 import { oauthProbeAnswer, requireAuth } from './auth.ts';
 import { cors } from './cors.ts';
+import type { Drain } from './drain.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -31,7 +32,10 @@ export interface AppDeps {
   capture: CaptureService;
   metrics: Metrics;
   log: Logger;
-  ready(): Promise<boolean>;
+  /** Undefined when this replica takes work; otherwise why not (draining, queue full, no browser). */
+  readiness(): Promise<string | undefined>;
+  /** Counts requests in flight and closes connections once draining (server/http/drain.ts). */
+  drain?: Drain;
   /** Reported by /healthz so that reports (e.g. the conformance suite's) can record it. */
   browserVersion(): string | undefined;
   /** Extra routers (the MCP server) mounted before the catch-all 404. */
@@ -72,6 +76,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (deps.drain) app.use(deps.drain.middleware());
   app.use((req, res, next) => {
     const id = randomUUID();
     res.locals.requestId = id;
@@ -112,8 +117,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null }));
   app.get('/readyz', async (_req, res) => {
-    const ok = await deps.ready();
-    res.status(ok ? 200 : 503).json(ok ? { status: 'ready' } : { error: 'overloaded', message: 'the browser is not ready' });
+    // 503 tells a balancer to send work elsewhere: draining (SIGTERM), queue full, no browser.
+    const why = await deps.readiness();
+    res.status(why ? 503 : 200).json(why ? { error: 'overloaded', message: why } : { status: 'ready' });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

@@ -1,6 +1,7 @@
 // The browser pool: one long-lived Chromium serving many requests, each in a fresh incognito
 // context prepared ahead of demand; bounded concurrency and a bounded queue (503 overloaded
 // beyond it); a crashed or hung browser is replaced; the browser is recycled after N renders.
+import { EventEmitter } from 'node:events';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { Overloaded, RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
 import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from './browser.ts';
@@ -34,7 +35,19 @@ interface Generation {
 
 const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser
 
-export class BrowserPool {
+/**
+ * What the pool reports as it works (read by server/metrics.ts):
+ *   'admitted'         (waitedMs)                  a render got its permit after waiting this long
+ *   'rejected'         (reason)                    a render was refused before it started
+ *   'browser-retired'  ({ reason, renders })       a browser left service: 'crashed' or 'recycled'
+ */
+export interface PoolEvents {
+  admitted: [waitedMs: number];
+  rejected: [reason: 'queue_full' | 'shutting_down'];
+  'browser-retired': [{ reason: 'crashed' | 'recycled'; renders: number }];
+}
+
+export class BrowserPool extends EventEmitter<PoolEvents> {
   private gen: Promise<Generation> | undefined;
   /** The generation `gen` resolved to, known synchronously so that retire() can replace it at once. */
   private currentGen: Generation | undefined;
@@ -46,13 +59,19 @@ export class BrowserPool {
   /** The browser's version string (e.g. "HeadlessChrome/156.0.8078.79"), once launched. */
   browserVersion: string | undefined;
 
-  constructor(private readonly opts: PoolOptions) {}
+  constructor(private readonly opts: PoolOptions) {
+    super();
+  }
 
   get queueDepth(): number {
     return this.queue.length;
   }
   get inFlight(): number {
     return this.running;
+  }
+  /** True when a new render would be refused now: every slot busy and the queue full. */
+  get saturated(): boolean {
+    return this.running >= this.opts.concurrency && this.queue.length >= this.opts.queueLimit;
   }
   /** Prepared slots waiting for a request. */
   get warmSlots(): number {
@@ -136,6 +155,7 @@ export class BrowserPool {
     g.dead ||= dead;
     if (!g.retired) {
       g.retired = true;
+      if (!this.closing) this.emit('browser-retired', { reason: g.dead ? 'crashed' : 'recycled', renders: g.renders });
       if (this.currentGen === g) {
         this.currentGen = undefined;
         this.gen = undefined; // so that current() below launches the replacement now
@@ -150,12 +170,16 @@ export class BrowserPool {
   }
 
   private async acquirePermit(signal?: AbortSignal): Promise<void> {
-    if (this.closing) throw new Overloaded('the server is shutting down', 5);
+    if (this.closing) {
+      this.emit('rejected', 'shutting_down');
+      throw new Overloaded('the server is shutting down', 5);
+    }
     if (this.running < this.opts.concurrency) {
       this.running++;
       return;
     }
     if (this.queue.length >= this.opts.queueLimit) {
+      this.emit('rejected', 'queue_full');
       throw new Overloaded(`the render queue is full (${this.opts.queueLimit} waiting)`, 2);
     }
     await new Promise<void>((resolve, reject) => {
@@ -180,7 +204,9 @@ export class BrowserPool {
   }
 
   async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
+    const asked = performance.now();
     await this.acquirePermit(signal);
+    this.emit('admitted', performance.now() - asked);
     try {
       return await this.renderInSlot(req, deps, signal);
     } finally {
@@ -256,7 +282,12 @@ export class BrowserPool {
   /** Stops taking renders, waits for those in flight (up to `graceMs`), closes every browser. */
   async close(graceMs = 25_000): Promise<void> {
     this.closing = true;
-    for (const wake of this.queue.splice(0)) wake(); // queued renders proceed; acquire already passed
+    // Queued renders proceed (they were admitted); each counts as running, so that the wait below
+    // covers them too and Chromium is not closed under them.
+    for (const wake of this.queue.splice(0)) {
+      this.running++;
+      wake();
+    }
     const until = Date.now() + graceMs;
     while (this.running > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     await this.gen?.catch(() => {}); // a browser still starting is closed by launch() itself

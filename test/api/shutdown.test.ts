@@ -5,14 +5,15 @@
 // or a request body (DESIGN §3).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
-import { startServerProcess, TEST_KEY, testEnv, type ServerProcess } from '../support/server.ts';
 import { shoot, show } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';
 import { entries, processesMentioning } from '../support/processes.ts';
+import { startServerProcess, TEST_KEY, testEnv } from '../support/server.ts';
 import { eventually } from '../support/wait.ts';
 
 let fx: Fixture;
@@ -29,16 +30,21 @@ after(async () => {
   for (const d of cleanup) rmSync(d, { recursive: true, force: true });
 });
 
-interface Child extends ServerProcess {
+interface Child {
+  proc: ChildProcess;
+  url: string;
   tmp: string;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Starts server/main.ts with its own TMPDIR, so that its Chromium processes and dirs are findable. */
-async function startChild(): Promise<Child> {
+async function startChild(extra: Record<string, string> = {}): Promise<Child> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'api-test-child-'));
   cleanup.push(tmp);
-  const env = { ...testEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info' }, [fx.hostPort]), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, TMPDIR: tmp };
-  return { ...(await startServerProcess(env)), tmp };
+  const env = testEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info', TMPDIR: tmp, ...extra }, [fx.hostPort]);
+  const r = await startServerProcess(env);
+  return { proc: r.proc, url: r.url, tmp, output: r.output, exited: r.exited };
 }
 
 test('SIGTERM during a render: the render completes 200, the process exits 0, no Chromium of it remains', async () => {
@@ -93,6 +99,32 @@ test('SIGTERM when idle: exits 0 at once and leaves nothing behind', async () =>
     assert.ok(Date.now() - signalled < 8000, `exited in ${Date.now() - signalled} ms`);
     assert.ok(await eventually(() => processesMentioning(child.tmp).length === 0, 5000), 'no Chromium of it remains');
     assert.deepEqual(entries(child.tmp, 'shot-chromium-'), []);
+  } finally {
+    if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
+  }
+});
+
+test('SIGTERM with DRAIN_SECONDS: /readyz 503 at once, requests still served (Connection: close), then the listener closes and the process exits 0', async () => {
+  const child = await startChild({ DRAIN_SECONDS: '5' });
+  try {
+    const body = { html: '<p>x', waitUntil: 'load', viewport: { width: 16, height: 16 } };
+    assert.equal((await fetch(`${child.url}/readyz`)).status, 200);
+    const signalled = Date.now();
+    child.proc.kill('SIGTERM');
+    const ready = await eventually(async () => (await fetch(`${child.url}/readyz`)).status === 503, 1000, 20);
+    assert.ok(ready, '/readyz answers 503 within a second of SIGTERM');
+    const rz = await (await fetch(`${child.url}/readyz`)).json();
+    assert.equal(rz.error, 'overloaded');
+    assert.match(rz.message, /draining/);
+    assert.ok(Date.now() - signalled < 5000, 'a request sent within the drain period (test precondition)');
+    const during = await shoot(child.url, body);
+    assert.equal(during.status, 200, `served while draining: ${show(during)}`);
+    assert.equal(during.headers.get('connection'), 'close', 'and the connection is closed after it');
+    const { code } = await child.exited;
+    assert.equal(code, 0, child.output().slice(-2000));
+    assert.ok(Date.now() - signalled >= 5000, 'not before the drain period ended');
+    assert.ok((await shoot(child.url, body).catch((e: Error) => e)) instanceof Error, 'then nothing listens');
+    assert.match(child.output(), /draining for 5 s/);
   } finally {
     if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
   }

@@ -3,20 +3,19 @@
 // child process (shutdown and crash tests). Loopback, port 0, a throwaway store unless the test
 // gives its own, no process.env except CHROMIUM_PATH, and only the given fixtures reachable
 // (EGRESS_ALLOW). Nothing here touches the internet or a fixed port (DESIGN §5).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { startReplica } from '../../scripts/cluster/replica.ts';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
-import type { Accounts } from '../../server/accounts/index.ts';
+import type { SqlLedger } from '../../server/accounts/ledger.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { launchBrowser } from '../../server/render/browser.ts';
 import { startServer, type RunningServer } from '../../server/start.ts';
 
 export const TEST_KEY = 'api-test-key-0123456789abcdef';
 export const OTHER_KEY = 'api-test-key-second-0123456789';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** What a test server may reach: a fixture (test/support/fixture.ts), or any host:port. */
 export type Reachable = { hostPort: string };
@@ -58,7 +57,7 @@ export interface TestServer {
  * without DATA_DIR it gets a throwaway one. `accounts`: a store the test opened itself (it is
  * closed with the server).
  */
-export async function startTestServer(overrides: Record<string, string> = {}, fixture?: Reachable | Reachable[], opts: { accounts?: Accounts } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Record<string, string> = {}, fixture?: Reachable | Reachable[], opts: { accounts?: SqlLedger } = {}): Promise<TestServer> {
   const ownDir = overrides.DATA_DIR === undefined ? mkdtempSync(path.join(os.tmpdir(), 'api-test-data-')) : undefined;
   const config = testConfig({ ...(ownDir ? { DATA_DIR: ownDir } : {}), ...overrides }, fixture);
   // The pool's browsers are observed through the launcher it is given, not through a hook on it.
@@ -95,35 +94,12 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node --import tsx server/main.ts` with exactly `env`; resolves once its log says where it listens. */
+/**
+ * Starts `node --import tsx server/main.ts` as operators run it, with `env` (PORT=0; PATH and HOME
+ * from this process unless given); resolves once its log says where it listens. The same launcher
+ * as the reference deployment's replicas (scripts/cluster/replica.ts).
+ */
 export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening" log line within 60 s:\n${out}`)), 60_000);
-    const look = () => {
-      for (const line of out.split('\n')) {
-        if (!line.includes('listening on')) continue;
-        try {
-          const port = JSON.parse(line).port;
-          if (typeof port === 'number') {
-            clearTimeout(timer);
-            proc.stdout!.off('data', look);
-            return resolve(port);
-          }
-        } catch {
-          // not JSON: keep looking
-        }
-      }
-    };
-    proc.stdout!.on('data', look);
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}) before listening:\n${out}`));
-    });
-  });
-  return { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+  const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  return startReplica({ name: 'server', env: clean, timeoutMs: 60_000 });
 }

@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+# The screenshot service's image (README "Running at scale"): Debian bookworm-slim with Node 20,
+# Chromium (chromium-headless-shell) and the fonts installed by the project's own
+# scripts/setup-browser.sh, tini as PID 1 (it reaps Chromium's orphaned children and passes
+# SIGTERM on to Node, which drains), an unprivileged user, and a HEALTHCHECK on /healthz.
+# Not built where this project is developed (no container engine there); test/deploy/drift.test.ts
+# checks it against the scripts and variables the tests use. Pin the base by digest when you build.
+FROM node:20-bookworm-slim
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+# The browser and fonts first: the largest layer, and the one that changes least.
+COPY scripts/setup-browser.sh scripts/setup-browser.sh
+RUN bash scripts/setup-browser.sh && rm -rf /var/lib/apt/lists/*
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY tsconfig.json README.md ./
+COPY server server
+
+# DATA_DIR (the embedded store) is used only without DATABASE_URL; TMPDIR holds Chromium's
+# throwaway profiles. `node` (uid 1000) is the base image's unprivileged user.
+RUN mkdir -p /data && chown node:node /data
+USER node
+ENV PORT=3000 \
+    HOST=0.0.0.0 \
+    DATA_DIR=/data \
+    CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--import", "tsx", "server/main.ts"]

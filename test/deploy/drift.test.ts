@@ -1,0 +1,197 @@
+// The platform files (Dockerfile, compose.yaml, deploy/kubernetes, deploy/haproxy) cannot be run
+// here (no container engine), so they are held to what is tested: the variables they set are the
+// ones server/config.ts reads (and the README documents), their ports, probes and paths are the
+// server's, compose's HAProxy config is the one template's output (what the cluster tests run),
+// the image installs the browser with the same setup script, and the autoscaler's metric is one
+// the server exports. A change on either side that breaks the other fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { CHROMIUM_CANDIDATES } from '../../server/config.ts';
+import { createMetrics } from '../../server/metrics.ts';
+import type { PoolEvents } from '../../server/render/pool.ts';
+import { CHECKS, COMPOSE, COMPOSE_REPLICA_SLOTS, ERRORS_DIR, renderHaproxyConfig } from '../../scripts/cluster/haproxy.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const read = (p: string) => readFileSync(path.join(ROOT, p), 'utf8');
+const yaml = (p: string) => parse(read(p));
+const RENDER_BUDGET_S = 20; // spec §8; RENDER_BUDGET_MS can only lower it
+
+/** Every variable server/config.ts reads (as test/api/readme.test.ts finds them). */
+function configVariables(): Set<string> {
+  const src = read('server/config.ts');
+  const names = new Set<string>();
+  for (const m of src.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
+  for (const m of src.matchAll(/\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);
+  return names;
+}
+
+function assertKnownVariables(where: string, names: string[]): void {
+  const known = configVariables();
+  const readme = read('README.md');
+  assert.ok(names.length > 0, `${where} sets variables`);
+  for (const n of names) {
+    assert.ok(known.has(n), `${where} sets ${n}, which server/config.ts does not read`);
+    assert.ok(readme.includes(`| \`${n}\``), `${where} sets ${n}: the README configuration table must document it`);
+  }
+}
+
+/** GET routes of the server (server/http/app.ts). */
+function getRoutes(): Set<string> {
+  return new Set([...read('server/http/app.ts').matchAll(/app\.get\('([^']+)'/g)].map((m) => m[1]!));
+}
+
+const seconds = (s: string) => {
+  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(String(s).trim());
+  assert.ok(m, `a duration: ${s}`);
+  return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
+};
+
+test('deploy/haproxy/compose.cfg is the one template rendered for compose (npm run deploy:render)', () => {
+  assert.equal(read('deploy/haproxy/compose.cfg'), renderHaproxyConfig(COMPOSE));
+  const cfg = read('deploy/haproxy/compose.cfg');
+  assert.match(cfg, /http-check send meth GET uri \/readyz/);
+  assert.ok(getRoutes().has('/readyz'), 'the health check path is a route');
+  assert.match(cfg, /balance leastconn/);
+  assert.match(cfg, /retry-on conn-failure 503/);
+  assert.ok(existsSync(path.join(ERRORS_DIR, 'replica-lost.http')), 'the errorfile ships beside the template');
+  const lost = readFileSync(path.join(ERRORS_DIR, 'replica-lost.http'), 'utf8');
+  const body = JSON.parse(lost.split('\r\n\r\n')[1]!);
+  assert.equal(body.error, 'render_failed', 'HAProxy answers in the catalogue\'s shape');
+  assert.match(lost, /^HTTP\/1\.1 500 /, 'with the catalogue\'s status for render_failed');
+});
+
+test('the template renders to configurations HAProxy accepts (compose and cluster shapes)', { skip: existsSync(process.env.HAPROXY_PATH || '/usr/sbin/haproxy') ? false : 'no haproxy here (scripts/setup-haproxy.sh)' }, () => {
+  const bin = process.env.HAPROXY_PATH || '/usr/sbin/haproxy';
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'haproxy-check-'));
+  try {
+    const shapes = {
+      compose: renderHaproxyConfig({ ...COMPOSE, errors_dir: ERRORS_DIR, runtime_socket: path.join(dir, 's1.sock') }),
+      cluster: renderHaproxyConfig({
+        ...COMPOSE, ...CHECKS, bind: '127.0.0.1:1', stats_bind: '127.0.0.1:2', errors_dir: ERRORS_DIR, runtime_socket: path.join(dir, 's2.sock'),
+        server_options: '', resolvers: '', servers: '    server r1 127.0.0.1:3\n    server r2 127.0.0.1:4',
+      }),
+    };
+    for (const [name, text] of Object.entries(shapes)) {
+      const file = path.join(dir, `${name}.cfg`);
+      writeFileSync(file, text);
+      const out = execFileSync(bin, ['-c', '-f', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      assert.match(out, /Configuration file is valid/, `${name}: ${out}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('compose.yaml: the topology of npm run cluster, the template\'s ports, known variables', () => {
+  const c = yaml('compose.yaml');
+  assert.deepEqual(Object.keys(c.services).sort(), ['haproxy', 'postgres', 'screenshot']);
+  const app = c.services.screenshot;
+  const env = app.environment as Record<string, string>;
+  assertKnownVariables('compose.yaml', Object.keys(env));
+  assert.ok(env.DATABASE_URL.startsWith('postgres://') && env.DATABASE_URL.includes('@postgres:'), 'the replicas share the postgres service');
+  const [, service, port] = /server-template \S+ 1-\d+ ([\w-]+):(\d+)/.exec(COMPOSE.servers) ?? [];
+  assert.equal(service, 'screenshot', 'HAProxy finds the replicas by their service name');
+  assert.equal(env.PORT, port, 'the replicas listen where HAProxy sends');
+  assert.ok(app.deploy.replicas >= 2 && app.deploy.replicas <= COMPOSE_REPLICA_SLOTS, 'HAProxy has a slot for every replica');
+  // Draining outlasts the balancer's detection, and Docker waits for the drain and a full render.
+  // A draining replica fails its next checks at once: out after `fall` of them (+ one interval).
+  const detect = (COMPOSE.check_fall + 1) * seconds(COMPOSE.check_interval);
+  assert.ok(seconds(COMPOSE.check_timeout) > 2, 'the check timeout exceeds /readyz\'s own 2 s wait for the browser');
+  assert.ok(Number(env.DRAIN_SECONDS) > detect, `DRAIN_SECONDS ${env.DRAIN_SECONDS} > HAProxy's detection ${detect} s`);
+  assert.ok(seconds(app.stop_grace_period) >= Number(env.DRAIN_SECONDS) + RENDER_BUDGET_S, 'stop_grace_period covers the drain and a render');
+  const lb = c.services.haproxy;
+  assert.match(lb.image, /^haproxy:2\.6/, 'the HAProxy version the template is tested with');
+  assert.ok(lb.volumes.includes(`./deploy/haproxy:${COMPOSE.errors_dir}:ro`), 'the rendered config and its errorfile are mounted');
+  assert.ok(lb.command.includes(`${COMPOSE.errors_dir}/compose.cfg`), 'HAProxy runs the rendered config');
+  const published = lb.ports.map((p: string) => p.split(':')[1]);
+  assert.ok(published.includes(COMPOSE.bind.replace(/^.*:/, '')), 'the service port is published');
+  assert.ok(published.includes(COMPOSE.stats_bind.replace(/^.*:/, '')), 'the stats port is published');
+});
+
+test('Dockerfile: bookworm-slim with Node 20, the project\'s setup script, tini, non-root, HEALTHCHECK on /healthz', () => {
+  const d = read('Dockerfile');
+  const lines = d.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+  const text = lines.join('\n');
+  assert.match(text, /^FROM node:20-bookworm-slim\b/m, 'Debian bookworm-slim with Node 20');
+  const engines = JSON.parse(read('package.json')).engines.node;
+  assert.match(engines, /20/, 'the Node major the project targets');
+  assert.match(text, /^COPY scripts\/setup-browser\.sh scripts\/setup-browser\.sh$/m);
+  assert.match(text, /^RUN bash scripts\/setup-browser\.sh\b/m, 'the browser and fonts come from the project\'s own setup script');
+  assert.match(text, /apt-get install[^\n]*\btini\b/, 'tini from Debian');
+  assert.match(text, /^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m, 'an init as PID 1');
+  const user = /^USER (\S+)$/m.exec(text)?.[1];
+  assert.ok(user && user !== 'root' && user !== '0', `a non-root user (${user})`);
+  const health = /^HEALTHCHECK [\s\S]*?\/healthz/m.exec(text);
+  assert.ok(health, 'HEALTHCHECK on /healthz');
+  assert.ok(getRoutes().has('/healthz'));
+  assert.match(text, /^CMD \["node", "--import", "tsx", "server\/main\.ts"\]$/m, 'the entry point the cluster tests run (scripts/cluster/replica.ts)');
+  assert.match(read('scripts/cluster/replica.ts'), /'server\/main\.ts'/);
+  const envBlock = /^ENV ((?:.*\\\n)*.*)$/m.exec(text)?.[1] ?? '';
+  const env = Object.fromEntries([...envBlock.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  assertKnownVariables('Dockerfile', Object.keys(env));
+  assert.equal(/^EXPOSE (\d+)$/m.exec(text)?.[1], env.PORT, 'EXPOSE is the PORT it listens on');
+  assert.ok(CHROMIUM_CANDIDATES.includes(env.CHROMIUM_PATH!), 'CHROMIUM_PATH is where the setup script installs the browser');
+  assert.match(read('scripts/setup-browser.sh'), /chromium-headless-shell/);
+  // Everything COPY'd is in the build context (.dockerignore excludes the rest).
+  const allowed = read('.dockerignore').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1));
+  for (const m of text.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
+    for (const src of m[1]!.split(/\s+/)) assert.ok(allowed.includes(src), `.dockerignore lets ${src} into the build context`);
+  }
+});
+
+test('Kubernetes: probes on the server\'s routes, a preStop drain, known variables, selectors and ports that match', () => {
+  const dir = 'deploy/kubernetes';
+  const dep = yaml(`${dir}/deployment.yaml`);
+  const pod = dep.spec.template;
+  const labels = pod.metadata.labels;
+  assert.deepEqual(dep.spec.selector.matchLabels, labels);
+  const [c] = pod.spec.containers;
+  const env = Object.fromEntries(c.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+  assertKnownVariables('deployment.yaml', Object.keys(env));
+  const portName = c.ports[0].name;
+  assert.equal(String(c.ports[0].containerPort), env.PORT, 'containerPort is the PORT it listens on');
+  const routes = getRoutes();
+  assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+  assert.equal(c.livenessProbe.httpGet.path, '/healthz');
+  for (const p of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
+    assert.ok(routes.has(p.httpGet.path), `${p.httpGet.path} is a route`);
+    assert.equal(p.httpGet.port, portName);
+  }
+  const preStop = c.lifecycle.preStop.exec.command;
+  assert.equal(preStop[0], 'sleep', 'preStop waits while the endpoints drop the pod');
+  const drain = Number(preStop[1]) + Number(env.DRAIN_SECONDS ?? 0);
+  assert.ok(pod.spec.terminationGracePeriodSeconds >= drain + RENDER_BUDGET_S, 'the grace period covers the drain and a render');
+  assert.equal(pod.spec.securityContext.runAsNonRoot, true);
+  assert.equal(pod.spec.securityContext.runAsUser, 1000, 'the image\'s user (node, uid 1000)');
+  assert.match(read('Dockerfile'), /^USER node$/m);
+
+  const svc = yaml(`${dir}/service.yaml`);
+  assert.deepEqual(svc.spec.selector, labels);
+  assert.equal(svc.spec.ports[0].targetPort, portName);
+  const pdb = yaml(`${dir}/pdb.yaml`);
+  assert.deepEqual(pdb.spec.selector.matchLabels, labels);
+
+  const hpa = yaml(`${dir}/hpa.yaml`);
+  assert.equal(hpa.spec.scaleTargetRef.kind, 'Deployment');
+  assert.equal(hpa.spec.scaleTargetRef.name, dep.metadata.name);
+  const metricName = hpa.spec.metrics[0].pods.metric.name;
+  const pool = Object.assign(new EventEmitter<PoolEvents>(), { queueDepth: 0, inFlight: 0, warmSlots: 0, saturated: false });
+  const exported = createMetrics(pool, { concurrency: 1, queueLimit: 1 }).registry.getMetricsAsArray().map((m) => m.name);
+  assert.ok(exported.includes(metricName), `${metricName} is a metric the server exports`);
+  const adapter = yaml(`${dir}/prometheus-adapter-values.yaml`);
+  const rule = adapter.rules.custom.find((r: { name: { as: string } }) => r.name.as === metricName);
+  assert.ok(rule, 'prometheus-adapter has a rule serving that metric');
+  assert.ok(rule.seriesQuery.startsWith(`${metricName}{`) && rule.metricsQuery.includes(metricName));
+  assert.ok(read('README.md').includes('prometheus-adapter'), 'the README names the adapter');
+
+  const kust = yaml(`${dir}/kustomization.yaml`);
+  const manifests = readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.yaml') && !['kustomization.yaml', 'prometheus-adapter-values.yaml'].includes(f));
+  assert.deepEqual([...kust.resources].sort(), manifests.sort(), 'kustomization lists every manifest');
+  for (const f of manifests) assert.equal(parseAllDocuments(read(`${dir}/${f}`)).length, 1, `${f}: one document`);
+});
