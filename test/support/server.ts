@@ -101,5 +101,5 @@ export interface ServerProcess {
  */
 export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-  return startReplica({ name: 'server', env: clean, timeoutMs: 60_000 });
+  return startReplica({ name: 'server', env: clean });
 }
