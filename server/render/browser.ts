@@ -39,6 +39,9 @@ export const BASE_FLAGS = [
   '--disable-renderer-backgrounding', // background contexts render at full speed
   '--disable-background-timer-throttling',
   '--disable-backgrounding-occluded-windows',
+  // shared memory in the temp dir, not /dev/shm: containers give /dev/shm 64 MB, and one
+  // 10000x10000 capture (400 MB of pixels) would fail there, or starve every other browser on the host
+  '--disable-dev-shm-usage',
 ];
 
 export function isHeadlessShell(executablePath: string): boolean {
