@@ -45,23 +45,26 @@ mapfile -t files < <(find server test/api test/mcp test/playground test/deploy c
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 timeout 1500 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
 count_node "$log"
-[ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(node-tests)
+[ "$status" = 0 ] || failed_stages+=(node-tests)
 
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
   timeout 600 bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
+status=${PIPESTATUS[0]}
   count_node "$slog"
-  [ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(security)
+  [ "$status" = 0 ] || failed_stages+=(security)
 fi
 
 stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
 klog=$(mktemp)
 started=$(date +%s)
 timeout 900 node --import tsx --test --test-reporter=spec --test-timeout=600000 test/cluster/*.test.ts 2>&1 | tee "$klog"
+status=${PIPESTATUS[0]}
 count_node "$klog"
-[ "${PIPESTATUS[0]}" = 0 ] || failed_stages+=(cluster)
+[ "$status" = 0 ] || failed_stages+=(cluster)
 echo "reference deployment stage: $(( $(date +%s) - started )) s"
 
 stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
@@ -79,7 +82,7 @@ timeout 600 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
-if [ "$status" != 0 ]; then failed_stages+=(mutants); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
+if [ "$status" != 0 ]; then failed_stages+=(mutants); [ "${t:-0}" = "${k:-0}" ] && fail=$((fail + 1)); fi
 
 stage "conformance core against a second engine: the Firefox subject (conformance/self-test/subjects/firefox)"
 # An independent small implementation on Firefox ESR; fails on an unexpected failure or an
