@@ -1,4 +1,4 @@
-// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage), or
+// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy content: lazy.ts), or
 // one element's box (rule 2), encoded as png/jpeg/webp. Every capture is one
 // Page.captureScreenshot, however tall (measured on Chromium 156, headless-shell and chromium:
 // 1280x60000 and 2560x24000 in one capture are byte-identical to 4096-px tiles stitched, at a
@@ -93,25 +93,6 @@ async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPi
   const outH = Math.max(1, Math.round(cssHeight * s));
   const body = await shoot(page, req.format, req.quality, req.omitBackground, { ...clip, height: cssHeight });
   return { body, width: outW, height: outH, truncatedFrom };
-}
-
-/** Scrolls through the page so that lazy-loaded content (loading=lazy, IntersectionObserver) loads. */
-// Kept as source text: functions passed to page.evaluate must not be rewritten by the TS loader
-// (it injects helper calls such as __name that do not exist in the page).
-const SCROLL_THROUGH = `async (until) => {
-  const step = Math.max(200, window.innerHeight);
-  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += step) {
-    window.scrollTo(0, y);
-    await frame();
-  }
-  window.scrollTo(0, 0);
-  await frame();
-}`;
-
-/** Scrolls through the page so that lazy-loaded content (loading=lazy, IntersectionObserver) loads. */
-export async function scrollThrough(page: Page, budgetMs: number): Promise<void> {
-  await page.evaluate(`(${SCROLL_THROUGH})(${Date.now() + budgetMs})`);
 }
 
 export async function pageSize(client: CDPSession): Promise<{ width: number; height: number }> {

@@ -8,9 +8,10 @@ import { prepareDeterminism } from '../determinism/index.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
-import { capture, scrollThrough } from './capture.ts';
+import { capture } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
+import { loadLazyContent } from './lazy.ts';
 import { InflightTracker } from './network-idle.ts';
 import type { Slot } from './slot.ts';
 
@@ -30,9 +31,6 @@ export interface PipelineDeps {
   checkUrl(url: string): Promise<string>;
   maxOutputPixels: number;
 }
-
-const LAZY_SCROLL_MS = 3000; // at most this long scrolling a full page to trigger lazy content
-const LAZY_IDLE_MS = 2000; // and at most this long waiting for what the scroll started
 
 export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: Deadline, deps: PipelineDeps): Promise<RenderResult> {
   const { page, client } = slot;
@@ -74,8 +72,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     }
 
     if (req.fullPage && req.selector === undefined) {
-      await deadline.step('loading lazy content', hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, deadline.remaining()))));
-      await deadline.step('waiting for lazy content', hops.guard(Promise.race([tracker.waitForIdle(0), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
+      await loadLazyContent(page, tracker, deadline, hops);
     }
 
     const bannerAction = await deadline.step('removing cookie banners', hops.guard(cleanup.finish(deadline.at)));

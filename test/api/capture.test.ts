@@ -114,6 +114,10 @@ describe('fullPage (spec §2.1, §4.1 rule 1)', () => {
       seen.push(i);
     }
     assert.equal(seen.length, BANDS);
+    // nothing lazy on this page: the scroll started no request, so no quiet wait after it (issue 18)
+    const timing = r.headers.get('server-timing') ?? '';
+    assert.match(timing, /desc="loading lazy content"/);
+    assert.doesNotMatch(timing, /desc="waiting for lazy content"/);
     // keep a small preview to look at
     if (process.env.API_TEST_SHOTS) {
       const sharp = (await import('sharp')).default;
@@ -176,11 +180,12 @@ describe('fullPage (spec §2.1, §4.1 rule 1)', () => {
     assert.ok(near(img.at(150, 9150), [255, 0, 255]), `lazy image painted: ${img.at(150, 9150)}`);
     assert.ok(near(img.at(640, 9000 + 300 + 6000 + 200), [0, 255, 255]), `IntersectionObserver content painted: ${img.at(640, 15500)}`);
     assert.ok(near(img.at(640, 100), [221, 221, 221]), 'scrolled back: the top is the top');
+    assert.match(r.headers.get('server-timing') ?? '', /desc="waiting for lazy content"/, 'the scroll started a request: its quiet wait ran');
   }
 
   test('lazy content far below the fold is captured: <img loading=lazy> (200 ms) and an IntersectionObserver', () => lazyPage(200, 'fullpage-lazy-preview.png'));
 
-  // server/render/pipeline.ts grants itself LAZY_IDLE_MS = 2000 "waiting for what the scroll
+  // server/render/lazy.ts grants itself LAZY_IDLE_MS = 2000 "waiting for what the scroll
   // started"; an image that takes 1 s is within it.
   test('a lazy image that takes 1 s to arrive is still captured', () => lazyPage(1000, 'fullpage-lazy-1s-preview.png'));
 });
