@@ -4,6 +4,7 @@
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolEvents } from './render/pool.ts';
+import type { StepTiming } from './render/steps.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -13,8 +14,8 @@ export interface Metrics {
   rejections: Counter<'reason'>;
   /** Result cache lookups of url-mode requests: hit, miss, joined (waited for an identical render: single flight). */
   cache: Counter<'result'>;
-  /** Observes the durations of one render's steps, named as the pipeline names them. */
-  observeSteps(timings: ReadonlyArray<{ stage: string; ms: number }>): void;
+  /** Observes the durations of one render's steps, labelled with their names (server/render/steps.ts). */
+  observeSteps(timings: ReadonlyArray<StepTiming>): void;
 }
 
 export interface PoolView extends EventEmitter<PoolEvents> {
@@ -22,14 +23,6 @@ export interface PoolView extends EventEmitter<PoolEvents> {
   readonly inFlight: number;
   readonly warmSlots: number;
   readonly saturated: boolean;
-}
-
-/** Distinct step labels kept; any further name is counted as "other" (bounded cardinality). */
-const MAX_STEP_LABELS = 40;
-
-/** A step's label: its name without a quoted argument (e.g. a selector), so that labels stay few. */
-export function stepLabel(stage: string): string {
-  return stage.replace(/\s*["'`].*$/s, '').trim().slice(0, 60) || 'step';
 }
 
 export function createMetrics(pool: PoolView, opts: { concurrency: number; queueLimit: number; draining?: () => boolean }): Metrics {
@@ -96,7 +89,6 @@ export function createMetrics(pool: PoolView, opts: { concurrency: number; queue
     rendersPerBrowser.observe(renders);
   });
 
-  const seen = new Set<string>(['queue']);
   return {
     registry,
     renderSeconds,
@@ -104,14 +96,8 @@ export function createMetrics(pool: PoolView, opts: { concurrency: number; queue
     rejections,
     cache,
     observeSteps(timings) {
-      for (const { stage, ms } of timings) {
-        let step = stepLabel(stage);
-        if (!seen.has(step)) {
-          if (seen.size >= MAX_STEP_LABELS) step = 'other';
-          else seen.add(step);
-        }
-        steps.observe({ step }, ms / 1000);
-      }
+      // The names are a closed set (bounded cardinality); the description never becomes a label.
+      for (const { step, ms } of timings) steps.observe({ step }, ms / 1000);
     },
   };
 }

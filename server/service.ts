@@ -10,6 +10,7 @@ import { pictureOf } from './http-caching/picture.ts';
 import type { Metrics } from './metrics.ts';
 import type { BrowserPool } from './render/pool.ts';
 import { checkViewportSize } from './render/capture.ts';
+import type { StepTiming } from './render/steps.ts';
 import type { ScreenshotRequest } from './request/schema.ts';
 import { validateRequest } from './request/validate.ts';
 
@@ -112,18 +113,9 @@ export function createCaptureService(deps: ServiceDeps) {
   return captureScreenshot;
 }
 
-/** Server-Timing: one metric per render step (names are the step's first word, kept unique). */
-function serverTiming(timings: Array<{ stage: string; ms: number }>): string {
-  const seen = new Map<string, number>();
-  return timings
-    .map(({ stage, ms }) => {
-      let name = stage.split(' ')[0].replace(/[^a-z]/gi, '') || 'step';
-      const n = (seen.get(name) ?? 0) + 1;
-      seen.set(name, n);
-      if (n > 1) name += n;
-      return `${name};dur=${ms.toFixed(1)};desc="${stage.replace(/["\\]/g, '')}"`;
-    })
-    .join(', ');
+/** Server-Timing: one metric per render step, named as in server/render/steps.ts (unique per render). */
+export function serverTiming(timings: readonly StepTiming[]): string {
+  return timings.map(({ step, stage, ms }) => `${step};dur=${ms.toFixed(1)};desc="${stage.replace(/["\\]/g, '')}"`).join(', ');
 }
 
 export type CaptureService = ReturnType<typeof createCaptureService>;

@@ -69,12 +69,12 @@ const NOTHING: Freezer = { settle: async () => {} };
 
 export async function prepareDeterminism(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline): Promise<Freezer> {
   if (!req.deterministic) return NOTHING;
-  await deadline.step('preparing a deterministic render', async () => {
+  await deadline.step('determinism', async () => {
     await page.evaluateOnNewDocument(VIRTUAL_TIME);
     await page.evaluate(VIRTUAL_TIME); // html mode: setContent writes into this very realm
     await page.emulateTimezone('UTC');
   });
-  return { settle: (d) => d.step('freezing the page', () => settle(page, client, d)) };
+  return { settle: (d) => d.step('freeze', () => settle(page, client, d)) };
 }
 
 async function settle(page: Page, client: CDPSession, deadline: Deadline): Promise<void> {

@@ -29,7 +29,7 @@ export async function applyPageEnv(page: Page, req: ScreenshotRequest, targetUrl
   const media = mediaFeatures(req);
   const extras = targetUrl !== undefined && (req.headers !== undefined || req.cookies !== undefined);
   if (!media.length && req.userAgent === undefined && !extras) return NOTHING;
-  return deadline.step('setting the page environment', async () => {
+  return deadline.step('env', async () => {
     if (media.length) await page.emulateMediaFeatures(media);
     if (req.userAgent !== undefined) await page.setUserAgent({ userAgent: req.userAgent });
     const detach = extras ? await sendToOriginOnly(page, targetUrl, { headers: req.headers, cookies: req.cookies }) : () => {};

@@ -3,13 +3,14 @@
 // RenderTimeout and the caller tears the page down (closing its browser context), so nothing of
 // a timed-out render keeps running.
 import { RenderTimeout, ServiceError } from '../errors.ts';
+import { STEPS, type StepName, type StepTiming } from './steps.ts';
 
 export class Deadline {
   readonly at: number;
   readonly budgetMs: number;
   stage = 'starting';
-  /** Duration of each named step, in order (sent as the Server-Timing header). */
-  readonly timings: Array<{ stage: string; ms: number }> = [];
+  /** Duration of each named step, in order (sent as the Server-Timing header; names in steps.ts). */
+  readonly timings: StepTiming[] = [];
   private aborted: ServiceError | undefined;
   private onAbort: Array<(e: ServiceError) => void> = [];
 
@@ -31,8 +32,8 @@ export class Deadline {
   timeout(): RenderTimeout {
     return new RenderTimeout(this.stage, this.budgetMs);
   }
-  /** Runs one named step; rejects with RenderTimeout if the deadline passes first. */
-  async step<T>(stage: string, work: Promise<T> | (() => Promise<T>)): Promise<T> {
+  /** Runs one named step (`stage`: a more precise description than STEPS[name]); rejects with RenderTimeout if the deadline passes first. */
+  async step<T>(name: StepName, work: Promise<T> | (() => Promise<T>), stage: string = STEPS[name]): Promise<T> {
     this.stage = stage;
     const p = typeof work === 'function' ? work() : work;
     const left = this.remaining();
@@ -53,7 +54,7 @@ export class Deadline {
     } finally {
       clearTimeout(timer);
       this.onAbort = this.onAbort.filter((f) => f !== cancel);
-      this.timings.push({ stage, ms: performance.now() - started });
+      this.timings.push({ step: name, stage, ms: performance.now() - started });
       p.catch(() => {}); // an abandoned step must not become an unhandled rejection
     }
   }

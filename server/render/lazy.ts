@@ -41,11 +41,11 @@ export async function loadLazyContent(page: Page, tracker: InflightTracker, dead
   };
   page.on('request', onRequest);
   try {
-    await deadline.step('loading lazy content', hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, deadline.remaining()))));
+    await deadline.step('lazy-scroll', hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, deadline.remaining()))));
     await new Promise((r) => setTimeout(r, REPORT_GRACE_MS));
   } finally {
     page.off('request', onRequest);
   }
   if (started === 0 && tracker.count === 0) return;
-  await deadline.step('waiting for lazy content', hops.guard(Promise.race([tracker.waitForIdle(0), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
+  await deadline.step('lazy-idle', hops.guard(Promise.race([tracker.waitForIdle(0), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
 }

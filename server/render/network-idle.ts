@@ -2,10 +2,16 @@
 // networkidle0 = no request in flight for 500 ms, networkidle2 = at most 2 for 500 ms.
 // puppeteer's own networkidle options are not used: on setContent they hang on a reused page or
 // cost a fixed ~2 s, and on goto they add ~890 ms over `load` where the spec's window is 500 ms.
-import type { HTTPRequest, Page } from 'puppeteer-core';
+// Requests of a document or frame that goes away without a network request never report an end:
+// request-owners.ts says when the browser has dropped them (issue 18).
+import type { CDPSession, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { sleep } from './deadline.ts';
+import { RequestOwners } from './request-owners.ts';
 
 export const IDLE_WINDOW_MS = 500;
+
+/** The protocol's requestId of a request: puppeteer's CdpHTTPRequest has it as `id`, untyped. */
+const requestId = (r: HTTPRequest): string => (r as unknown as { id: string }).id;
 
 export class InflightTracker {
   private readonly inflight = new Set<HTTPRequest>();
@@ -13,6 +19,11 @@ export class InflightTracker {
   private readonly lastBusy = new Map<number, number>();
   private waiters: Array<() => void> = [];
   private readonly detach: () => void;
+  private readonly owners = new RequestOwners((gone) =>
+    this.update(() => {
+      for (const r of this.inflight) if (gone(requestId(r))) this.inflight.delete(r);
+    }),
+  );
 
   constructor(page: Page) {
     const start = Date.now();
@@ -25,15 +36,33 @@ export class InflightTracker {
         if (r.isNavigationRequest() && r.frame() === page.mainFrame()) this.inflight.clear();
         this.inflight.add(r);
       });
+      // An out-of-process frame's session: its first request is its navigation, watched from here on.
+      this.owners.watch(r.client);
     };
-    const onEnd = (r: HTTPRequest) => this.update(() => this.inflight.delete(r));
+    const onEnd = (r: HTTPRequest) =>
+      this.update(() => {
+        this.inflight.delete(r);
+        this.owners.forget(requestId(r));
+      });
+    // A removed frame takes its descendants' requests too (puppeteer detaches them all).
+    const onFrameGone = (_f: Frame) =>
+      this.update(() => {
+        for (const r of this.inflight) if (r.frame()?.detached) this.inflight.delete(r);
+      });
+    // puppeteer's own session of the page (Network and Page enabled from its creation): a session
+    // opened later is not told about the requests of the page's initial (html mode) document.
+    const main = (page.mainFrame() as unknown as { client?: CDPSession }).client;
+    if (main) this.owners.watch(main);
     page.on('request', onStart);
     page.on('requestfinished', onEnd);
     page.on('requestfailed', onEnd);
+    page.on('framedetached', onFrameGone);
     this.detach = () => {
       page.off('request', onStart);
       page.off('requestfinished', onEnd);
       page.off('requestfailed', onEnd);
+      page.off('framedetached', onFrameGone);
+      this.owners.dispose();
     };
   }
 

@@ -13,6 +13,7 @@ import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
 import { loadLazyContent } from './lazy.ts';
 import { InflightTracker } from './network-idle.ts';
+import type { StepTiming } from './steps.ts';
 import type { Slot } from './slot.ts';
 
 export interface RenderResult {
@@ -23,7 +24,7 @@ export interface RenderResult {
   targetStatus?: number;
   truncatedFrom?: number;
   /** Step durations, for the Server-Timing header. */
-  timings: Array<{ stage: string; ms: number }>;
+  timings: StepTiming[];
 }
 
 export interface PipelineDeps {
@@ -35,11 +36,11 @@ export interface PipelineDeps {
 export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: Deadline, deps: PipelineDeps): Promise<RenderResult> {
   const { page, client } = slot;
   // Navigate with the normalised href the guard checked, never the raw string (threat model).
-  const url = req.url ? await deadline.step('checking the target address', deps.checkUrl(req.url)) : undefined;
+  const url = req.url ? await deadline.step('address', deps.checkUrl(req.url)) : undefined;
 
   const vp = req.viewport;
   if (vp.width !== slot.viewport.width || vp.height !== slot.viewport.height || vp.deviceScaleFactor !== slot.viewport.deviceScaleFactor) {
-    await deadline.step('setting the viewport', page.setViewport(vp));
+    await deadline.step('viewport', page.setViewport(vp));
     slot.viewport = { ...vp };
   }
   const tracker = new InflightTracker(page);
@@ -49,35 +50,35 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
     env = await applyPageEnv(page, req, url, deadline); // colorScheme, userAgent, origin-only headers/cookies
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
-    const cleanup = await deadline.step('preparing banner clean-up', attachCleanup(page, req));
+    const cleanup = await deadline.step('cleanup-prep', attachCleanup(page, req));
 
     let targetStatus: number | undefined;
     if (url) {
       const response = await deadline
-        .step('loading the page', hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })))
+        .step('load', hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })))
         .catch(async (e) => {
           throw await hops.explain(e, url);
         });
       targetStatus = response?.status();
     } else {
-      await deadline.step('loading the html', hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })));
+      await deadline.step('load', hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })), 'loading the html');
     }
 
     if (req.waitUntil !== 'load') {
-      await deadline.step(`waiting for ${req.waitUntil}`, hops.guard(tracker.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)));
+      await deadline.step('idle', hops.guard(tracker.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)), `waiting for ${req.waitUntil}`);
     }
     if (req.waitForSelector !== undefined) {
       const sel = req.waitForSelector;
-      await deadline.step(`waiting for selector ${JSON.stringify(sel)}`, hops.guard(waitForSelector(page, sel)));
+      await deadline.step('selector', hops.guard(waitForSelector(page, sel)), `waiting for selector ${JSON.stringify(sel)}`);
     }
 
     if (req.fullPage && req.selector === undefined) {
       await loadLazyContent(page, tracker, deadline, hops);
     }
 
-    const bannerAction = await deadline.step('removing cookie banners', hops.guard(cleanup.finish(deadline.at)));
+    const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(deadline.at)));
     await hops.guard(freezer.settle(deadline));
-    const shot = await deadline.step('capturing', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
+    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
     return { ...shot, bannerAction, targetStatus, timings: deadline.timings };
   } finally {
     env?.dispose();

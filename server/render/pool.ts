@@ -217,7 +217,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
     const deadline = new Deadline(this.opts.renderBudgetMs, signal);
     const browser = () =>
-      deadline.step('starting the browser', this.current()).catch((e) => {
+      deadline.step('browser', this.current()).catch((e) => {
         throw e instanceof ServiceError ? e : new RenderFailed(`the browser could not be started: ${String(e).split('\n')[0]}`);
       });
     let g = await browser();
@@ -229,7 +229,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     g.renders++;
     let slot: Slot;
     try {
-      slot = g.slots.shift() ?? (await deadline.step('opening a page', prepareSlot(g.launched.browser)));
+      slot = g.slots.shift() ?? (await deadline.step('page', prepareSlot(g.launched.browser)));
     } catch (e) {
       g.active--;
       if (g.retired && g.active === 0) this.retire(g);

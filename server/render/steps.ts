@@ -1,0 +1,32 @@
+// The named steps of one render: each has one unique, stable name, the same in the Server-Timing
+// header (`<name>;dur=<ms>;desc="<description>"`), the `step` label of the
+// screenshot_render_step_seconds metric and the 504 render_timeout message's "(while <description>)".
+// A step's description may add what it waited for (the waitUntil value, the selector); its name
+// never does, so names stay few (bounded metric labels) and never repeat within one render.
+// The metric has one more step, `queue` (the wait for a free render slot, before the deadline's steps).
+export const STEPS = {
+  browser: 'starting the browser',
+  page: 'opening a page',
+  address: 'checking the target address',
+  viewport: 'setting the viewport',
+  env: 'setting the page environment',
+  determinism: 'preparing a deterministic render',
+  'cleanup-prep': 'preparing banner clean-up',
+  load: 'loading the page',
+  idle: 'waiting for network idle',
+  selector: 'waiting for selector',
+  'lazy-scroll': 'loading lazy content',
+  'lazy-idle': 'waiting for lazy content',
+  banners: 'removing cookie banners',
+  freeze: 'freezing the page',
+  capture: 'capturing',
+} as const;
+
+export type StepName = keyof typeof STEPS;
+
+export interface StepTiming {
+  step: StepName;
+  /** What the step did, for people: STEPS[step] or a more precise wording of it. */
+  stage: string;
+  ms: number;
+}
