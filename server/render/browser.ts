@@ -61,7 +61,7 @@ export interface Confinement {
 }
 
 /**
- * The plan that worked first for a browser binary and settings. Later launches (recycling, crash
+ * The plan that worked first for a browser binary, settings and TMPDIR. Later launches (recycling, crash
  * replacement) use only that plan: a fallback is decided once per process, at the first launch,
  * never because a later launch failed for some passing reason (load, a timeout).
  */
@@ -70,7 +70,7 @@ const workingPlan = new Map<string, { plan: LaunchPlan; reason?: string }>();
 export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowser> {
   const settings = opts.sandbox ?? DEFAULT_SANDBOX;
   const isRoot = process.getuid?.() === 0;
-  const key = JSON.stringify([opts.executablePath, settings, isRoot]);
+  const key = JSON.stringify([opts.executablePath, settings, isRoot, os.tmpdir()]); // the profile's place matters too
   const known = workingPlan.get(key);
   const plans = known ? [known.plan] : launchPlans(settings, isRoot);
   const failures: string[] = [];
