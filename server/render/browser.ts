@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { DEFAULT_SANDBOX, SandboxUnavailable, describePlan, launchFailureReason, launchPlans, prepareProfile, wrapCommand, type LaunchPlan, type SandboxSettings } from '../sandbox/index.ts';
+import { DEFAULT_SANDBOX, SandboxUnavailable, chromiumSays, describePlan, launchFailureReason, launchPlans, prepareProfile, wrapCommand, type LaunchPlan, type SandboxSettings } from '../sandbox/index.ts';
 
 export interface LaunchOptions {
   executablePath: string;
@@ -93,6 +93,17 @@ export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowse
   throw new Error('no launch plan'); // unreachable: launchPlans never returns an empty list
 }
 
+/** The plan's command loading about:blank once, without the pipe, to hear what Chromium says. */
+function diagnosis(opts: LaunchOptions, plan: LaunchPlan, profile: string): [string, string[], NodeJS.ProcessEnv] {
+  const { command, args } = wrapCommand(plan, opts.executablePath, ['--headless', `--user-data-dir=${profile}`, ...BASE_FLAGS, '--dump-dom', 'about:blank']);
+  return [command, args, childEnv(plan, profile)];
+}
+
+/** Another user cannot use root's HOME: give it the throwaway profile (removed on close). */
+function childEnv(plan: LaunchPlan, profile: string): NodeJS.ProcessEnv {
+  return plan.user ? { ...process.env, HOME: profile } : process.env;
+}
+
 async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<LaunchedBrowser, 'confinement'>> {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'shot-chromium-'));
   const headless = isHeadlessShell(opts.executablePath) ? 'shell' : true;
@@ -108,8 +119,7 @@ async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<L
       args,
       headless,
       pipe: true,
-      // Another user cannot use root's HOME: give it the throwaway profile (removed on close).
-      env: plan.user ? { ...process.env, HOME: profile } : process.env,
+      env: childEnv(plan, profile),
       defaultViewport: null,
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -118,8 +128,10 @@ async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<L
       timeout: 30_000,
     });
   } catch (e) {
+    // Chromium's own reason, while the profile is still there (only sandboxed plans need one).
+    const said = plan.sandbox && !(e instanceof SandboxUnavailable) ? chromiumSays(...diagnosis(opts, plan, profile)) : undefined;
     rmSync(profile, { recursive: true, force: true });
-    throw e;
+    throw said ? new SandboxUnavailable(said, { cause: e }) : e;
   }
   let closed: Promise<void> | undefined;
   const close = () =>

@@ -12,6 +12,7 @@
 // unprivileged user namespaces (Debian has no setuid chrome-sandbox). Where that cannot work, the
 // plans below fall back step by step, and the caller says so loudly (BROWSER_SANDBOX=require turns
 // the fallback into an error).
+import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -82,10 +83,25 @@ export function prepareProfile(profile: string, plan: LaunchPlan): void {
   chownSync(profile, uid, gid);
 }
 
+const TELLING = /sandbox|namespace|setpriv|setuid|as root|permission denied/i;
+
 /** The line of a failed launch's output that says why (Chromium's own words where it gave them). */
 export function launchFailureReason(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  const telling = lines.find((l) => /sandbox|namespace|setpriv|setuid|as root|permission denied/i.test(l) && !/dbus|TROUBLESHOOTING/i.test(l));
+  const telling = lines.find((l) => TELLING.test(l) && !/dbus|TROUBLESHOOTING/i.test(l));
   return (telling ?? lines[0] ?? 'unknown error').slice(0, 400);
+}
+
+/**
+ * Why Chromium would not run sandboxed, in its own words. A browser that dies after the pipe
+ * opened leaves only "Target closed" to Puppeteer, not its stderr; so after a failed sandboxed
+ * launch (once per process) the same command loads about:blank without the pipe, and its stderr
+ * is read: e.g. "No usable sandbox!" where user namespaces are refused.
+ */
+export function chromiumSays(command: string, args: string[], env: NodeJS.ProcessEnv): string | undefined {
+  const r = spawnSync(command, args, { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'ignore', 'pipe'] });
+  const line = (r.stderr ?? '').split('\n').find((l) => TELLING.test(l) && !/dbus/i.test(l));
+  // Chromium's log prefix ("[1125/091631.510337:ERROR:content/...:130] ") is noise in our log.
+  return line?.replace(/^\[[^\]]*\]\s*/, '').trim().slice(0, 400) || undefined;
 }

@@ -4,7 +4,8 @@
 // the server's (as root: as an unprivileged uid), their network namespace has no interface but
 // `lo`, and from inside it even the egress proxy on loopback cannot be dialled; no browser process
 // carries --no-sandbox. Then the fallbacks: BROWSER_SANDBOX=auto falls back (root: when TMPDIR is
-// unreachable for the browser's user) and says why, `require` refuses to, `off` warns.
+// unreachable for the browser's user; anyone: without user namespaces) and says why, `require`
+// refuses to, `off` warns.
 // Needs unprivileged user namespaces (as Chromium's sandbox does); run by run-in-netns.sh with the
 // rest of the battery, though it feeds no address.
 import { test, before, after } from 'node:test';
@@ -130,6 +131,17 @@ test('auto falls back when the sandboxed browser cannot start, and says why; req
     else process.env.TMPDIR = saved;
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('where user namespaces are refused (as under Docker\'s default seccomp): require fails with Chromium\'s reason, auto falls back and says it', { skip: isRoot ? false : 'needs root: without-userns.sh writes a child namespace\'s uid_map' }, () => {
+  const r = spawnSync('bash', [path.join(import.meta.dirname, 'lib/without-userns.sh'), process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'lib/launch-report.ts'), 'require', 'auto'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const [required, auto] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.match(required.error, /BROWSER_SANDBOX=require.*No usable sandbox/);
+  assert.equal(auto.works, true, JSON.stringify(auto));
+  assert.equal(auto.confinement.sandbox, false);
+  assert.equal(auto.confinement.uid, DEFAULT_SANDBOX.uid, 'still not root: the unprivileged user without the sandbox');
+  assert.match(auto.confinement.reason, /^sandbox as uid 65534: No usable sandbox/);
 });
 
 test('off: --no-sandbox, and the pool logs a WARN naming the setting at launch', async () => {
