@@ -99,9 +99,16 @@ function diagnosis(opts: LaunchOptions, plan: LaunchPlan, profile: string): [str
   return [command, args, childEnv(plan, profile)];
 }
 
-/** Another user cannot use root's HOME: give it the throwaway profile (removed on close). */
+/**
+ * What Chromium inherits: what it needs, nothing else. The server's environment holds secrets
+ * (DATABASE_URL, API_KEYS, LINK_SIGNING_KEK); a compromised renderer could read its own copy
+ * and paint it into the screenshot it returns. Another user cannot use root's HOME: it gets the
+ * throwaway profile (removed on close).
+ */
+const CHROMIUM_ENV = /^(PATH|HOME|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|FONTCONFIG_[A-Z_]+|XDG_[A-Z_]+)$/;
 function childEnv(plan: LaunchPlan, profile: string): NodeJS.ProcessEnv {
-  return plan.user ? { ...process.env, HOME: profile } : process.env;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => CHROMIUM_ENV.test(k)));
+  return plan.user ? { ...env, HOME: profile } : env;
 }
 
 async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<LaunchedBrowser, 'confinement'>> {

@@ -25,10 +25,14 @@ import { DEFAULT_SANDBOX } from '../../server/sandbox/index.ts';
 const isRoot = process.getuid?.() === 0;
 let srv: TestServer;
 
+// In production the server's secrets are in its environment (server/main.ts reads process.env).
+const SECRET = `kek-canary-${process.pid}-${Date.now()}`;
 before(async () => {
+  process.env.LINK_SIGNING_KEK = SECRET; // only Chromium's environment is looked at: the test server's config comes from testEnv
   srv = await startTestServer({ BROWSER_SANDBOX: 'require' });
 });
 after(async () => {
+  delete process.env.LINK_SIGNING_KEK;
   await srv?.close();
 });
 
@@ -108,6 +112,16 @@ test('a renderer\'s network namespace has only lo, and even the egress proxy can
   } finally {
     await page.close();
   }
+});
+
+test('Chromium\'s processes do not inherit the server\'s secrets (a renderer could paint them into its screenshot)', () => {
+  const procs = chromium();
+  assert.ok(procs.length > 0);
+  const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  for (const p of procs) assert.ok(!environ(p.pid).some((e) => e.includes(SECRET)), `pid ${p.pid} has the secret in its environment`);
+  // Chromium's children write their titles over that area; the browser process keeps it as given.
+  const browser = procs.find((p) => !p.args.some((a) => a.startsWith('--type=')))!;
+  assert.ok(environ(browser.pid).some((e) => e.startsWith('PATH=')), 'the browser process still has PATH (the area read is its environment)');
 });
 
 test('auto falls back when the sandboxed browser cannot start, and says why; require refuses', { skip: isRoot ? false : 'needs root: the unreachable-profile case is how it is provoked here' }, async () => {
