@@ -61,9 +61,9 @@ export interface Confinement {
 }
 
 /**
- * The plan that worked first for a browser binary, settings and TMPDIR. Later launches (recycling, crash
- * replacement) use only that plan: a fallback is decided once per process, at the first launch,
- * never because a later launch failed for some passing reason (load, a timeout).
+ * The plan that worked first for a browser binary, settings and TMPDIR. Later launches
+ * (recycling, crash replacement) use only that plan: a fallback is decided once per process, at
+ * the first launch, never because a later launch failed for some passing reason (load, a timeout).
  */
 const workingPlan = new Map<string, { plan: LaunchPlan; reason?: string }>();
 
