@@ -23,7 +23,9 @@ COPY tsconfig.json README.md ./
 COPY server server
 
 # DATA_DIR (the embedded store) is used only without DATABASE_URL; TMPDIR holds Chromium's
-# throwaway profiles. `node` (uid 1000) is the base image's unprivileged user.
+# throwaway profiles. `node` (uid 1000) is the base image's unprivileged user: Chromium runs its
+# own sandbox as it, where the runtime allows user namespaces (BROWSER_SANDBOX=auto warns where
+# not; compose.yaml and deploy/kubernetes allow them and set BROWSER_SANDBOX=require).
 RUN mkdir -p /data && chown node:node /data
 USER node
 ENV PORT=3000 \

@@ -3,6 +3,7 @@
 // is documented in the README's configuration table; keep the two in step.
 import { existsSync, accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_SANDBOX, type SandboxSettings } from './sandbox/index.ts';
 
 export interface Config {
   port: number;
@@ -26,6 +27,8 @@ export interface Config {
   corsOrigins: string[];
   /** LINK_SIGNING_KEK: the 32-byte key that seals signing secrets of signed links (server/links/kek.ts); null = DATA_DIR file or none. */
   linkSigningKek: Buffer | null;
+  /** BROWSER_SANDBOX and BROWSER_SANDBOX_USER: how Chromium is confined (server/sandbox). */
+  browserSandbox: SandboxSettings;
   /** After SIGTERM: seconds the listener stays open, /readyz answering 503, before it closes (server/http/drain.ts). */
   drainSeconds: number;
 }
@@ -61,6 +64,18 @@ export function findChromium(env: NodeJS.ProcessEnv): string {
   const found = CHROMIUM_CANDIDATES.find((c) => existsSync(c));
   if (!found) throw new ConfigError('CHROMIUM_PATH is not set and no Chromium was found; run `npm run setup` (scripts/setup-browser.sh)');
   return found;
+}
+
+/** BROWSER_SANDBOX (auto | require | off) and BROWSER_SANDBOX_USER (uid:gid, used when run as root). */
+export function browserSandbox(env: NodeJS.ProcessEnv): SandboxSettings {
+  const mode = env.BROWSER_SANDBOX?.trim() || DEFAULT_SANDBOX.mode;
+  if (mode !== 'auto' && mode !== 'require' && mode !== 'off') throw new ConfigError(`BROWSER_SANDBOX must be one of auto, require, off, got ${JSON.stringify(mode)}`);
+  const user = env.BROWSER_SANDBOX_USER?.trim();
+  if (!user) return { ...DEFAULT_SANDBOX, mode };
+  const m = /^(\d{1,10}):(\d{1,10})$/.exec(user);
+  const [uid, gid] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  if (!(uid >= 1 && uid < 2 ** 32 - 1 && gid >= 1 && gid < 2 ** 32 - 1)) throw new ConfigError(`BROWSER_SANDBOX_USER must be a numeric uid:gid other than root (e.g. 65534:65534), got ${JSON.stringify(user)}`);
+  return { mode, uid, gid };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -104,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins,
     linkSigningKek,
     drainSeconds: int(env, 'DRAIN_SECONDS', 0, 0, 300),
+    browserSandbox: browserSandbox(env),
   };
 }
 

@@ -50,6 +50,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const pool = new BrowserPool({
     executablePath: config.chromiumPath,
     launchArgs: egressLaunchArgs(guard.proxyPort),
+    sandbox: config.browserSandbox,
     concurrency: config.renderConcurrency,
     queueLimit: config.queueLimit,
     recycleAfter: config.recycleAfter,

@@ -1,21 +1,26 @@
 // Launching one Chromium: the Debian build, pipe transport (no DevTools TCP port), a throwaway
-// profile directory removed on close, and flags that keep it off the network except through the
-// egress proxy (DESIGN §4). Nothing here knows about requests.
+// profile directory removed on close, flags that keep it off the network except through the
+// egress proxy (DESIGN §4), and its sandbox on wherever it starts (server/sandbox: as an
+// unprivileged user when we are root). Nothing here knows about requests.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { DEFAULT_SANDBOX, SandboxUnavailable, chromiumSays, describePlan, launchFailureReason, launchPlans, prepareProfile, wrapCommand, type LaunchPlan, type SandboxSettings } from '../sandbox/index.ts';
 
 export interface LaunchOptions {
   executablePath: string;
   /** Extra flags, e.g. the egress guard's proxy flags. */
   args: string[];
+  /** How Chromium is confined (default: sandbox wherever it starts, BROWSER_SANDBOX=auto). */
+  sandbox?: SandboxSettings;
 }
 
 export interface LaunchedBrowser {
   browser: Browser;
   /** Kills the process if it does not close in time, and removes the profile directory. */
   close(): Promise<void>;
+  confinement: Confinement;
 }
 
 /** Flags every browser gets. Each one is here for a reason given beside it. */
@@ -48,18 +53,83 @@ export function isHeadlessShell(executablePath: string): boolean {
   return path.basename(executablePath).includes('headless-shell');
 }
 
+/** Where a launched browser stands (server/sandbox): what the pool logs, loudly when unconfined. */
+export interface Confinement {
+  /** Chromium's sandbox is on: renderers in their own namespaces under seccomp-bpf. */
+  sandbox: boolean;
+  /** The uid the browser runs as. */
+  uid: number;
+  /** Why a more confined plan did not start (auto mode fell back), or that BROWSER_SANDBOX=off. */
+  reason?: string;
+}
+
+/**
+ * The plan that worked first for a browser binary, settings and TMPDIR. Later launches
+ * (recycling, crash replacement) use only that plan: a fallback is decided once per process, at
+ * the first launch, never because a later launch failed for some passing reason (load, a timeout).
+ */
+const workingPlan = new Map<string, { plan: LaunchPlan; reason?: string }>();
+
 export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowser> {
+  const settings = opts.sandbox ?? DEFAULT_SANDBOX;
+  const isRoot = process.getuid?.() === 0;
+  const key = JSON.stringify([opts.executablePath, settings, isRoot, os.tmpdir()]); // the profile's place matters too
+  const known = workingPlan.get(key);
+  const plans = known ? [known.plan] : launchPlans(settings, isRoot);
+  const failures: string[] = [];
+  for (const plan of plans) {
+    try {
+      const launched = await launchWith(opts, plan);
+      const reason = known ? known.reason : failures.join('; ') || (settings.mode === 'off' ? 'BROWSER_SANDBOX=off' : undefined);
+      if (!known) workingPlan.set(key, { plan, reason });
+      const uid = plan.user?.uid ?? process.getuid?.() ?? -1;
+      return { ...launched, confinement: { sandbox: plan.sandbox, uid, ...(reason ? { reason } : {}) } };
+    } catch (e) {
+      const why = e instanceof SandboxUnavailable ? e.message : launchFailureReason(e);
+      failures.push(`${describePlan(plan)}: ${why}`);
+      if (plan !== plans.at(-1)) continue;
+      if (settings.mode === 'require') throw new Error(`Chromium did not start with its sandbox (BROWSER_SANDBOX=require): ${why}`, { cause: e });
+      if (failures.length === 1) throw e; // the only plan: its own error, unchanged
+      throw new Error(`Chromium did not start in any way BROWSER_SANDBOX=${settings.mode} allows: ${failures.join('; ')}`);
+    }
+  }
+  throw new Error('no launch plan'); // unreachable: launchPlans never returns an empty list
+}
+
+/** The plan's command loading about:blank once, without the pipe, to hear what Chromium says. */
+function diagnosis(opts: LaunchOptions, plan: LaunchPlan, profile: string): [string, string[], NodeJS.ProcessEnv] {
+  const { command, args } = wrapCommand(plan, opts.executablePath, ['--headless', `--user-data-dir=${profile}`, ...BASE_FLAGS, '--dump-dom', 'about:blank']);
+  return [command, args, childEnv(plan, profile)];
+}
+
+/**
+ * What Chromium inherits: what it needs, nothing else. The server's environment holds secrets
+ * (DATABASE_URL, API_KEYS, LINK_SIGNING_KEK); a compromised renderer could read its own copy
+ * and paint it into the screenshot it returns. Another user cannot use root's HOME: it gets the
+ * throwaway profile (removed on close).
+ */
+const CHROMIUM_ENV = /^(PATH|HOME|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|FONTCONFIG_[A-Z_]+|XDG_[A-Z_]+)$/;
+function childEnv(plan: LaunchPlan, profile: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => CHROMIUM_ENV.test(k)));
+  return plan.user ? { ...env, HOME: profile } : env;
+}
+
+async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<LaunchedBrowser, 'confinement'>> {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'shot-chromium-'));
-  const args = [...BASE_FLAGS, ...opts.args];
-  if (process.getuid?.() === 0) args.push('--no-sandbox'); // Chromium refuses to start as root otherwise
+  const headless = isHeadlessShell(opts.executablePath) ? 'shell' : true;
   let browser: Browser;
   try {
+    prepareProfile(profile, plan);
+    // Puppeteer's own default flags, then ours; spelled out because the command may be setpriv.
+    const chromiumArgs = puppeteer.defaultArgs({ headless, userDataDir: profile, args: [...BASE_FLAGS, ...opts.args, ...(plan.sandbox ? [] : ['--no-sandbox'])] });
+    const { command, args } = wrapCommand(plan, opts.executablePath, chromiumArgs);
     browser = await puppeteer.launch({
-      executablePath: opts.executablePath,
-      headless: isHeadlessShell(opts.executablePath) ? 'shell' : true,
-      pipe: true,
-      userDataDir: profile,
+      executablePath: command,
+      ignoreDefaultArgs: true,
       args,
+      headless,
+      pipe: true,
+      env: childEnv(plan, profile),
       defaultViewport: null,
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -68,8 +138,10 @@ export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowse
       timeout: 30_000,
     });
   } catch (e) {
+    // Chromium's own reason, while the profile is still there (only sandboxed plans need one).
+    const said = plan.sandbox && !(e instanceof SandboxUnavailable) ? chromiumSays(...diagnosis(opts, plan, profile)) : undefined;
     rmSync(profile, { recursive: true, force: true });
-    throw e;
+    throw said ? new SandboxUnavailable(said, { cause: e }) : e;
   }
   let closed: Promise<void> | undefined;
   const close = () =>

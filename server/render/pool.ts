@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { Overloaded, RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
+import type { SandboxSettings } from '../sandbox/index.ts';
 import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from './browser.ts';
 import { Deadline } from './deadline.ts';
 import { runPipeline, type PipelineDeps, type RenderResult } from './pipeline.ts';
@@ -16,6 +17,8 @@ export interface PoolOptions {
   queueLimit: number;
   recycleAfter: number;
   renderBudgetMs: number;
+  /** How Chromium is confined (server/sandbox; default BROWSER_SANDBOX=auto). */
+  sandbox?: SandboxSettings;
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
   /** Starts one browser (default launchBrowser). Tests pass one that also keeps what it launched. */
   launch?: (opts: LaunchOptions) => Promise<LaunchedBrowser>;
@@ -111,7 +114,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   }
 
   private async launch(): Promise<Generation> {
-    const launched = await (this.opts.launch ?? launchBrowser)({ executablePath: this.opts.executablePath, args: this.opts.launchArgs });
+    const launched = await (this.opts.launch ?? launchBrowser)({ executablePath: this.opts.executablePath, args: this.opts.launchArgs, sandbox: this.opts.sandbox });
     if (this.closing) {
       // close() ran while this browser was starting (e.g. the replacement after a recycle).
       await launched.close();
@@ -125,7 +128,11 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
       this.retire(g, true);
     });
     this.browserVersion = await launched.browser.version();
-    this.log('info', 'browser launched', { generation: g.id, version: this.browserVersion });
+    const { confinement } = launched;
+    this.log('info', 'browser launched', { generation: g.id, version: this.browserVersion, sandbox: confinement.sandbox, uid: confinement.uid });
+    // Loud at every launch: without the sandbox a compromised renderer can open sockets around
+    // the egress proxy (server/sandbox). BROWSER_SANDBOX=require makes this a start-up error.
+    if (!confinement.sandbox) this.log('warn', 'Chromium runs WITHOUT its sandbox: a compromised renderer could reach the network around the egress proxy; set BROWSER_SANDBOX=require to refuse this', { generation: g.id, reason: confinement.reason });
     this.refill(g);
     return g;
   }

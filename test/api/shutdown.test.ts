@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
@@ -41,6 +41,7 @@ interface Child {
 /** Starts server/main.ts with its own TMPDIR, so that its Chromium processes and dirs are findable. */
 async function startChild(extra: Record<string, string> = {}): Promise<Child> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'api-test-child-'));
+  chmodSync(tmp, 0o711); // as root, Chromium runs as an unprivileged user: it must reach its profile here
   cleanup.push(tmp);
   const env = testEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info', TMPDIR: tmp, ...extra }, [fx.hostPort]);
   const r = await startServerProcess(env);

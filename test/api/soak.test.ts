@@ -4,7 +4,7 @@
 // memory did not grow beyond a generous bound. About a minute; kept in its own file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -26,6 +26,7 @@ before(async () => {
   // The server's Chromium profiles go to os.tmpdir(): a private one makes them countable while
   // other processes on the machine create their own.
   tmp = mkdtempSync(path.join(os.tmpdir(), 'api-soak-'));
+  chmodSync(tmp, 0o711); // as root, Chromium runs as an unprivileged user: it must reach its profile here
   process.env.TMPDIR = tmp;
   srv = await startTestServer({ FREE_CREDITS: String(TOTAL + 100), BROWSER_RECYCLE_AFTER: '400' });
 });

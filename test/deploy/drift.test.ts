@@ -105,6 +105,9 @@ test('compose.yaml: the topology of npm run cluster, the template\'s ports, know
   assert.ok(seconds(COMPOSE.check_timeout) > 2, 'the check timeout exceeds /readyz\'s own 2 s wait for the browser');
   assert.ok(Number(env.DRAIN_SECONDS) > detect, `DRAIN_SECONDS ${env.DRAIN_SECONDS} > HAProxy's detection ${detect} s`);
   assert.ok(seconds(app.stop_grace_period) >= Number(env.DRAIN_SECONDS) + RENDER_BUDGET_S, 'stop_grace_period covers the drain and a render');
+  // Chromium's sandbox needs user namespaces, which Docker's default seccomp profile refuses.
+  assert.ok(app.security_opt.includes('seccomp=unconfined'), 'the replicas may create user namespaces');
+  assert.equal(env.BROWSER_SANDBOX, 'require', 'so a replica without the sandbox fails rather than runs');
   const lb = c.services.haproxy;
   assert.match(lb.image, /^haproxy:2\.6/, 'the HAProxy version the template is tested with');
   assert.ok(lb.volumes.includes(`./deploy/haproxy:${COMPOSE.errors_dir}:ro`), 'the rendered config and its errorfile are mounted');
@@ -169,6 +172,8 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.ok(pod.spec.terminationGracePeriodSeconds >= drain + RENDER_BUDGET_S, 'the grace period covers the drain and a render');
   assert.equal(pod.spec.securityContext.runAsNonRoot, true);
   assert.equal(pod.spec.securityContext.runAsUser, 1000, 'the image\'s user (node, uid 1000)');
+  assert.equal(pod.spec.securityContext.seccompProfile.type, 'Unconfined', 'the pods may create user namespaces (Chromium\'s sandbox)');
+  assert.equal(env.BROWSER_SANDBOX, 'require', 'so a pod without the sandbox fails rather than runs');
   assert.match(read('Dockerfile'), /^USER node$/m);
 
   const svc = yaml(`${dir}/service.yaml`);
