@@ -45,7 +45,7 @@ stage "unit and integration tests"
 mapfile -t files < <(find server test/api test/mcp test/playground test/deploy conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
-timeout 1500 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+timeout 1200 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
@@ -53,7 +53,7 @@ count_node "$log"
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
-  timeout 600 bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
+  timeout 300 bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
 status=${PIPESTATUS[0]}
   count_node "$slog"
   [ "$status" = 0 ] || failed_stages+=(security)
@@ -62,7 +62,7 @@ fi
 stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
 klog=$(mktemp)
 started=$(date +%s)
-timeout 900 node --import tsx --test --test-reporter=spec --test-timeout=600000 test/cluster/*.test.ts 2>&1 | tee "$klog"
+timeout 600 node --import tsx --test --test-reporter=spec --test-timeout=500000 test/cluster/*.test.ts 2>&1 | tee "$klog"
 status=${PIPESTATUS[0]}
 count_node "$klog"
 [ "$status" = 0 ] || failed_stages+=(cluster)
@@ -70,7 +70,7 @@ echo "reference deployment stage: $(( $(date +%s) - started )) s"
 
 stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
 clog=$(mktemp)
-timeout 1200 node --import tsx conformance/run-against-reference.ts --twice 2>&1 | tee "$clog"
+timeout 900 node --import tsx conformance/run-against-reference.ts --twice 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -79,7 +79,7 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
 baseline=(); [ "$status" = 0 ] && [ -f conformance-report/report.json ] && baseline=(--baseline-from conformance-report/report.json)  # the full run above is the baseline
-timeout 600 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
+timeout 400 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
@@ -91,7 +91,7 @@ stage "conformance core against a second engine: the Firefox subject (conformanc
 if FIREFOX_PATH="$(bash scripts/setup-firefox.sh | tail -1)"; then
   export FIREFOX_PATH
   flog=$(mktemp)
-  timeout 600 node --import tsx conformance/self-test/subjects/firefox/run-core.ts 2>&1 | tee "$flog"
+  timeout 400 node --import tsx conformance/self-test/subjects/firefox/run-core.ts 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

@@ -2,7 +2,7 @@
 // One cache for every replica: it lives in the store the ledger uses (PostgreSQL with
 // DATABASE_URL, else the embedded PGlite store; server/cache/sql.ts), bounded by CACHE_MAX_BYTES
 // (least recently used evicted first) and expiring CACHE_TTL_SECONDS after it was stored.
-// Identical requests arriving together cause one render (single flight, server/cache/flight.ts).
+// Identical requests arriving together cause one render (single flight, in server/cache/shared.ts).
 // Only `url`-mode results are cached, per account, keyed by the normalised request and the
 // browser's version; `html` results are never cached or written anywhere (spec §1, DESIGN §3),
 // and cacheKey refuses them.

@@ -1,6 +1,6 @@
 // The named steps of one render: each has one unique, stable name, the same in the Server-Timing
 // header (`<name>;dur=<ms>;desc="<description>"`), the `step` label of the
-// screenshot_render_step_seconds metric and the 504 render_timeout message's "(while <description>)".
+// screenshot_step_seconds metric and the 504 render_timeout message's "(while <description>)".
 // A step's description may add what it waited for (the waitUntil value, the selector); its name
 // never does, so names stay few (bounded metric labels) and never repeat within one render.
 // The metric has one more step, `queue` (the wait for a free render slot, before the deadline's steps).
