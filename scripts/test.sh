@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-warnings=ExperimentalWarning"
 
 pass=0; fail=0; failed_stages=()
-t_start=$(date +%s); t_stage=$t_start
-stage() { local now; now=$(date +%s); [ "$t_stage" = "$t_start" ] || echo "(stage took $((now - t_stage)) s)"; t_stage=$now; echo; echo "=== $*"; }
+t_start=$(date +%s); t_stage=
+stage() { local now; now=$(date +%s); [ -z "$t_stage" ] || echo "(stage took $((now - t_stage)) s)"; t_stage=$now; echo; echo "=== $*"; }
 count_node() { # adds the "# pass N" / "# fail N" lines of node's test runner output in $1
   local p f
   p=$(grep -E '^(# |ℹ )pass [0-9]+' "$1" | tail -1 | awk '{print $3}'); f=$(grep -E '^(# |ℹ )fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
