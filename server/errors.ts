@@ -42,10 +42,10 @@ export class ServiceError extends Error {
 
 export const badRequest = (message: string) => new ServiceError('bad_request', message);
 
-/** spec §4.1 rule 2 */
+/** spec §4.1 rule 2. Names the field, never quotes it: messages never echo the request (issue 15). */
 export class SelectorNotFound extends ServiceError {
-  constructor(selector: string, detail = 'matches no element') {
-    super('selector_not_found', `selector ${JSON.stringify(selector)} ${detail}`);
+  constructor(detail = 'matches no element') {
+    super('selector_not_found', `selector ${detail}`);
   }
 }
 

@@ -70,7 +70,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     }
     if (req.waitForSelector !== undefined) {
       const sel = req.waitForSelector;
-      await deadline.step(`waiting for selector ${JSON.stringify(sel)}`, hops.guard(waitForSelector(page, sel)));
+      await deadline.step('waiting for waitForSelector', hops.guard(waitForSelector(page, sel)));
     }
 
     if (req.fullPage && req.selector === undefined) {
