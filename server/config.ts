@@ -31,6 +31,12 @@ export interface Config {
   browserSandbox: SandboxSettings;
   /** After SIGTERM: seconds the listener stays open, /readyz answering 503, before it closes (server/http/drain.ts). */
   drainSeconds: number;
+  /** Connection limits (server/http/connections.ts, issue 15). */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+  httpIdleTimeoutMs: number;
+  maxConnectionsPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -98,6 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const linkSigningKek = keyBytes(env, 'LINK_SIGNING_KEK');
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  // Node refuses a head timeout longer than the whole request's.
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs})`);
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
@@ -120,6 +130,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     linkSigningKek,
     drainSeconds: int(env, 'DRAIN_SECONDS', 0, 0, 300),
     browserSandbox: browserSandbox(env),
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 10_000, 100, 600_000),
+    maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
   };
 }
 

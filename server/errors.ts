@@ -19,7 +19,7 @@ export const ERROR_CATALOGUE = {
   render_failed: { status: 500, when: 'the page or the browser crashed during the render' },
   internal_error: { status: 500, when: 'an unexpected server fault (logged with the request id)' },
   navigation_failed: { status: 502, when: 'target unreachable: DNS failure, connection refused, TLS error' },
-  overloaded: { status: 503, when: 'render queue full, or the server is shutting down (with `Retry-After`)' },
+  overloaded: { status: 503, when: 'render queue full, or too long to start the render within the render budget, or the server is shutting down (with `Retry-After`)' },
   client_closed: { status: 499, when: 'never seen by a client: logged and counted when the caller disconnects before the image is ready (the render is stopped, nothing is billed)' },
   render_timeout: { status: 504, when: 'rendering, including waitUntil/waitForSelector, exceeded the 20-second budget' },
 } as const;
@@ -42,10 +42,10 @@ export class ServiceError extends Error {
 
 export const badRequest = (message: string) => new ServiceError('bad_request', message);
 
-/** spec §4.1 rule 2 */
+/** spec §4.1 rule 2. Names the field, never quotes it: messages never echo the request (issue 15). */
 export class SelectorNotFound extends ServiceError {
-  constructor(selector: string, detail = 'matches no element') {
-    super('selector_not_found', `selector ${JSON.stringify(selector)} ${detail}`);
+  constructor(detail = 'matches no element') {
+    super('selector_not_found', `selector ${detail}`);
   }
 }
 

@@ -10,7 +10,7 @@ export interface Metrics {
   registry: Registry;
   renderSeconds: Histogram<'outcome'>;
   outcomes: Counter<'code'>;
-  /** Requests refused before rendering: queue_full, shutting_down (pool), rate_limited, insufficient_credits. */
+  /** Requests refused before rendering: queue_full, queue_wait, shutting_down (pool), connection_limit (server/http/connections.ts), rate_limited, insufficient_credits. */
   rejections: Counter<'reason'>;
   /** Result cache lookups of url-mode requests: hit, miss, joined (waited for an identical render: single flight). */
   cache: Counter<'result'>;
@@ -43,7 +43,7 @@ export function createMetrics(pool: PoolView, opts: { concurrency: number; queue
   });
   const rejections = new Counter({
     name: 'screenshot_rejections_total',
-    help: 'Requests refused before rendering, by reason (queue_full, shutting_down, rate_limited, insufficient_credits)',
+    help: 'Requests refused before rendering, by reason (queue_full, queue_wait (no slot in time for the budget), shutting_down, connection_limit (connections per client address), rate_limited, insufficient_credits)',
     labelNames: ['reason'],
     registers: [registry],
   });

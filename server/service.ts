@@ -89,7 +89,7 @@ export function createCaptureService(deps: ServiceDeps) {
       const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal);
       deps.metrics.renderSeconds.observe({ outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);
-      const remaining = await deps.accounts.commit(reservation);
+      const { charged, remaining } = await deps.accounts.commit(reservation);
       committed = true;
       const headers: Record<string, string> = {
         'content-disposition': `inline; filename="screenshot.${EXTENSIONS[req.format]}"`,
@@ -101,7 +101,7 @@ export function createCaptureService(deps: ServiceDeps) {
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
       if (key && (opts.cache?.store ?? true)) await deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
-      return { ...outcome, request: req, cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': '1', 'x-credits-remaining': String(remaining) } };
+      return { ...outcome, request: req, cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': String(charged), 'x-credits-remaining': String(remaining) } };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;

@@ -9,6 +9,7 @@ import { openSharedCache } from './cache/shared.ts';
 import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
 import { createApp } from './http/app.ts';
+import { checkingIntervalMs, limitConnections, type ConnectionLimits } from './http/connections.ts';
 import { Drain } from './http/drain.ts';
 import { resolveKek } from './links/kek.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -97,8 +98,16 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     links: { db: accounts.db, kek },
   });
 
-  const server = http.createServer(app);
-  server.requestTimeout = 0; // renders are bounded by the render budget, not by the socket
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: config.httpHeadersTimeoutMs,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+    keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+    idleTimeoutMs: config.httpIdleTimeoutMs,
+    perAddress: config.maxConnectionsPerIp,
+  };
+  const server = http.createServer({ connectionsCheckingInterval: checkingIntervalMs(limits) }, app);
+  // Slow or stalled clients are cut; the render itself is bounded by the render budget, not by these.
+  limitConnections(server, limits, () => metrics.rejections.inc({ reason: 'connection_limit' }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -21,6 +21,12 @@ export interface Reservation {
   accountId: string;
 }
 
+/** What a commit did: 1 when it spent the held credit, 0 when the reservation was already gone (committed, released, or swept after its lease ran out). */
+export interface Committed {
+  charged: 0 | 1;
+  remaining: number;
+}
+
 export interface Accounts {
   /** The account of a bearer key, or null for an unknown or revoked key. */
   authenticate(key: string): Promise<Account | null>;
@@ -28,8 +34,8 @@ export interface Accounts {
   checkRateLimit(account: Account): Promise<void>;
   /** Holds one credit; throws ServiceError('insufficient_credits') when none are left. */
   reserve(account: Account): Promise<Reservation>;
-  /** Spends the held credit (at most once per reservation); returns the spendable balance afterwards. */
-  commit(r: Reservation): Promise<number>;
+  /** Spends the held credit (at most once per reservation); says what it charged and the spendable balance afterwards. */
+  commit(r: Reservation): Promise<Committed>;
   /** Gives the held credit back (any failure); a no-op after commit or a second release. */
   release(r: Reservation): Promise<void>;
   /** Spendable credits: the balance minus credits held for renders in flight. */

@@ -12,7 +12,7 @@
 import { ServiceError } from '../errors.ts';
 import type { Db } from './db.ts';
 import { hashKey, newId } from './keys.ts';
-import type { Account, Accounts, Reservation } from './index.ts';
+import type { Account, Accounts, Committed, Reservation } from './index.ts';
 
 export interface LedgerOptions {
   /** Requests per account per minute; 0 turns the limit off. */
@@ -106,7 +106,7 @@ export class SqlLedger implements Accounts {
     return { id, accountId: account.id };
   }
 
-  async commit(r: Reservation): Promise<number> {
+  async commit(r: Reservation): Promise<Committed> {
     this.live.delete(r.id);
     const rows = await this.db.query<{ available: unknown }>(
       `WITH r AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, key_id),
@@ -122,11 +122,12 @@ export class SqlLedger implements Accounts {
        SELECT available FROM a`,
       [r.id],
     );
-    if (rows.length) return Number(rows[0]!.available);
+    if (rows.length) return { charged: 1, remaining: Number(rows[0]!.available) };
     // The reservation is gone: committed or released already, or released by the sweep because
     // this process could not renew it for a whole lease (a stall or an outage of the database).
-    // Nothing is charged then: a credit may be lost to the service, never charged twice.
-    return this.balance({ id: r.accountId });
+    // Nothing is charged then, and the caller is told so (x-credits-charged: 0): a credit may be
+    // lost to the service, never charged twice nor claimed when it was not.
+    return { charged: 0, remaining: await this.balance({ id: r.accountId }) };
   }
 
   async release(r: Reservation): Promise<void> {

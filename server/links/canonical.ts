@@ -108,7 +108,8 @@ export function fromQuery(pairs: Pair[]): Record<string, unknown> {
       ((body[top!] ??= []) as unknown[]).push(typed(field.items, value));
       continue;
     }
-    if (seen.has(name)) throw badRequest(`${name} is given twice in the link`);
+    // Named as the schema names it: the rest of a parameter name is the caller's own text.
+    if (seen.has(name)) throw badRequest(`${sub !== undefined && field.properties?.[sub] ? `${top}.${sub}` : top} is given twice in the link`);
     seen.add(name);
     if (sub === undefined) {
       body[top!] = typed(field, value);

@@ -36,6 +36,8 @@ interface PerRequest {
   requestId: string;
   cache: { lookup: boolean; store: boolean };
   res: Response;
+  /** Aborted when the caller disconnects before its answer is written. */
+  gone: AbortSignal;
 }
 
 function createMcpServer(deps: McpDeps, r: PerRequest): Server {
@@ -44,7 +46,7 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
     instructions: `Use ${TOOL_NAME} to see a web page or rendered HTML as an image.`,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [toolDefinition()] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name !== TOOL_NAME) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${TOOL_NAME}`);
     return callTakeScreenshot(request.params.arguments, {
       account: r.account,
@@ -52,6 +54,9 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
       log: deps.log,
       requestId: r.requestId,
       cache: r.cache,
+      // A caller that goes away (its HTTP connection, or an MCP cancellation: extra.signal) stops
+      // the render and is not billed, as on REST.
+      signal: AbortSignal.any([r.gone, extra.signal]),
       onError: (code) => void (r.res.locals.errorCode = code),
     });
   });
@@ -74,7 +79,12 @@ export function mcpRouter(deps: McpDeps): express.Router {
     },
     express.json({ limit: BODY_LIMIT_BYTES }),
     async (req: Request, res: Response) => {
+      const gone = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
       const server = createMcpServer(deps, {
+        gone: gone.signal,
         account: res.locals.account as Account,
         requestId: String(res.locals.requestId ?? ''),
         cache: cachePolicy(req.get('cache-control')),

@@ -94,6 +94,8 @@ export interface CallContext {
   log: Logger;
   requestId: string;
   cache: { lookup: boolean; store: boolean };
+  /** The caller went away: the render stops and nothing is billed (the same path as REST). */
+  signal?: AbortSignal;
   /** Told the error code of a failed call, for the request log line. */
   onError?(code: string): void;
 }
@@ -101,7 +103,7 @@ export interface CallContext {
 export async function callTakeScreenshot(args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
   let out: CaptureOutcome;
   try {
-    out = await ctx.capture(ctx.account, args ?? {}, { cache: ctx.cache });
+    out = await ctx.capture(ctx.account, args ?? {}, { cache: ctx.cache, signal: ctx.signal });
   } catch (e) {
     return failure(e, ctx, 'No credit was charged.');
   }

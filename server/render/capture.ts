@@ -115,8 +115,8 @@ export async function elementClip(page: Page, selector: string): Promise<Clip> {
     return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
   }, selector);
   if (box === 'syntax') throw badRequest('selector must be a valid CSS selector');
-  if (!box) throw new SelectorNotFound(selector);
-  if (box.width < 1 || box.height < 1) throw new SelectorNotFound(selector, 'matches an element with no rendered box (hidden or zero size)');
+  if (!box) throw new SelectorNotFound();
+  if (box.width < 1 || box.height < 1) throw new SelectorNotFound('matches an element with no rendered box (hidden or zero size)');
   const x = Math.max(0, Math.floor(box.x));
   const y = Math.max(0, Math.floor(box.y));
   return { x, y, width: Math.ceil(box.x + box.width) - x, height: Math.ceil(box.y + box.height) - y };

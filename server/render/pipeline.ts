@@ -69,7 +69,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     }
     if (req.waitForSelector !== undefined) {
       const sel = req.waitForSelector;
-      await deadline.step('selector', hops.guard(waitForSelector(page, sel)), `waiting for selector ${JSON.stringify(sel)}`);
+      await deadline.step('selector', hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
     if (req.fullPage && req.selector === undefined) {

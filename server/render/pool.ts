@@ -37,16 +37,23 @@ interface Generation {
 }
 
 const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser
+/** Queue policy (issue 15; README "Limits"): see minStartMs, expectedWaitMs. */
+const MIN_START_FRACTION = 0.25;
+const HOLD_EWMA_WEIGHT = 0.2; // the mean follows the last ~5 renders
+const INITIAL_HOLD_MS = 1000; // before any render has finished: a typical render
+const RETRY_AFTER_MIN_S = 1;
+const RETRY_AFTER_MAX_S = 60;
 
 /**
  * What the pool reports as it works (read by server/metrics.ts):
  *   'admitted'         (waitedMs)                  a render got its permit after waiting this long
- *   'rejected'         (reason)                    a render was refused before it started
+ *   'rejected'         (reason)                    a render was refused before it started: queue full,
+ *                                                 queue too long for the budget (queue_wait), shutting down
  *   'browser-retired'  ({ reason, renders })       a browser left service: 'crashed' or 'recycled'
  */
 export interface PoolEvents {
   admitted: [waitedMs: number];
-  rejected: [reason: 'queue_full' | 'shutting_down'];
+  rejected: [reason: 'queue_full' | 'queue_wait' | 'shutting_down'];
   'browser-retired': [{ reason: 'crashed' | 'recycled'; renders: number }];
 }
 
@@ -56,6 +63,8 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   private currentGen: Generation | undefined;
   private genSeq = 0;
   private running = 0;
+  /** Recent mean time a permit is held (render plus teardown), an exponentially weighted mean. */
+  private meanHoldMs = INITIAL_HOLD_MS;
   private readonly queue: Array<() => void> = [];
   private closing = false;
   private readonly live = new Set<Generation>();
@@ -176,7 +185,33 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     }
   }
 
-  private async acquirePermit(signal?: AbortSignal): Promise<void> {
+  /**
+   * Expected wait for a slot of a request that would be queued behind `ahead` others: each slot
+   * frees up every meanHoldMs on average, so (ahead + 1) x mean / slots. Used to refuse at
+   * arrival and for Retry-After.
+   */
+  private expectedWaitMs(ahead: number): number {
+    return ((ahead + 1) * this.meanHoldMs) / this.opts.concurrency;
+  }
+
+  /** 503 overloaded with Retry-After from the queue: when the queue ahead should have drained. */
+  private overloaded(message: string, reason: 'queue_full' | 'queue_wait'): Overloaded {
+    this.emit('rejected', reason);
+    const seconds = Math.ceil(this.expectedWaitMs(this.queue.length) / 1000);
+    return new Overloaded(message, Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, seconds)));
+  }
+
+  /**
+   * The least budget worth starting a render with (issue 15): a request still queued when its
+   * remaining budget falls below this is refused (503) rather than started; a request whose
+   * expected wait would leave less than this is refused at arrival.
+   */
+  private get minStartMs(): number {
+    return this.opts.renderBudgetMs * MIN_START_FRACTION;
+  }
+
+  /** Waits for a permit within the deadline (it started at arrival: queue time counts, issue 15). */
+  private async acquirePermit(deadline: Deadline, signal?: AbortSignal): Promise<void> {
     if (this.closing) {
       this.emit('rejected', 'shutting_down');
       throw new Overloaded('the server is shutting down', 5);
@@ -185,44 +220,61 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
       this.running++;
       return;
     }
-    if (this.queue.length >= this.opts.queueLimit) {
-      this.emit('rejected', 'queue_full');
-      throw new Overloaded(`the render queue is full (${this.opts.queueLimit} waiting)`, 2);
-    }
+    if (this.queue.length >= this.opts.queueLimit) throw this.overloaded(`the render queue is full (${this.opts.queueLimit} waiting)`, 'queue_full');
+    const latestStart = deadline.remaining() - this.minStartMs;
+    if (this.expectedWaitMs(this.queue.length) > latestStart) throw this.overloaded('the render queue is too long to start this render within the render budget', 'queue_wait');
+    if (signal?.aborted) throw new ServiceError('client_closed', 'the client closed the connection while queued');
     await new Promise<void>((resolve, reject) => {
-      const wake = () => {
-        signal?.removeEventListener('abort', leave);
-        resolve();
-      };
-      const leave = () => {
+      const leave = (e: ServiceError) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', closed);
         const i = this.queue.indexOf(wake);
         if (i >= 0) this.queue.splice(i, 1);
-        reject(new ServiceError('client_closed', 'the client closed the connection while queued'));
+        reject(e);
       };
-      signal?.addEventListener('abort', leave, { once: true });
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', closed);
+        resolve();
+      };
+      const closed = () => leave(new ServiceError('client_closed', 'the client closed the connection while queued'));
+      // Still queued when too little budget is left: refused, never started only to time out.
+      const timer = setTimeout(() => leave(this.overloaded('no render slot became free in time to render within the render budget', 'queue_wait')), latestStart);
+      signal?.addEventListener('abort', closed, { once: true });
       this.queue.push(wake);
     });
   }
 
-  private releasePermit(): void {
+  private releasePermit(heldMs: number): void {
+    this.meanHoldMs += HOLD_EWMA_WEIGHT * (heldMs - this.meanHoldMs);
     const next = this.queue.shift();
     if (next) next(); // the permit passes straight to the next waiter
     else this.running--;
   }
 
+  /**
+   * One render. The deadline starts now, before the wait for a slot (issue 15), so that no answer
+   * comes later than the budget (plus the slack of README "Limits"). The permit is held until the
+   * page is really gone; the answer does not wait for that.
+   */
   async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
+    const deadline = new Deadline(this.opts.renderBudgetMs, signal);
     const asked = performance.now();
-    await this.acquirePermit(signal);
-    this.emit('admitted', performance.now() - asked);
+    await this.acquirePermit(deadline, signal);
+    const admitted = performance.now();
+    this.emit('admitted', admitted - asked);
+    let freed!: Promise<void>;
     try {
-      return await this.renderInSlot(req, deps, signal);
+      return await this.renderInSlot(req, deps, deadline, (p) => (freed = p));
     } finally {
-      this.releasePermit();
+      const release = () => this.releasePermit(performance.now() - admitted);
+      if (freed) void freed.then(release, release);
+      else release();
     }
   }
 
-  private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
-    const deadline = new Deadline(this.opts.renderBudgetMs, signal);
+  /** `onFinish` is given the promise of the slot's disposal once the slot is taken. */
+  private async renderInSlot(req: ScreenshotRequest, deps: PipelineDeps, deadline: Deadline, onFinish: (done: Promise<void>) => void): Promise<RenderResult> {
     const browser = () =>
       deadline.step('browser', this.current()).catch((e) => {
         throw e instanceof ServiceError ? e : new RenderFailed(`the browser could not be started: ${String(e).split('\n')[0]}`);
@@ -254,10 +306,10 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     } finally {
       // A finished render's context closes in the background: the caller has its image and the
       // next render its permit ~10 ms sooner. After a timeout or a lost caller the page may be
-      // busy (a script loop): then the permit is held until the context is really gone, so that
-      // runaway pages can never outnumber the permits.
+      // busy (a script loop): then the permit (not the answer) is held until the context is
+      // really gone, so that runaway pages can never outnumber the permits.
       const done = this.finishSlot(slot, g, abandoned);
-      if (abandoned) await done;
+      if (abandoned) onFinish(done);
     }
   }
 

@@ -7,6 +7,7 @@ import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { OTHER_KEY, TEST_KEY, type TestServer, startTestServer } from '../support/server.ts';
 import { shoot, show, type Reply } from '../support/http.ts';
 import { sleep } from '../support/wait.ts';
+import { SqlLedger } from '../../server/accounts/ledger.ts';
 
 const FREE = 6;
 const viewport = { width: 32, height: 24 };
@@ -125,6 +126,29 @@ describe('credits (spec §1, §8; DESIGN §3)', () => {
     charged(r, 1, FREE - 1);
     assert.equal(await balance(OTHER_KEY), FREE - 1);
     assert.equal(await balance(TEST_KEY), 0);
+  });
+});
+
+describe('x-credits-charged says what the ledger charged', () => {
+  test('a reservation swept before its commit (its lease ran out): the capture is answered with x-credits-charged 0', async () => {
+    const acct = (await srv.server.accounts.authenticate(OTHER_KEY))!;
+    const before = await balance(OTHER_KEY);
+    const html = `<body style="margin:0;background:#0a0"><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'), 1200)</script></body>`;
+    const pending = shoot(srv.url, { html, waitForSelector: '#late', waitUntil: 'load', viewport }, { key: OTHER_KEY });
+    // While it renders, its lease runs out (a stalled process, a database outage) and the sweep
+    // of another replica on the same store releases it: what a lease expiry does, on the clock.
+    let swept = 0;
+    for (let i = 0; i < 40 && swept === 0; i++) {
+      await sleep(25);
+      await srv.server.accounts.db.query('UPDATE reservations SET expires_at = now() - make_interval(secs => 1) WHERE account_id = $1', [acct.id]);
+      const other = new SqlLedger({ kind: srv.server.accounts.db.kind, query: (q, p) => srv.server.accounts.db.query(q, p), tx: (fn) => srv.server.accounts.db.tx(fn), close: async () => {} }, { rateLimitPerMinute: 0, sweepIntervalMs: 0 });
+      swept = await other.sweep();
+      await other.close();
+    }
+    assert.equal(swept, 1, 'the render\'s reservation was swept');
+    const r = await pending;
+    charged(r, 0, before);
+    assert.equal(await balance(OTHER_KEY), before, 'nothing was charged');
   });
 });
 

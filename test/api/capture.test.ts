@@ -231,11 +231,14 @@ describe('selector (spec §4.1 rule 2)', () => {
     }
   });
 
-  test('no match: 400 selector_not_found naming the selector', async () => {
-    const r = await shoot(base, { html, selector: '#nope', waitUntil: 'load' });
+  test('no match: 400 selector_not_found naming the field, never quoting it', async () => {
+    const selector = `#nope-${'quotedSelectorCanary'.repeat(400)}`; // 8,000 characters of it
+    const r = await shoot(base, { html, selector, waitUntil: 'load' });
     assert.equal(r.status, 400, show(r));
     assert.equal(r.json.error, 'selector_not_found');
-    assert.match(r.json.message, /#nope/);
+    assert.match(r.json.message, /^selector /);
+    const everything = r.body.toString('utf8') + [...r.headers].join('\n');
+    assert.ok(!everything.includes('quotedSelectorCanary'), 'neither the message nor a header quotes the selector');
   });
 
   test('a match with no rendered box: 400 selector_not_found', async () => {

@@ -47,7 +47,7 @@ test('every step of a render has one unique documented name; the metric labels a
   }
   for (const n of ['address', 'load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle', 'banners', 'capture']) assert.ok(names.includes(n), `${n} in ${names}`);
   assert.equal(steps.find((s) => s.name === 'idle')?.desc, 'waiting for networkidle0', 'the description says what was waited for');
-  assert.equal(steps.find((s) => s.name === 'selector')?.desc, 'waiting for selector #x');
+  assert.equal(steps.find((s) => s.name === 'selector')?.desc, 'waiting for waitForSelector', 'the description names the field, never the selector');
 
   const metrics = (await call(srv.url, '/metrics', undefined, { method: 'GET', key: null })).body.toString('utf8');
   const labels = new Set([...metrics.matchAll(/screenshot_step_seconds_count\{step="([^"]+)"\}/g)].map((m) => m[1]));

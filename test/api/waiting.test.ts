@@ -165,11 +165,14 @@ for (const mode of ['html', 'url'] as const) {
     test('with networkidle2 as well', async () => {
       const r = await shoot(base, req(mode, 'late', { ms: 1200 }, { waitForSelector: 'div#late' }));
       assert.ok(near(await colour(r), GREEN));
+      assert.doesNotMatch(r.headers.get('server-timing') ?? '', /div#late/, 'Server-Timing names the step, not the selector');
     });
 
     test('an element that never appears: 504 render_timeout; the next request succeeds', async () => {
-      const r = await shoot(base, req(mode, 'late', { ms: 60_000 }, { waitForSelector: '#never', waitUntil: 'load' }));
-      assertTimeout(r, /#never|selector/);
+      const never = `#never-${'waitSelectorCanary'.repeat(500)}`; // 9,000 characters: never quoted back (issue 15)
+      const r = await shoot(base, req(mode, 'late', { ms: 60_000 }, { waitForSelector: never, waitUntil: 'load' }));
+      assertTimeout(r, /waiting for waitForSelector/);
+      assert.ok(!(r.body.toString('utf8') + [...r.headers].join('\n')).includes('waitSelectorCanary'), 'neither the message nor a header quotes the selector');
       await assertTornDown();
       const next = await shoot(base, req(mode, 'late', { ms: 0 }, { waitForSelector: '#late', waitUntil: 'load' }));
       assert.ok(near(await colour(next), GREEN));

@@ -1,0 +1,50 @@
+// An MCP caller that goes away (issue 15): as on REST, its render stops at once and nothing is
+// billed. Plain JSON-RPC over HTTP, cut by the client mid-render; the ledger is read directly.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
+import { eventually, sleep } from '../support/wait.ts';
+import { balance, MCP_SERVER_ENV, mcpUrl } from './helpers.ts';
+
+const BUDGET_MS = 8000;
+
+let fx: Fixture;
+let ts: TestServer;
+
+before(async () => {
+  fx = await startFixture();
+  page(fx, '/waits', '<body style="margin:0;background:#fff">waiting for a selector that never comes</body>');
+  ts = await startTestServer({ ...MCP_SERVER_ENV, RENDER_BUDGET_MS: String(BUDGET_MS) }, fx);
+});
+
+after(async () => {
+  await ts?.close();
+  await fx?.close();
+});
+
+test('a tools/call whose client disconnects mid-render: the render stops, no credit is charged', async () => {
+  const before = await balance(ts.server);
+  const hits = () => fx.hits.filter((h) => h === '/waits').length;
+  const seen = hits();
+  const abort = new AbortController();
+  const pending = fetch(mcpUrl(ts), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TEST_KEY}`, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'take_screenshot', arguments: { url: `${fx.origin}/waits`, waitForSelector: '#never', waitUntil: 'load', viewport: { width: 64, height: 48 } } } }),
+    signal: abort.signal,
+  });
+  assert.ok(await eventually(() => hits() > seen, 5000), 'the render started');
+  assert.equal(ts.server.pool.inFlight, 1);
+  assert.equal(await balance(ts.server), before - 1, 'a credit is held while it renders');
+  await sleep(300);
+  const cut = Date.now();
+  abort.abort();
+  await assert.rejects(pending);
+  assert.ok(await eventually(() => ts.server.pool.inFlight === 0, 4000, 20), 'the render stopped');
+  assert.ok(Date.now() - cut < BUDGET_MS / 2, `stopped ${Date.now() - cut} ms after the disconnect, long before the ${BUDGET_MS} ms budget`);
+  assert.ok(await eventually(async () => (await balance(ts.server)) === before, 2000), 'no credit charged: the held one is released');
+  const account = (await ts.server.accounts.authenticate(TEST_KEY))!;
+  const rows = await ts.server.accounts.db.query<{ n: unknown }>(`SELECT count(*) AS n FROM ledger WHERE account_id = $1 AND kind = 'capture'`, [account.id]);
+  assert.equal(Number(rows[0]!.n), 0, 'no capture in the ledger');
+});
