@@ -45,7 +45,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const n = opts.replicas ?? 3;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'screenshot-cluster-'));
   const slotName = (i: number) => `r${i + 1}`;
-  const env = { ...opts.env, DATABASE_URL: opts.databaseUrl, HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data') };
+  // behind HAProxy every connection comes from it; it caps connections per client address itself
+  const env = { MAX_CONNECTIONS_PER_IP: '0', ...opts.env, DATABASE_URL: opts.databaseUrl, HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data') };
   const launch = (i: number) =>
     startReplica({
       name: slotName(i),
