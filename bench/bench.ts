@@ -39,6 +39,14 @@ const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0
 const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
+// Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
+const sectionSeconds: Record<string, number> = {};
+let section: [string, number] | undefined;
+const mark = (name: string) => {
+  const now = performance.now();
+  if (section) sectionSeconds[section[0]] = Math.round((now - section[1]) / 100) / 10;
+  section = [name, now];
+};
 
 // The workload pages, written to fixtures/bench/ to look at (deterministic: unchanged files stay as they are).
 const { mix, long } = await buildPages();
@@ -74,6 +82,7 @@ function post(url: string, payload: string, auth = true): () => Promise<Sample> 
   };
 }
 
+mark('floor');
 // (a) the floor: one open page, no isolation.
 const floorBrowser = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
 const floorPage = await floorBrowser.browser.newPage();
@@ -93,6 +102,7 @@ row('floor: open page, setContent+screenshot, 2 req/s', median(floorSeq).toFixed
 results.floor = { sequentialMedianMs: median(floorSeq), openLoop2rpsMedianMs: floor };
 await floorBrowser.close();
 
+mark('floor mix');
 // The floor on the mix: one reused page per render slot, as latency (2 req/s) and throughput (closed
 // loop, one client per worker); then the same with the frame-pacing flags, right after.
 const floorMix = await startFloor(config.chromiumPath, config.renderConcurrency);
@@ -109,6 +119,7 @@ if (frameFlags) {
 }
 mixRows('MIX floor: reused page, 2 req/s', floorMixLat);
 
+mark('ours');
 // The reference server.
 const ours = await startServer(config);
 const shotUrl = `${ours.url}/v1/screenshot`;
@@ -119,6 +130,7 @@ row('ours: waitUntil load, 2 req/s (open loop)', '', median(oursLoad.ms).toFixed
 row('ours: networkidle2, 2 req/s (open loop)', '', median(oursIdle.ms).toFixed(0), `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`, '<= floor + 600');
 results.ours = { load2rps: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors }, networkidle2_2rps: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors } };
 
+mark('ours mix');
 // Ours on the mix, end to end: waitUntil load, then the defaults (networkidle2, blockCookieBanners);
 // then a second server whose browsers get the frame-pacing flags (the server has no setting for
 // extra flags: they are passed through startServer's launchBrowser override), right after.
@@ -145,8 +157,9 @@ flagRow('floor', floorMixLat, floorFlagsLat);
 flagRow('ours load', oursMixLoad, oursFlagsLat);
 const oursMixSat = await mixThroughput(cycle(mix, oursPage), SAT_LEVELS, SAT_N);
 
+mark('saturation');
 // Saturation: closed loop at several client concurrencies, throughput in captures/s.
-const levels = quick ? [2, 4] : [1, 2, 4, 8];
+const levels = quick ? [4] : [1, 2, 4, 8];
 const perLevel = quick ? 12 : 24;
 const sat = async (name: string, url: string, lv: number[], count: number, auth = true) => {
   const out: Record<number, { rps: number; medianMs: number; errors: number }> = {};
@@ -164,9 +177,11 @@ const naive: Baseline = await startBaselineServer('naive', config.chromiumPath);
 const naiveSat = await sat('naive (context+page per request)', naive.url, levels, perLevel, false);
 const naivePage = poster(naive.url, undefined);
 const naiveMixSat = await mixThroughput(cycle(mix, naivePage), SAT_LEVELS, SAT_N);
+mark('fullPage long');
 // Long pages, fullPage: ours {html, fullPage, waitUntil: load} vs the naive server's page.screenshot({fullPage}).
 const fullPages = await fullPageVsNaive(long, poster(shotUrl, KEY, { fullPage: true, waitUntil: 'load' }), naivePage, quick ? 1 : 2);
 await naive.close();
+mark('per-launch');
 const perLaunch: Baseline = await startBaselineServer('per-launch', config.chromiumPath);
 const perLaunchSat = await sat('per-launch (browser per request)', perLaunch.url, quick ? [2] : [1, 2, 4], quick ? 6 : 12, false);
 await perLaunch.close();
@@ -174,23 +189,27 @@ row('ours / naive best throughput', '', '', `${(oursSat.best / naiveSat.best).to
 row('ours / per-launch best throughput', '', '', `${(oursSat.best / perLaunchSat.best).toFixed(2)}x`, '>= 2.5x');
 results.saturation = { ours: oursSat, naive: naiveSat, perLaunch: perLaunchSat, oursOverNaive: oursSat.best / naiveSat.best, oursOverPerLaunch: oursSat.best / perLaunchSat.best };
 
+mark('fullPage 30000');
 // fullPage 1280x30000: time and peak memory (server process + its browser).
 const tall = `<body style="margin:0">${Array.from({ length: 30 }, (_, i) => `<div style="height:1000px;background:hsl(${i * 12},70%,55%)"></div>`).join('')}</body>`;
 const fp = await peakMemoryDuring(() => post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false }))());
 row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`, '');
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
 
+mark('event loop');
 // Small captures beside a tall fullPage (1280x30000) captured again and again.
 const eld = await eventLoopUnderFullPage(post(shotUrl, body()), post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false })), quick ? 10 : 24);
 row('small captures alone / beside 30000 px fullPage', `${eld.alone.smallMedianMs.toFixed(0)} / ${eld.beside.smallMedianMs.toFixed(0)} ms (${eld.beside.tallCaptures} tall)`, eld.beside.smallMedianMs.toFixed(0), `+${eld.addedMedianMs.toFixed(0)} ms`, '<= +50 ms');
 row('  event-loop delay alone / beside (p50 p99 max)', `${fmtEld(eld.alone.eventLoopDelayMs)} / ${fmtEld(eld.beside.eventLoopDelayMs)}`, '', '', '');
 results.eventLoop = eld;
 
+mark('png card');
 // Our PNG capture + encode of the share card vs Chromium's default PNG, in-process on one page.
 const card = await pngCard(config.chromiumPath, mix.find((p) => p.name === 'card')!, config.maxOutputPixels, quick ? 8 : 20);
 row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.toFixed(0)} / ${card.chromiumMedianMs.toFixed(0)} ms`, card.oursMedianMs.toFixed(0), `${(card.oursMedianMs / card.chromiumMedianMs).toFixed(2)}x time, ${(card.oursBytes / card.chromiumBytes).toFixed(2)}x bytes (${(card.oursBytes / 1024).toFixed(0)} / ${(card.chromiumBytes / 1024).toFixed(0)} KiB)`, '');
 results.pngCard = card;
 
+mark('cleanup');
 // Cleanup overhead (issue 4), when the cleanup bench exists.
 try {
   const mod = await import('./cleanup-bench.ts');
@@ -229,6 +248,8 @@ results.ratios = {
   pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
   fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },
 };
+mark('end');
+results.sectionSeconds = sectionSeconds;
 results.runtimeSeconds = (performance.now() - started) / 1000;
 
 const widths = [50, 40, 10, 40, 12];
@@ -237,6 +258,6 @@ console.log(`\nmachine: ${os.cpus().length} cores, ${results.machine && (results
 console.log(line(['measure', 'detail', 'median ms', 'ratio / figure', 'target']));
 for (const r of rows) console.log(line(r));
 console.log(`\nratios: ${JSON.stringify(results.ratios, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v))}`);
-console.log(`runtime ${Number(results.runtimeSeconds).toFixed(0)} s`);
+console.log(`runtime ${Number(results.runtimeSeconds).toFixed(0)} s: ${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
 process.exit(0);
