@@ -168,7 +168,7 @@ for (const img of document.querySelectorAll('img[data-src]')) io.observe(img);</
 }
 
 // Standalone: writes the pages to look at.
-if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   if (process.argv.includes('--photo')) writeFileSync(PHOTO, await generatePhoto());
   const { mix, long } = await buildPages();
   for (const p of new Map([...mix, ...long].map((p) => [p.name, p])).values()) {
