@@ -200,7 +200,7 @@ mark('event loop');
 // Small captures beside a tall fullPage (1280x30000) captured again and again.
 const eld = await eventLoopUnderFullPage(post(shotUrl, body()), post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false })), quick ? 10 : 24);
 row('small captures alone / beside 30000 px fullPage', `${eld.alone.smallMedianMs.toFixed(0)} / ${eld.beside.smallMedianMs.toFixed(0)} ms (${eld.beside.tallCaptures} tall)`, eld.beside.smallMedianMs.toFixed(0), `+${eld.addedMedianMs.toFixed(0)} ms`, '<= +50 ms');
-row('  event-loop delay alone / beside (p50 p99 max)', `${fmtEld(eld.alone.eventLoopDelayMs)} / ${fmtEld(eld.beside.eventLoopDelayMs)}`, '', '', '');
+row('  event-loop delay ms alone / beside (p50 p99 max)', `${fmtEld(eld.alone.eventLoopDelayMs)} / ${fmtEld(eld.beside.eventLoopDelayMs)}`, '', '', '');
 results.eventLoop = eld;
 
 mark('png card');
