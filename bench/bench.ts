@@ -27,7 +27,7 @@ import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency
 const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const quick = args.includes('--quick');
-const N = quick ? 10 : 30;
+const N = quick ? 8 : 30;
 const KEY = 'bench-key-0123456789abcdef';
 const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
 <header style="background:#234;color:#fff;padding:24px"><h1>Benchmark page</h1></header>
@@ -205,7 +205,7 @@ results.eventLoop = eld;
 
 mark('png card');
 // Our PNG capture + encode of the share card vs Chromium's default PNG, in-process on one page.
-const card = await pngCard(config.chromiumPath, mix.find((p) => p.name === 'card')!, config.maxOutputPixels, quick ? 8 : 20);
+const card = await pngCard(config.chromiumPath, mix.find((p) => p.name === 'card')!, config.maxOutputPixels, quick ? 5 : 20);
 row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.toFixed(0)} / ${card.chromiumMedianMs.toFixed(0)} ms`, card.oursMedianMs.toFixed(0), `${(card.oursMedianMs / card.chromiumMedianMs).toFixed(2)}x time, ${(card.oursBytes / card.chromiumBytes).toFixed(2)}x bytes (${(card.oursBytes / 1024).toFixed(0)} / ${(card.chromiumBytes / 1024).toFixed(0)} KiB)`, '');
 results.pngCard = card;
 
@@ -214,7 +214,7 @@ mark('cleanup');
 try {
   const mod = await import('./cleanup-bench.ts');
   const cb = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
-  const r = await mod.benchCleanup(cb.browser, { iterations: quick ? 3 : 8 });
+  const r = await mod.benchCleanup(cb.browser, { iterations: quick ? 2 : 8 });
   await cb.close();
   results.cleanup = r;
   row('cleanup overhead, page without a banner', '', `${Number(r.noBannerMedianMs).toFixed(0)}`, '', '<= 50 ms');
