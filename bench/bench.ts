@@ -6,25 +6,66 @@
 //   naive       an HTTP server that creates a context and page per request
 //   per-launch  an HTTP server that launches a browser per request
 //   ours        the reference server, end to end over HTTP
-import { writeFileSync } from 'node:fs';
+//
+// Then the workload (issue 13, bench/pages.ts): a mix of real-looking pages (share card, article
+// with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
+// floor (a reused page per worker) and the naive server; long pages fullPage against the naive
+// server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
+// the frame-pacing flags. The headline ratios are in --json under `ratios`.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { startServer } from '../server/start.ts';
 import { loadConfig } from '../server/config.ts';
 import { launchBrowser } from '../server/render/browser.ts';
 import { startBaselineServer, type Baseline } from './baselines.ts';
+import { startFloor } from './floor.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
+import { BENCH_DIR, buildPages } from './pages.ts';
+import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 
 const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const quick = args.includes('--quick');
-const N = quick ? 10 : 30;
+const N = quick ? 8 : 30;
 const KEY = 'bench-key-0123456789abcdef';
 const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
 <header style="background:#234;color:#fff;padding:24px"><h1>Benchmark page</h1></header>
 <main style="padding:24px">${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. </p>'.repeat(20)}</main></body></html>`;
+const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixed(0)} ${d.p99.toFixed(0)} ${d.max.toFixed(0)}`;
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
-const config = loadConfig({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: `${os.tmpdir()}/bench-data-${process.pid}`, FREE_CREDITS: '1000000' });
+const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
+const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`];
+const config = loadConfig(benchEnv(dataDirs[0]!));
+const started = performance.now();
+// Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
+const sectionSeconds: Record<string, number> = {};
+let section: [string, number] | undefined;
+const mark = (name: string) => {
+  const now = performance.now();
+  if (section) sectionSeconds[section[0]] = Math.round((now - section[1]) / 100) / 10;
+  section = [name, now];
+};
+
+// The workload pages, written to fixtures/bench/ to look at (deterministic: unchanged files stay as they are).
+const { mix, long } = await buildPages();
+for (const p of [...mix, ...long]) {
+  const file = path.join(BENCH_DIR, `${p.name}.html`);
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== p.html) writeFileSync(file, p.html);
+}
+const MIX_N = quick ? 8 : 24; // open loop at 2 req/s over the mix: 4 s / 12 s per measure
+const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
+const SAT_LEVELS = quick ? [2] : [2, 4];
+// The frame-pacing flags cost two more mix runs: on in a full run, in --quick only with --frame-flags.
+const frameFlags = !quick || args.includes('--frame-flags');
+const cpuCell = (l: { cpuPerCapture: { totalMs: number; nodeMs: number; chromiumMs: number } }) =>
+  `CPU/capture ${l.cpuPerCapture.totalMs.toFixed(0)} ms (node ${l.cpuPerCapture.nodeMs.toFixed(0)} + chromium ${l.cpuPerCapture.chromiumMs.toFixed(0)})`;
+const pagesCell = (l: LatencyFigures) => Object.entries(l.byPageMedianMs).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' ');
+const mixRows = (name: string, l: LatencyFigures) => {
+  row(`${name}`, `p95 ${l.p95Ms.toFixed(0)}${l.errors ? ` errors ${l.errors}` : ''}`, l.medianMs.toFixed(0), cpuCell(l), '');
+  row('  by page (median ms)', pagesCell(l), '', '', '');
+};
 const results: Record<string, unknown> = {
   machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, chromium: config.chromiumPath },
   renderConcurrency: config.renderConcurrency,
@@ -41,6 +82,7 @@ function post(url: string, payload: string, auth = true): () => Promise<Sample> 
   };
 }
 
+mark('floor');
 // (a) the floor: one open page, no isolation.
 const floorBrowser = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
 const floorPage = await floorBrowser.browser.newPage();
@@ -60,6 +102,24 @@ row('floor: open page, setContent+screenshot, 2 req/s', median(floorSeq).toFixed
 results.floor = { sequentialMedianMs: median(floorSeq), openLoop2rpsMedianMs: floor };
 await floorBrowser.close();
 
+mark('floor mix');
+// The floor on the mix: one reused page per render slot, as latency (2 req/s) and throughput (closed
+// loop, one client per worker); then the same with the frame-pacing flags, right after.
+const floorMix = await startFloor(config.chromiumPath, config.renderConcurrency);
+for (const p of mix) await floorMix.shoot(p);
+const floorMixLat = await mixLatency(cycle(mix, floorMix.shoot), 2, MIX_N);
+const floorMixSat = await mixThroughput(cycle(mix, floorMix.shoot), [config.renderConcurrency], SAT_N);
+await floorMix.close();
+let floorFlagsLat: LatencyFigures | undefined;
+if (frameFlags) {
+  const floorFlags = await startFloor(config.chromiumPath, config.renderConcurrency, FRAME_FLAGS);
+  for (const p of mix) await floorFlags.shoot(p);
+  floorFlagsLat = await mixLatency(cycle(mix, floorFlags.shoot), 2, MIX_N);
+  await floorFlags.close();
+}
+mixRows('MIX floor: reused page, 2 req/s', floorMixLat);
+
+mark('ours');
 // The reference server.
 const ours = await startServer(config);
 const shotUrl = `${ours.url}/v1/screenshot`;
@@ -70,9 +130,37 @@ row('ours: waitUntil load, 2 req/s (open loop)', '', median(oursLoad.ms).toFixed
 row('ours: networkidle2, 2 req/s (open loop)', '', median(oursIdle.ms).toFixed(0), `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`, '<= floor + 600');
 results.ours = { load2rps: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors }, networkidle2_2rps: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors } };
 
+mark('ours mix');
+// Ours on the mix, end to end: waitUntil load, then the defaults (networkidle2, blockCookieBanners);
+// then a second server whose browsers get the frame-pacing flags (the server has no setting for
+// extra flags: they are passed through startServer's launchBrowser override), right after.
+const oursPage = poster(shotUrl, KEY, { waitUntil: 'load' });
+for (const p of mix) await oursPage(p);
+const oursMixLoad = await mixLatency(cycle(mix, oursPage), 2, MIX_N);
+const oursMixDefault = await mixLatency(cycle(mix, poster(shotUrl, KEY)), 2, MIX_N);
+let oursFlagsLat: LatencyFigures | undefined;
+if (frameFlags) {
+  const oursFlags = await startServer(loadConfig(benchEnv(dataDirs[1]!)), { launchBrowser: (o) => launchBrowser({ ...o, args: [...o.args, ...FRAME_FLAGS] }) });
+  const oursFlagsPage = poster(`${oursFlags.url}/v1/screenshot`, KEY, { waitUntil: 'load' });
+  for (const p of mix) await oursFlagsPage(p);
+  oursFlagsLat = await mixLatency(cycle(mix, oursFlagsPage), 2, MIX_N);
+  await oursFlags.close();
+}
+mixRows('MIX ours: waitUntil load, 2 req/s', oursMixLoad);
+mixRows('MIX ours: defaults (networkidle2, banners), 2 req/s', oursMixDefault);
+row('MIX ours load / floor, 2 req/s', '', '', `${(oursMixLoad.medianMs / floorMixLat.medianMs).toFixed(2)}x (p95 ${(oursMixLoad.p95Ms / floorMixLat.p95Ms).toFixed(2)}x)`, '');
+const flagRow = (name: string, without: LatencyFigures, withFlags?: LatencyFigures) =>
+  withFlags
+    ? row(`frame flags: ${name} mix 2 req/s, without / with`, `${without.medianMs.toFixed(0)} / ${withFlags.medianMs.toFixed(0)} ms`, '', `CPU/capture ${without.cpuPerCapture.totalMs.toFixed(0)} / ${withFlags.cpuPerCapture.totalMs.toFixed(0)} ms`, '')
+    : row(`frame flags: ${name}`, 'not measured (--quick; add --frame-flags)', '', '', '');
+flagRow('floor', floorMixLat, floorFlagsLat);
+flagRow('ours load', oursMixLoad, oursFlagsLat);
+const oursMixSat = await mixThroughput(cycle(mix, oursPage), SAT_LEVELS, SAT_N);
+
+mark('saturation');
 // Saturation: closed loop at several client concurrencies, throughput in captures/s.
-const levels = quick ? [2, 4] : [1, 2, 4, 8];
-const perLevel = quick ? 16 : 40;
+const levels = quick ? [4] : [1, 2, 4, 8];
+const perLevel = quick ? 12 : 24;
 const sat = async (name: string, url: string, lv: number[], count: number, auth = true) => {
   const out: Record<number, { rps: number; medianMs: number; errors: number }> = {};
   for (const c of lv) {
@@ -87,7 +175,13 @@ const oursSat = await sat('ours', shotUrl, levels, perLevel);
 
 const naive: Baseline = await startBaselineServer('naive', config.chromiumPath);
 const naiveSat = await sat('naive (context+page per request)', naive.url, levels, perLevel, false);
+const naivePage = poster(naive.url, undefined);
+const naiveMixSat = await mixThroughput(cycle(mix, naivePage), SAT_LEVELS, SAT_N);
+mark('fullPage long');
+// Long pages, fullPage: ours {html, fullPage, waitUntil: load} vs the naive server's page.screenshot({fullPage}).
+const fullPages = await fullPageVsNaive(long, poster(shotUrl, KEY, { fullPage: true, waitUntil: 'load' }), naivePage, quick ? 1 : 2);
 await naive.close();
+mark('per-launch');
 const perLaunch: Baseline = await startBaselineServer('per-launch', config.chromiumPath);
 const perLaunchSat = await sat('per-launch (browser per request)', perLaunch.url, quick ? [2] : [1, 2, 4], quick ? 6 : 12, false);
 await perLaunch.close();
@@ -95,17 +189,32 @@ row('ours / naive best throughput', '', '', `${(oursSat.best / naiveSat.best).to
 row('ours / per-launch best throughput', '', '', `${(oursSat.best / perLaunchSat.best).toFixed(2)}x`, '>= 2.5x');
 results.saturation = { ours: oursSat, naive: naiveSat, perLaunch: perLaunchSat, oursOverNaive: oursSat.best / naiveSat.best, oursOverPerLaunch: oursSat.best / perLaunchSat.best };
 
+mark('fullPage 30000');
 // fullPage 1280x30000: time and peak memory (server process + its browser).
 const tall = `<body style="margin:0">${Array.from({ length: 30 }, (_, i) => `<div style="height:1000px;background:hsl(${i * 12},70%,55%)"></div>`).join('')}</body>`;
 const fp = await peakMemoryDuring(() => post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false }))());
 row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`, '');
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
 
+mark('event loop');
+// Small captures beside a tall fullPage (1280x30000) captured again and again.
+const eld = await eventLoopUnderFullPage(post(shotUrl, body()), post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false })), quick ? 10 : 24);
+row('small captures alone / beside 30000 px fullPage', `${eld.alone.smallMedianMs.toFixed(0)} / ${eld.beside.smallMedianMs.toFixed(0)} ms (${eld.beside.tallCaptures} tall)`, eld.beside.smallMedianMs.toFixed(0), `+${eld.addedMedianMs.toFixed(0)} ms`, '<= +50 ms');
+row('  event-loop delay ms alone / beside (p50 p99 max)', `${fmtEld(eld.alone.eventLoopDelayMs)} / ${fmtEld(eld.beside.eventLoopDelayMs)}`, '', '', '');
+results.eventLoop = eld;
+
+mark('png card');
+// Our PNG capture + encode of the share card vs Chromium's default PNG, in-process on one page.
+const card = await pngCard(config.chromiumPath, mix.find((p) => p.name === 'card')!, config.maxOutputPixels, quick ? 5 : 20);
+row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.toFixed(0)} / ${card.chromiumMedianMs.toFixed(0)} ms`, card.oursMedianMs.toFixed(0), `${(card.oursMedianMs / card.chromiumMedianMs).toFixed(2)}x time, ${(card.oursBytes / card.chromiumBytes).toFixed(2)}x bytes (${(card.oursBytes / 1024).toFixed(0)} / ${(card.chromiumBytes / 1024).toFixed(0)} KiB)`, '');
+results.pngCard = card;
+
+mark('cleanup');
 // Cleanup overhead (issue 4), when the cleanup bench exists.
 try {
   const mod = await import('./cleanup-bench.ts');
   const cb = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
-  const r = await mod.benchCleanup(cb.browser, { iterations: quick ? 5 : 15 });
+  const r = await mod.benchCleanup(cb.browser, { iterations: quick ? 2 : 8 });
   await cb.close();
   results.cleanup = r;
   row('cleanup overhead, page without a banner', '', `${Number(r.noBannerMedianMs).toFixed(0)}`, '', '<= 50 ms');
@@ -114,11 +223,41 @@ try {
   row('cleanup overhead', 'not measured', String(e).slice(0, 60), '', '');
 }
 await ours.close();
+for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+
+const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;
+row('MIX throughput: ours / naive / floor', `${sat1(oursMixSat)} / ${sat1(naiveMixSat)} / ${sat1(floorMixSat)}`, '', `${(oursMixSat.best.rps / naiveMixSat.best.rps).toFixed(2)}x naive, ${(oursMixSat.best.rps / floorMixSat.best.rps).toFixed(2)}x floor`, '');
+row('MIX CPU per capture, saturated: ours / floor', `C${oursMixSat.best.concurrency} / C${floorMixSat.best.concurrency}`, '', `${oursMixSat.best.cpuPerCapture.totalMs.toFixed(0)} / ${floorMixSat.best.cpuPerCapture.totalMs.toFixed(0)} ms (node ${oursMixSat.best.cpuPerCapture.nodeMs.toFixed(0)} / ${floorMixSat.best.cpuPerCapture.nodeMs.toFixed(0)})`, '');
+for (const [name, f] of Object.entries(fullPages.byPage)) row(`fullPage ${name}: ours / naive`, `${f.oursMs.toFixed(0)} / ${f.naiveMs.toFixed(0)} ms${f.errors ? ` errors ${f.errors}` : ''}`, f.oursMs.toFixed(0), `${f.ratio.toFixed(2)}x`, '');
+row('fullPage long pages: ours / naive, median', '', '', `${fullPages.medianRatio.toFixed(2)}x`, '');
+
+results.workload = {
+  pages: Object.fromEntries([...mix, ...long].map((p) => [p.name, { htmlKiB: Math.round(p.html.length / 1024), ...p.req }])),
+  mix: mix.map((p) => p.name),
+  floor: { latency2rps: floorMixLat, throughput: floorMixSat, workers: config.renderConcurrency },
+  ours: { load2rps: oursMixLoad, default2rps: oursMixDefault, throughput: oursMixSat },
+  naive: { throughput: naiveMixSat },
+  frameFlags: { measured: frameFlags, flags: FRAME_FLAGS, how: 'ours: startServer launchBrowser override (no config setting for extra flags); floor: launchBrowser args', floor: { without: floorMixLat, with: floorFlagsLat }, ours: { without: oursMixLoad, with: oursFlagsLat } },
+  fullPage: fullPages,
+};
+results.ratios = {
+  latencyLoadVsFloor: oursMixLoad.medianMs / floorMixLat.medianMs,
+  throughputVsNaive: oursMixSat.best.rps / naiveMixSat.best.rps,
+  throughputVsFloor: oursMixSat.best.rps / floorMixSat.best.rps,
+  pngCardVsChromiumDefault: card.oursMedianMs / card.chromiumMedianMs,
+  pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
+  fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },
+};
+mark('end');
+results.sectionSeconds = sectionSeconds;
+results.runtimeSeconds = (performance.now() - started) / 1000;
 
 const widths = [50, 40, 10, 40, 12];
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join(' ');
 console.log(`\nmachine: ${os.cpus().length} cores, ${results.machine && (results.machine as any).cpuModel}; node ${process.version}; browser ${config.chromiumPath}; RENDER_CONCURRENCY=${config.renderConcurrency}`);
 console.log(line(['measure', 'detail', 'median ms', 'ratio / figure', 'target']));
 for (const r of rows) console.log(line(r));
+console.log(`\nratios: ${JSON.stringify(results.ratios, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v))}`);
+console.log(`runtime ${Number(results.runtimeSeconds).toFixed(0)} s: ${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
 process.exit(0);

@@ -6,6 +6,7 @@
 // on loopback) and html mode (setContent, where the driver is injected at finish).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'puppeteer-core';
 import { attachCleanup } from '../server/cleanup/index.ts';
 import { CONSENT_DIR } from '../conformance/fixtures.ts';
@@ -97,7 +98,7 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
 }
 
 // Standalone: node --import tsx bench/cleanup-bench.ts [iterations]
-if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const { launchChromium } = await import('../test/support/browser.ts');
   const chromium = await launchChromium();
   try {

@@ -6,6 +6,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface Sample {
   ms: number;
   ok: boolean;
+  /** Which workload page, when a run cycles through several. */
+  tag?: string;
+}
+
+/** Medians of the successful samples by tag. */
+export function byTag(samples: Sample[]): Record<string, number> {
+  const groups = new Map<string, number[]>();
+  for (const s of samples) if (s.ok && s.tag) groups.set(s.tag, [...(groups.get(s.tag) ?? []), s.ms]);
+  return Object.fromEntries([...groups].map(([k, v]) => [k, median(v)]));
 }
 
 export const median = (xs: number[]) => pct(xs, 50);
@@ -23,29 +32,31 @@ export async function openLoop(once: () => Promise<Sample>, perSecond: number, c
     const due = start + i * gap;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    runs.push(once().catch(() => ({ ms: NaN, ok: false })));
+    runs.push(once().catch((): Sample => ({ ms: NaN, ok: false })));
   }
   const done = await Promise.all(runs);
-  return { ms: done.filter((d) => d.ok).map((d) => d.ms), errors: done.filter((d) => !d.ok).length };
+  return { ms: done.filter((d) => d.ok).map((d) => d.ms), errors: done.filter((d) => !d.ok).length, samples: done };
 }
 
 export async function closedLoop(once: () => Promise<Sample>, concurrency: number, count: number) {
   let next = 0;
   const ms: number[] = [];
+  const samples: Sample[] = [];
   let errors = 0;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         next++;
-        const s = await once().catch(() => ({ ms: NaN, ok: false }));
+        const s: Sample = await once().catch(() => ({ ms: NaN, ok: false }));
+        samples.push(s);
         if (s.ok) ms.push(s.ms);
         else errors++;
       }
     }),
   );
   const secs = (performance.now() - start) / 1000;
-  return { ms, errors, rps: ms.length / secs };
+  return { ms, errors, rps: ms.length / secs, samples };
 }
 
 function rssOf(pid: string): number {
