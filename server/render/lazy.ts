@@ -9,6 +9,13 @@ import type { InflightTracker } from './network-idle.ts';
 
 export const LAZY_SCROLL_MS = 3000; // at most this long scrolling a full page to trigger lazy content
 export const LAZY_IDLE_MS = 2000; // and at most this long waiting for what the scroll started
+/**
+ * What the scroll started has arrived when nothing has been in flight this long. Not the spec's
+ * 500 ms networkidle window (that is for waitUntil): here the requests are known to have started,
+ * and a short window only has to catch what their arrival starts in turn (an image swapped in by
+ * a lazy loader's onload).
+ */
+export const LAZY_QUIET_MS = 200;
 /** After the scroll, how long a request the scroll triggered may take to be reported. */
 const REPORT_GRACE_MS = 50;
 
@@ -47,5 +54,5 @@ export async function loadLazyContent(page: Page, tracker: InflightTracker, dead
     page.off('request', onRequest);
   }
   if (started === 0 && tracker.count === 0) return;
-  await deadline.step('lazy-idle', hops.guard(Promise.race([tracker.waitForIdle(0), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
+  await deadline.step('lazy-idle', hops.guard(Promise.race([tracker.waitForIdle(0, LAZY_QUIET_MS), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
 }
