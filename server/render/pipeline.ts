@@ -9,13 +9,13 @@ import { prepareDeterminism } from '../determinism/index.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
-import { Waits, watchMainDocument } from '../wait-timeout/index.ts';
+import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
 import { capture } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
 import { loadLazyContent } from './lazy.ts';
 import { InflightTracker } from './network-idle.ts';
-import type { StepName, StepTiming } from './steps.ts';
+import type { StepTiming } from './steps.ts';
 import type { Slot } from './slot.ts';
 
 export interface RenderResult {
@@ -28,7 +28,7 @@ export interface RenderResult {
   /** Step durations, for the Server-Timing header. */
   timings: StepTiming[];
   /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
-  waitTimedOut: StepName[];
+  waitTimedOut: WaitStep[];
 }
 
 export interface PipelineDeps {

@@ -24,6 +24,10 @@ export function captureReserveMs(budgetMs: number): number {
   return Math.min(CAPTURE_RESERVE_MAX_MS, Math.round(budgetMs * CAPTURE_RESERVE_SHARE));
 }
 
+/** The steps (steps.ts) that are waits, and may be cut: the values of x-wait-timed-out. */
+export const WAIT_STEPS = ['load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle'] as const satisfies readonly StepName[];
+export type WaitStep = (typeof WAIT_STEPS)[number];
+
 /** The response header naming the waits that did not finish. */
 export const WAIT_TIMED_OUT_HEADER = 'x-wait-timed-out';
 
@@ -32,7 +36,7 @@ const CUT = Symbol('cut');
 /** The waits of one render, under its deadline; with captureOnTimeout, cut before it. */
 export class Waits {
   /** Waits that did not finish, in order: the one cut and those skipped after it (steps.ts names). */
-  readonly timedOut: StepName[] = [];
+  readonly timedOut: WaitStep[] = [];
   /** When the waits end (epoch ms): the deadline itself without the option. */
   readonly until: number;
 
@@ -54,7 +58,7 @@ export class Waits {
   }
 
   /** Runs a wait step; true when it finished, false when it was cut or skipped (only with captureOnTimeout). */
-  async step(name: StepName, work: Promise<unknown> | (() => Promise<unknown>), stage: string = STEPS[name]): Promise<boolean> {
+  async step(name: WaitStep, work: Promise<unknown> | (() => Promise<unknown>), stage: string = STEPS[name]): Promise<boolean> {
     if (!this.captureOnTimeout) {
       await this.deadline.step(name, work, stage);
       return true;
@@ -73,7 +77,7 @@ export class Waits {
     return r === CUT ? undefined : r;
   }
 
-  private async cut<T>(name: StepName, work: Promise<T> | (() => Promise<T>), stage: string, canCut: () => boolean): Promise<T | typeof CUT> {
+  private async cut<T>(name: WaitStep, work: Promise<T> | (() => Promise<T>), stage: string, canCut: () => boolean): Promise<T | typeof CUT> {
     const p = typeof work === 'function' ? work() : work;
     if (this.remaining() <= 0 && canCut()) {
       p.catch(() => {}); // skipped: an earlier wait used up the time

@@ -171,6 +171,8 @@ describe('the result cache', () => {
     const hit = await shoot(srv.url, settled);
     assert.equal(hit.headers.get('x-cache'), 'hit', 'the cache is on in this server');
     assert.equal(hit.headers.get('x-wait-timed-out'), null);
+    const { captureOnTimeout: _, ...without } = settled;
+    assert.equal((await shoot(srv.url, without)).headers.get('x-cache'), 'hit', 'a stored capture is settled: the option is not in the key');
     await assertTornDown();
   });
 });
