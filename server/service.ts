@@ -13,6 +13,7 @@ import { checkViewportSize } from './render/capture.ts';
 import type { StepTiming } from './render/steps.ts';
 import type { ScreenshotRequest } from './request/schema.ts';
 import { validateRequest } from './request/validate.ts';
+import { WAIT_TIMED_OUT_HEADER } from './wait-timeout/index.ts';
 
 export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 const EXTENSIONS = { png: 'png', jpeg: 'jpg', webp: 'webp' } as const;
@@ -21,11 +22,11 @@ export interface CaptureOutcome {
   body: Buffer;
   request: ScreenshotRequest;
   contentType: string;
-  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status. */
+  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status, x-wait-timed-out. */
   headers: Record<string, string>;
   width: number;
   height: number;
-  /** How long this capture may be reused (the request's cacheTtl, else the server's default): Cache-Control of signed links. */
+  /** How long this capture may be reused (the request's cacheTtl, else the server's default; 0 for a capture cut short): Cache-Control of signed links. */
   cacheTtl?: number;
 }
 
@@ -97,11 +98,17 @@ export function createCaptureService(deps: ServiceDeps) {
         'x-banner-action': r.bannerAction,
         ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
         ...(r.truncatedFrom !== undefined ? { 'x-capture-truncated': String(r.truncatedFrom) } : {}),
+        ...(r.waitTimedOut.length > 0 ? { [WAIT_TIMED_OUT_HEADER]: r.waitTimedOut.join(', ') } : {}),
       };
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };
-      if (key && (opts.cache?.store ?? true)) await deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
-      return { ...outcome, request: req, cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': String(charged), 'x-credits-remaining': String(remaining) } };
+      // captureOnTimeout: a capture cut short shows one moment of an unsettled page, not the
+      // picture the request asks for; it is not stored (the next identical request renders
+      // afresh and may get the settled page) and may not be reused (a signed link answers
+      // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/).
+      const partial = r.waitTimedOut.length > 0;
+      if (key && !partial && (opts.cache?.store ?? true)) await deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
+      return { ...outcome, request: req, cacheTtl: partial ? 0 : cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': String(charged), 'x-credits-remaining': String(remaining) } };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;

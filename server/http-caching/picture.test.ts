@@ -1,4 +1,5 @@
-// The cache key material (issue 12): every field that changes the picture counts, cacheTtl does not,
+// The cache key material (issue 12): every field that changes the picture counts, cacheTtl and
+// captureOnTimeout do not,
 // and header/cookie values appear only as a digest.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
   const base = key({});
   assert.equal(key({ cacheTtl: 60 }), base);
   assert.equal(key({ cacheTtl: 0, deterministic: false }), base, 'defaults are filled in first');
+  assert.equal(key({ captureOnTimeout: true }), base, 'only settled captures are stored: the same picture with or without the option');
   const variants = [
     { deterministic: true }, { colorScheme: 'dark' }, { colorScheme: 'light' }, { userAgent: 'Bot/1' },
     { headers: { 'X-A': '1' } }, { headers: { 'X-A': '2' } }, { cookies: [{ name: 'a', value: '1' }] }, { cookies: [{ name: 'a', value: '2' }] },

@@ -18,6 +18,7 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
 import { publicSchema } from '../request/schema.ts';
+import { WAIT_STEPS } from '../wait-timeout/index.ts';
 
 /** Codes that are not about a capture request at all (the catalogue lists them for other routes). */
 const NOT_FROM_REQUESTS: Partial<Record<ErrorCode, string>> = {
@@ -58,6 +59,13 @@ const HEADERS = {
   },
   TargetStatus: { description: 'url mode: the HTTP status the page answered with (an error page is still captured).', schema: { type: 'integer', minimum: 100, maximum: 599 } },
   CaptureTruncated: { description: 'fullPage or selector captures only: the full CSS height of what was asked for, when the image was cut at the output size ceiling.', schema: { type: 'integer', minimum: 1 } },
+  WaitTimedOut: {
+    description:
+      'Only with `captureOnTimeout: true`, when the page did not settle within the render budget: the waits that did not finish, in order, ' +
+      `by their step names (${WAIT_STEPS.map((w) => `\`${w}\``).join(', ')}): the one cut short and those skipped after it. ` +
+      'The image shows the page as it was then; it is billed, and never stored in the result cache.',
+    schema: { type: 'string', pattern: `^(${WAIT_STEPS.join('|')})(, (${WAIT_STEPS.join('|')}))*$`, examples: ['idle', 'load, idle'] },
+  },
   ServerTiming: { description: 'Duration of each render step, in order (W3C Server Timing): `name;dur=<ms>;desc="<step>"`. Absent on cached results.', schema: { type: 'string' } },
   WwwAuthenticate: { description: 'The Bearer challenge (RFC 6750), with `error="invalid_token"` when a key was sent but is not valid.', schema: { type: 'string', examples: ['Bearer realm="screenshot", error="invalid_token"'] } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
@@ -108,6 +116,7 @@ function imageResponses(cacheControl: keyof typeof HEADERS, balance: boolean) {
         'x-banner-action': header('BannerAction'),
         'x-target-status': header('TargetStatus'),
         'x-capture-truncated': header('CaptureTruncated'),
+        'x-wait-timed-out': header('WaitTimedOut'),
         'Server-Timing': header('ServerTiming'),
       },
       content: Object.fromEntries(IMAGE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary', contentMediaType: t } }])),

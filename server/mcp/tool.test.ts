@@ -71,6 +71,18 @@ test('arguments reach the capture service unchanged; success is image + text, no
   });
 });
 
+test('a capture cut short (captureOnTimeout) says which waits did not finish, in the text and in _meta', async () => {
+  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } }).png().toBuffer();
+  const r = await callTakeScreenshot({ html: '<p>x</p>', captureOnTimeout: true }, ctx(async () => ({
+    body: png, request, contentType: 'image/png', width: 64, height: 32,
+    headers: { 'x-banner-action': 'none', 'x-credits-charged': '1', 'x-credits-remaining': '40', 'x-cache': 'miss', 'x-wait-timed-out': 'load, idle' },
+  })));
+  const text = r.content[1];
+  assert.ok(text?.type === 'text');
+  assert.match(text.text, /did not settle within the render budget \(waits not finished: load, idle\).*may be incomplete/);
+  assert.deepEqual((r._meta?.[CAPTURE_META_KEY] as { waitTimedOut?: string[] }).waitTimedOut, ['load', 'idle']);
+});
+
 test('no arguments at all go to validation as an empty body', async () => {
   let seen: unknown;
   await callTakeScreenshot(undefined, ctx(async (body) => {

@@ -86,6 +86,8 @@ export interface CaptureFacts extends ImageFacts {
   bannerAction: string;
   targetStatus?: number;
   truncatedFromHeight?: number;
+  /** captureOnTimeout: the waits that did not finish before the capture (x-wait-timed-out), in order. */
+  waitTimedOut?: string[];
 }
 
 export interface CallContext {
@@ -150,6 +152,7 @@ export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts 
     bannerAction: h['x-banner-action'] ?? 'none',
     ...(num(h['x-target-status']) !== undefined ? { targetStatus: num(h['x-target-status']) } : {}),
     ...(num(h['x-capture-truncated']) !== undefined ? { truncatedFromHeight: num(h['x-capture-truncated']) } : {}),
+    ...(h['x-wait-timed-out'] ? { waitTimedOut: h['x-wait-timed-out'].split(',').map((w) => w.trim()) } : {}),
   };
 }
 
@@ -189,6 +192,7 @@ function summary(out: CaptureOutcome, f: FittedImage): string {
     `${what}${status}: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${f.data.length.toLocaleString('en-US')} bytes.`,
     describeShrink(f),
     h['x-capture-truncated'] ? `The page was ${h['x-capture-truncated']} CSS px tall; the capture was cut at the output size limit.` : '',
+    h['x-wait-timed-out'] ? `The page did not settle within the render budget (waits not finished: ${h['x-wait-timed-out']}); captureOnTimeout captured it as it was then, so it may be incomplete.` : '',
     describeBanner(h['x-banner-action'], out.request),
     `Credits: ${h['x-credits-charged'] ?? '?'} charged, ${h['x-credits-remaining'] ?? '?'} remaining (cache ${h['x-cache'] ?? 'miss'}).`,
   ];

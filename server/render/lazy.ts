@@ -3,7 +3,7 @@
 // started has arrived. The quiet wait is skipped when the scroll started no request: a page
 // without lazy content pays only the scroll (issue 18: the 500 ms window was paid on every page).
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import type { Deadline } from './deadline.ts';
+import type { Waits } from '../wait-timeout/index.ts';
 import type { HopGuard } from './hops.ts';
 import type { InflightTracker } from './network-idle.ts';
 
@@ -40,19 +40,22 @@ export async function scrollThrough(page: Page, budgetMs: number): Promise<void>
   await page.evaluate(`(${SCROLL_THROUGH})(${Date.now() + budgetMs})`);
 }
 
-/** Scroll, then wait for what the scroll started (steps 'lazy-scroll' and 'lazy-wait'). */
-export async function loadLazyContent(page: Page, tracker: InflightTracker, deadline: Deadline, hops: HopGuard): Promise<void> {
+/**
+ * Scroll, then wait for what the scroll started (steps 'lazy-scroll' and 'lazy-idle'), as waits:
+ * with captureOnTimeout they end before the budget and are named when cut (server/wait-timeout/).
+ */
+export async function loadLazyContent(page: Page, tracker: InflightTracker, waits: Waits, hops: HopGuard): Promise<void> {
   let started = 0;
   const onRequest = (r: HTTPRequest) => {
     if (!/^(blob|data):/i.test(r.url())) started++;
   };
   page.on('request', onRequest);
   try {
-    await deadline.step('lazy-scroll', hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, deadline.remaining()))));
+    if (!(await waits.step('lazy-scroll', () => hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, waits.remaining())))))) return;
     await new Promise((r) => setTimeout(r, REPORT_GRACE_MS));
   } finally {
     page.off('request', onRequest);
   }
   if (started === 0 && tracker.count === 0) return;
-  await deadline.step('lazy-idle', hops.guard(Promise.race([tracker.waitForIdle(0, LAZY_QUIET_MS), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
+  await waits.step('lazy-idle', () => hops.guard(Promise.race([tracker.waitForIdle(0, LAZY_QUIET_MS), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
 }

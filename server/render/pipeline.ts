@@ -1,6 +1,7 @@
 // One render, as a pipeline of small named steps on a prepared, isolated page:
 // viewport -> load (goto | setContent) -> wait (waitUntil, waitForSelector) -> cleanup -> capture.
-// Every step runs under the request's Deadline (spec §4.1 rule 6). Errors are domain errors
+// Every step runs under the request's Deadline (spec §4.1 rule 6); with captureOnTimeout the waits
+// end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
 import type { Page } from 'puppeteer-core';
 import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
@@ -8,6 +9,7 @@ import { prepareDeterminism } from '../determinism/index.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
+import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
 import { capture } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
@@ -25,6 +27,8 @@ export interface RenderResult {
   truncatedFrom?: number;
   /** Step durations, for the Server-Timing header. */
   timings: StepTiming[];
+  /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
+  waitTimedOut: WaitStep[];
 }
 
 export interface PipelineDeps {
@@ -52,34 +56,43 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
     const cleanup = await deadline.step('cleanup-prep', attachCleanup(page, req));
 
+    // The waits (load, idle, selector, lazy content): under the deadline, or with captureOnTimeout
+    // cut before it so that what the page shows is still captured (server/wait-timeout/).
+    const waits = new Waits(deadline, req.captureOnTimeout);
     let targetStatus: number | undefined;
     if (url) {
-      const response = await deadline
-        .step('load', hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })))
-        .catch(async (e) => {
-          throw await hops.explain(e, url);
-        });
-      targetStatus = response?.status();
+      const doc = watchMainDocument(page);
+      try {
+        const response = await waits
+          .load(hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })), doc.committed)
+          .catch(async (e) => {
+            throw await hops.explain(e, url);
+          });
+        targetStatus = response ? response.status() : doc.status();
+      } finally {
+        doc.dispose();
+      }
     } else {
-      await deadline.step('load', hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })), 'loading the html');
+      // The markup is in the page before the load event is awaited: there is always something to capture.
+      await waits.load(hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })), () => true, 'loading the html');
     }
 
     if (req.waitUntil !== 'load') {
-      await deadline.step('idle', hops.guard(tracker.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)), `waiting for ${req.waitUntil}`);
+      await waits.step('idle', () => hops.guard(tracker.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)), `waiting for ${req.waitUntil}`);
     }
     if (req.waitForSelector !== undefined) {
       const sel = req.waitForSelector;
-      await deadline.step('selector', hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
+      await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
     if (req.fullPage && req.selector === undefined) {
-      await loadLazyContent(page, tracker, deadline, hops);
+      await loadLazyContent(page, tracker, waits, hops);
     }
 
-    const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(deadline.at)));
+    const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
     await hops.guard(freezer.settle(deadline));
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
-    return { ...shot, bannerAction, targetStatus, timings: deadline.timings };
+    return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut };
   } finally {
     env?.dispose();
     tracker.dispose();

@@ -294,12 +294,15 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
       if (g.retired && g.active === 0) this.retire(g);
       throw toServiceError(e, g);
     }
-    let abandoned = false; // timed out, or the caller went away: the page may still be busy
+    let abandoned = false; // timed out, cut short (captureOnTimeout), or the caller went away: the page may still be busy
     try {
       const crashed = slot.crashed.then((e) => {
         throw new RenderFailed(`the page crashed: ${e.message}`);
       });
-      return await Promise.race([runPipeline(slot, req, deadline, deps), crashed]);
+      const r = await Promise.race([runPipeline(slot, req, deadline, deps), crashed]);
+      // captureOnTimeout: a page captured before it settled may still be busy, as after a timeout.
+      abandoned = r.waitTimedOut.length > 0;
+      return r;
     } catch (e) {
       abandoned = e instanceof RenderTimeout || (e instanceof ServiceError && e.code === 'client_closed');
       throw toServiceError(e, g);

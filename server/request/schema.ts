@@ -14,6 +14,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
 export const VIEWPORT_MAX = 10000; // spec §8
@@ -99,6 +100,7 @@ const properties = {
   userAgent: userAgentField,
   headers: headersField,
   cookies: cookiesField,
+  captureOnTimeout: captureOnTimeoutField,
 } as const;
 
 /** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
