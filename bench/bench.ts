@@ -131,22 +131,23 @@ row('ours: networkidle2, 2 req/s (open loop)', '', median(oursIdle.ms).toFixed(0
 results.ours = { load2rps: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors }, networkidle2_2rps: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors } };
 
 mark('ours mix');
-// Ours on the mix, end to end: waitUntil load, then the defaults (networkidle2, blockCookieBanners);
+// Ours on the mix, end to end: the floor's work (waitUntil load, no banner clean-up: the floor
+// removes no banner), then the defaults (networkidle2, blockCookieBanners);
 // then a second server whose browsers get the frame-pacing flags (the server has no setting for
 // extra flags: they are passed through startServer's launchBrowser override), right after.
-const oursPage = poster(shotUrl, KEY, { waitUntil: 'load' });
+const oursPage = poster(shotUrl, KEY, { waitUntil: 'load', blockCookieBanners: false });
 for (const p of mix) await oursPage(p);
 const oursMixLoad = await mixLatency(cycle(mix, oursPage), 2, MIX_N);
 const oursMixDefault = await mixLatency(cycle(mix, poster(shotUrl, KEY)), 2, MIX_N);
 let oursFlagsLat: LatencyFigures | undefined;
 if (frameFlags) {
   const oursFlags = await startServer(loadConfig(benchEnv(dataDirs[1]!)), { launchBrowser: (o) => launchBrowser({ ...o, args: [...o.args, ...FRAME_FLAGS] }) });
-  const oursFlagsPage = poster(`${oursFlags.url}/v1/screenshot`, KEY, { waitUntil: 'load' });
+  const oursFlagsPage = poster(`${oursFlags.url}/v1/screenshot`, KEY, { waitUntil: 'load', blockCookieBanners: false });
   for (const p of mix) await oursFlagsPage(p);
   oursFlagsLat = await mixLatency(cycle(mix, oursFlagsPage), 2, MIX_N);
   await oursFlags.close();
 }
-mixRows('MIX ours: waitUntil load, 2 req/s', oursMixLoad);
+mixRows('MIX ours: waitUntil load, no clean-up, 2 req/s', oursMixLoad);
 mixRows('MIX ours: defaults (networkidle2, banners), 2 req/s', oursMixDefault);
 row('MIX ours load / floor, 2 req/s', '', '', `${(oursMixLoad.medianMs / floorMixLat.medianMs).toFixed(2)}x (p95 ${(oursMixLoad.p95Ms / floorMixLat.p95Ms).toFixed(2)}x)`, '');
 const flagRow = (name: string, without: LatencyFigures, withFlags?: LatencyFigures) =>
