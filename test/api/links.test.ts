@@ -15,7 +15,9 @@ import type { Account } from '../../server/accounts/index.ts';
 import { createKey, revokeKey } from '../../server/accounts/admin.ts';
 import type { SqlLedger } from '../../server/accounts/ledger.ts';
 import { resolveKek } from '../../server/links/kek.ts';
+import { canonicalQuery, SIGNED_PATH, type Pair } from '../../server/links/canonical.ts';
 import { makeLink } from '../../server/links/make.ts';
+import { signPairs } from '../../server/links/verify.ts';
 import { rotateSigningSecret } from '../../server/links/secrets.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
@@ -177,6 +179,21 @@ describe('signed links (GET /v1/screenshot)', () => {
     const u = new URL(makeLink({ options: { html: 'x' }, keyId: k.keyId, secret: k.secret, expires: now() + HOUR, baseUrl: srv.url }));
     assert.equal((await get(u.href)).status, 200, 'html links render (never cached)');
     assert.equal(await balance(k), 19);
+  });
+
+  test('a validly signed link with options the schema refuses is 400 naming the field, free', async () => {
+    // signed by hand, as a client's own code would: makeLink refuses to make such a link
+    const k = await newKey();
+    const signed = (pairs: Pair[]) => {
+      const all: Pair[] = [...pairs, ['keyId', k.keyId], ['expires', String(now() + HOUR)]];
+      return `${srv.url}${SIGNED_PATH}?${canonicalQuery(all)}&signature=${signPairs(k.secret, all)}`;
+    };
+    const wide = await get(signed([['html', '<p>x</p>'], ['viewport.width', 'wide'], ['viewport.height', '40']]));
+    refused(wide, 400, 'bad_request');
+    assert.match(wide.json?.message ?? '', /viewport\.width/);
+    const header = await get(signed([['url', `${fx.origin}/green`], ['headers.X-A', '1']]));
+    assert.ok(header.status === 400 && /headers/.test(header.json?.message ?? ''), `a signed link may not carry headers: ${show(header)}`);
+    assert.equal(await balance(k), 20);
   });
 
   test('not links: GET without a query is 405 (Allow: POST); without a signature 400; headers and cookies never in a link', async () => {
