@@ -37,10 +37,20 @@ interface Generation {
 }
 
 const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser
-/** Queue policy (issue 15; README "Limits"): see minStartMs, expectedWaitMs. */
+/** A request waiting for a render slot. */
+interface Waiter {
+  wake(): void;
+  /** 503 overloaded now: it would not start in time. */
+  refuse(): void;
+  /** performance.now() after which it is too late to start. */
+  latestStartAt: number;
+}
+
+/** Queue policy (issue 15; README "Limits"): see minStartMs, expectedWaitMs, sweep. */
 const MIN_START_FRACTION = 0.25;
 const HOLD_EWMA_WEIGHT = 0.2; // the mean follows the last ~5 renders
 const INITIAL_HOLD_MS = 1000; // before any render has finished: a typical render
+const SWEEP_MS = 250; // how often queued requests are checked against their budget
 const RETRY_AFTER_MIN_S = 1;
 const RETRY_AFTER_MAX_S = 60;
 
@@ -65,7 +75,10 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   private running = 0;
   /** Recent mean time a permit is held (render plus teardown), an exponentially weighted mean. */
   private meanHoldMs = INITIAL_HOLD_MS;
-  private readonly queue: Array<() => void> = [];
+  /** When each permit now held was taken (performance.now()). */
+  private readonly holds = new Set<{ since: number }>();
+  private readonly queue: Array<Waiter> = [];
+  private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly live = new Set<Generation>();
   /** The browser's version string (e.g. "HeadlessChrome/156.0.8078.79"), once launched. */
@@ -191,7 +204,37 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
    * arrival and for Retry-After.
    */
   private expectedWaitMs(ahead: number): number {
-    return ((ahead + 1) * this.meanHoldMs) / this.opts.concurrency;
+    return ((ahead + 1) * this.holdEstimateMs()) / this.opts.concurrency;
+  }
+
+  /**
+   * How long a render holds its slot: the recent mean, but never less than the mean age of the
+   * renders holding slots now (each holds at least as long as it has so far). Pages that spin until
+   * the budget ends raise it while they run, not only once they have finished.
+   */
+  private holdEstimateMs(): number {
+    if (this.holds.size === 0) return this.meanHoldMs;
+    const now = performance.now();
+    let age = 0;
+    for (const h of this.holds) age += now - h.since;
+    return Math.max(this.meanHoldMs, age / this.holds.size);
+  }
+
+  /**
+   * Every SWEEP_MS while requests wait: one whose expected wait no longer fits its budget is
+   * refused now, not when its budget is nearly gone, so that the caller can go elsewhere early.
+   */
+  private sweep(): void {
+    const now = performance.now();
+    for (let i = 0; i < this.queue.length; ) {
+      const w = this.queue[i]!;
+      if (this.expectedWaitMs(i) > w.latestStartAt - now) w.refuse();
+      else i++;
+    }
+    if (this.queue.length === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
   }
 
   /** 503 overloaded with Retry-After from the queue: when the queue ahead should have drained. */
@@ -228,27 +271,33 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
       const leave = (e: ServiceError) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', closed);
-        const i = this.queue.indexOf(wake);
+        const i = this.queue.indexOf(waiter);
         if (i >= 0) this.queue.splice(i, 1);
         reject(e);
       };
-      const wake = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', closed);
-        resolve();
+      const refuse = () => leave(this.overloaded('no render slot will become free in time to render within the render budget', 'queue_wait'));
+      const waiter: Waiter = {
+        wake: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', closed);
+          resolve();
+        },
+        refuse,
+        latestStartAt: performance.now() + latestStart,
       };
       const closed = () => leave(new ServiceError('client_closed', 'the client closed the connection while queued'));
       // Still queued when too little budget is left: refused, never started only to time out.
-      const timer = setTimeout(() => leave(this.overloaded('no render slot became free in time to render within the render budget', 'queue_wait')), latestStart);
+      const timer = setTimeout(refuse, latestStart);
       signal?.addEventListener('abort', closed, { once: true });
-      this.queue.push(wake);
+      this.queue.push(waiter);
+      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
     });
   }
 
   private releasePermit(heldMs: number): void {
     this.meanHoldMs += HOLD_EWMA_WEIGHT * (heldMs - this.meanHoldMs);
     const next = this.queue.shift();
-    if (next) next(); // the permit passes straight to the next waiter
+    if (next) next.wake(); // the permit passes straight to the next waiter
     else this.running--;
   }
 
@@ -262,12 +311,17 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     const asked = performance.now();
     await this.acquirePermit(deadline, signal);
     const admitted = performance.now();
+    const hold = { since: admitted };
+    this.holds.add(hold);
     this.emit('admitted', admitted - asked);
     let freed!: Promise<void>;
     try {
       return await this.renderInSlot(req, deps, deadline, (p) => (freed = p));
     } finally {
-      const release = () => this.releasePermit(performance.now() - admitted);
+      const release = () => {
+        this.holds.delete(hold);
+        this.releasePermit(performance.now() - admitted);
+      };
       if (freed) void freed.then(release, release);
       else release();
     }
@@ -346,10 +400,12 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     this.closing = true;
     // Queued renders proceed (they were admitted); each counts as running, so that the wait below
     // covers them too and Chromium is not closed under them.
-    for (const wake of this.queue.splice(0)) {
+    for (const w of this.queue.splice(0)) {
       this.running++;
-      wake();
+      w.wake();
     }
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
     const until = Date.now() + graceMs;
     while (this.running > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     await this.gen?.catch(() => {}); // a browser still starting is closed by launch() itself
