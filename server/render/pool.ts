@@ -50,6 +50,7 @@ interface Waiter {
 const MIN_START_FRACTION = 0.25;
 const HOLD_EWMA_WEIGHT = 0.2; // the mean follows the last ~5 renders
 const INITIAL_HOLD_MS = 1000; // before any render has finished: a typical render
+const MIN_FREE_IN_MS = 100; // a render past its budget is being torn down: its slot frees soon
 const SWEEP_MS = 250; // how often queued requests are checked against their budget
 const RETRY_AFTER_MIN_S = 1;
 const RETRY_AFTER_MAX_S = 60;
@@ -204,20 +205,41 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
    * arrival and for Retry-After.
    */
   private expectedWaitMs(ahead: number): number {
-    return ((ahead + 1) * this.holdEstimateMs()) / this.opts.concurrency;
+    return this.expectedWaitsMs(ahead + 1)[ahead]!;
   }
 
   /**
-   * How long a render holds its slot: the recent mean, but never less than the mean age of the
-   * renders holding slots now (each holds at least as long as it has so far). Pages that spin until
-   * the budget ends raise it while they run, not only once they have finished.
+   * Expected waits of the next `n` requests to queue, by simulation: each slot frees when its
+   * render is expected to end (slotFreeInMs), then serves one queued request after another, each
+   * holding it for the recent mean.
    */
-  private holdEstimateMs(): number {
-    if (this.holds.size === 0) return this.meanHoldMs;
+  private expectedWaitsMs(n: number): number[] {
+    const free = this.slotFreeInMs();
+    const waits: number[] = [];
+    for (let k = 0; k < n; k++) {
+      let i = 0;
+      for (let j = 1; j < free.length; j++) if (free[j]! < free[i]!) i = j;
+      waits.push(free[i]!);
+      free[i] = free[i]! + this.meanHoldMs;
+    }
+    return waits;
+  }
+
+  /**
+   * For each slot, when it is expected to be free. An idle slot now. A render younger than the
+   * recent mean: at the mean. An older one has shown it is slow: about as long again as it has
+   * run, but no longer than its budget allows (pages that spin until the budget ends count while
+   * they run, not only once they have finished).
+   */
+  private slotFreeInMs(): number[] {
     const now = performance.now();
-    let age = 0;
-    for (const h of this.holds) age += now - h.since;
-    return Math.max(this.meanHoldMs, age / this.holds.size);
+    const budget = this.opts.renderBudgetMs;
+    const out = [...this.holds].map((h) => {
+      const age = now - h.since;
+      return age < this.meanHoldMs ? this.meanHoldMs - age : Math.max(MIN_FREE_IN_MS, Math.min(age, budget - age));
+    });
+    while (out.length < this.opts.concurrency) out.push(0);
+    return out.slice(0, Math.max(1, this.opts.concurrency));
   }
 
   /**
@@ -226,10 +248,13 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
    */
   private sweep(): void {
     const now = performance.now();
+    let waits = this.expectedWaitsMs(this.queue.length);
     for (let i = 0; i < this.queue.length; ) {
       const w = this.queue[i]!;
-      if (this.expectedWaitMs(i) > w.latestStartAt - now) w.refuse();
-      else i++;
+      if (waits[i]! > w.latestStartAt - now) {
+        w.refuse(); // leaves the queue: those behind it move up
+        waits = this.expectedWaitsMs(this.queue.length);
+      } else i++;
     }
     if (this.queue.length === 0 && this.sweeper) {
       clearInterval(this.sweeper);
