@@ -199,11 +199,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     }
   }
 
-  /**
-   * Expected wait for a slot of a request that would be queued behind `ahead` others: each slot
-   * frees up every meanHoldMs on average, so (ahead + 1) x mean / slots. Used to refuse at
-   * arrival and for Retry-After.
-   */
+  /** Expected wait for a slot of a request queued behind `ahead` others: to refuse at arrival, and for Retry-After. */
   private expectedWaitMs(ahead: number): number {
     return this.expectedWaitsMs(ahead + 1)[ahead]!;
   }
@@ -244,7 +240,8 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
 
   /**
    * Every SWEEP_MS while requests wait: one whose expected wait no longer fits its budget is
-   * refused now, not when its budget is nearly gone, so that the caller can go elsewhere early.
+   * refused now, so that the caller can go elsewhere early; at the latest when its latest start
+   * has passed (a wait is never negative), so that none is started only to time out.
    */
   private sweep(): void {
     const now = performance.now();
@@ -294,25 +291,20 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     if (signal?.aborted) throw new ServiceError('client_closed', 'the client closed the connection while queued');
     await new Promise<void>((resolve, reject) => {
       const leave = (e: ServiceError) => {
-        clearTimeout(timer);
         signal?.removeEventListener('abort', closed);
         const i = this.queue.indexOf(waiter);
         if (i >= 0) this.queue.splice(i, 1);
         reject(e);
       };
-      const refuse = () => leave(this.overloaded('no render slot will become free in time to render within the render budget', 'queue_wait'));
       const waiter: Waiter = {
         wake: () => {
-          clearTimeout(timer);
           signal?.removeEventListener('abort', closed);
           resolve();
         },
-        refuse,
+        refuse: () => leave(this.overloaded('no render slot will become free in time to render within the render budget', 'queue_wait')),
         latestStartAt: performance.now() + latestStart,
       };
       const closed = () => leave(new ServiceError('client_closed', 'the client closed the connection while queued'));
-      // Still queued when too little budget is left: refused, never started only to time out.
-      const timer = setTimeout(refuse, latestStart);
       signal?.addEventListener('abort', closed, { once: true });
       this.queue.push(waiter);
       this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
