@@ -61,13 +61,18 @@ test(`${RUNS} captures with deterministic: true are byte-identical, and show the
   }
 });
 
+// The caret is on in about a third of the marker's 300-900 ms window: ten captures all in one phase
+// happen about once in 60 runs (seen in CI-like runs here), twenty about once in 3,000. The loop
+// stops as soon as every fixture has changed, so the extra captures are taken only then.
+const CONTROL_RUNS = 2 * RUNS;
+
 test('without the option every fixture changes between captures', async () => {
   const seen = fixtures.map(() => new Set<string>());
-  for (let n = 0; n < RUNS && seen.some((s) => s.size < 2); n++) {
+  for (let n = 0; n < CONTROL_RUNS && seen.some((s) => s.size < 2); n++) {
     const shot = await capture(false);
     (await panels(shot)).forEach((p, i) => seen[i]!.add(p));
   }
   const still = fixtures.filter((_f, i) => seen[i]!.size < 2).map((f) => f.name);
-  assert.deepEqual(still, [], `identical in ${RUNS} captures without the option (the fixture does not move?)`);
+  assert.deepEqual(still, [], `identical in ${CONTROL_RUNS} captures without the option (the fixture does not move?)`);
   assert.equal(fixtures.length, 9);
 });
