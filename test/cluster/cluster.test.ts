@@ -191,6 +191,8 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
   test('rolling restart under steady load: each replica drains and comes back; zero failed requests', async (t: TestContext) => {
     const card = { url: `${fx.origin}/card`, viewport, waitUntil: 'load' };
     const load = steadyLoad(3, (i) => (i % 4 === 3 ? card : quickHtml()));
+    // Whatever fails below, the load stops here, so that it does not spill into the next test.
+    t.after(() => load.stop());
     await eventually(() => load.got.length >= 6, 30_000);
     const steps: string[] = [];
     for (let i = 0; i < cluster.replicas.length; i++) {
@@ -200,7 +202,11 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       const signalled = Date.now();
       const exited = cluster.stopReplica(i, 'SIGTERM');
       const fresh = cluster.startReplica(i, exited);
-      // /readyz says 503 at once, while the replica still serves.
+      // A signal is asynchronous: a request already on its way (on a keep-alive connection) can be
+      // read in the same turn of the replica's event loop, before the handler. So wait until the
+      // replica has handled it (its log line, written as draining begins); from then on /readyz
+      // says 503 while the replica still serves.
+      assert.ok(await eventually(() => /SIGTERM: draining/.test(old.output()), 5000), `${name} handled SIGTERM:\n${old.output().slice(-1000)}`);
       const rz = await readyz(old.url);
       assert.equal(rz.status, 503, `${name} /readyz right after SIGTERM`);
       assert.match(rz.message ?? '', /draining/);
