@@ -1,5 +1,5 @@
 // Connection hygiene (issue 15; server/http/connections.ts): a client that stalls is cut after
-// the configured timeout, not after Node's 300 s; a render longer than those timeouts is never
+// the configured timeout, not after Node's 300 s (a client that stops reading its answer too); a render longer than those timeouts is never
 // cut; one address cannot hold more than MAX_CONNECTIONS_PER_IP connections while other
 // addresses are still served. Short timeouts set for this file; raw sockets on loopback.
 import { after, before, describe, test } from 'node:test';
@@ -78,6 +78,49 @@ describe('stalled clients are cut', () => {
     const c = await raw('');
     const { ms } = await c.closed;
     assert.ok(ms <= HEADERS_MS + MARGIN_MS, `closed after ${ms} ms`);
+  });
+
+  test('a client that stops reading its answer: cut once nothing moves for the idle timeout', async (t) => {
+    // An answer larger than what the two sockets' kernel buffers hold on loopback (a few MB): a
+    // 2000x2000 PNG of noise, about 12 MB. Read until the head arrives, then stop reading.
+    const side = 2000;
+    const html = `<body style="margin:0"><canvas id=c width=${side} height=${side}></canvas><script>
+      const g = document.getElementById('c').getContext('2d'), d = g.createImageData(${side}, ${side}), a = new Uint32Array(d.data.buffer);
+      let x = 1; for (let i = 0; i < a.length; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; a[i] = (x | 0xff000000) >>> 0; }
+      g.putImageData(d, 0, 0);</script></body>`;
+    const body = JSON.stringify({ html, waitUntil: 'load', viewport: { width: side, height: side } });
+    const fetchRaw = async (stallMs: number) => {
+      const c = await raw(head(Buffer.byteLength(body)) + body);
+      let bytes = 0;
+      let headText = '';
+      const headSeen = new Promise<void>((resolve) =>
+        c.socket.on('data', (d) => {
+          if (!headText) {
+            headText = d.toString('latin1').split('\r\n\r\n')[0]!;
+            if (stallMs) c.socket.pause(); // from now on this client reads nothing
+            resolve();
+          }
+          bytes += d.length;
+        }),
+      );
+      await headSeen;
+      const length = Number(/content-length: (\d+)/i.exec(headText)?.[1]);
+      if (stallMs) {
+        await new Promise((r) => setTimeout(r, stallMs));
+        c.socket.resume(); // take what the kernel still holds, and the end
+      }
+      await c.closed.catch(() => undefined);
+      return { status: headText.split(' ')[1], length, received: bytes - headText.length - 4 };
+    };
+    const whole = await fetchRaw(0);
+    assert.equal(whole.status, '200');
+    assert.ok(whole.length > 8_000_000, `an answer of ${whole.length} bytes`);
+    assert.equal(whole.received, whole.length, 'a client that reads gets it all (control)');
+    const stalled = await fetchRaw(IDLE_MS + MARGIN_MS + 1000);
+    assert.equal(stalled.status, '200');
+    t.diagnostic(`a client that stopped reading after the head got ${stalled.received} of ${stalled.length} bytes (what the kernel buffers held when the server cut it)`);
+    assert.ok(stalled.received < stalled.length, `the server gave up on the connection: ${stalled.received} of ${stalled.length} bytes`);
+    assert.equal((await shoot(srv.url, { html: '<p>x</p>', waitUntil: 'load', viewport: { width: 64, height: 48 } })).status, 200, 'and serves the next request');
   });
 
   test('a render longer than every one of these timeouts is answered on its connection', async () => {
