@@ -1,7 +1,8 @@
 // Connection hygiene (issue 15; server/http/connections.ts): a client that stalls is cut after
-// the configured timeout, not after Node's 300 s (a client that stops reading its answer too); a render longer than those timeouts is never
-// cut; one address cannot hold more than MAX_CONNECTIONS_PER_IP connections while other
-// addresses are still served. Short timeouts set for this file; raw sockets on loopback.
+// the configured timeout, not after Node's 300 s, and so is one that stops reading its answer; a
+// render longer than those timeouts is never cut; one address cannot hold more than
+// MAX_CONNECTIONS_PER_IP connections while other addresses are still served. Short timeouts set
+// for this file; raw sockets on loopback.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
