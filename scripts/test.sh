@@ -103,9 +103,14 @@ fi
 echo "(stage took $(( $(date +%s) - t_stage )) s; all stages $(( $(date +%s) - t_start )) s)"
 echo
 # A CI log is often read from its end: repeat why each failing node:test stage failed (the spec
-# reporter's "failing tests" section, with the assertion and its message), bounded.
+# reporter's "failing tests" section, with the assertion and its message; TAP's "not ok" blocks
+# for the security stage), bounded.
 for f in "$log" "${slog:-}" "$klog"; do
-  [ -n "$f" ] && [ -f "$f" ] && grep -q '^✖ failing tests:' "$f" && { echo "--- why, from $(basename "$f"):"; sed -n '/^✖ failing tests:/,$p' "$f" | grep -v '^ *at ' | head -60; }
+  [ -n "$f" ] && [ -f "$f" ] || continue
+  if grep -q '^✖ failing tests:' "$f"; then why=$(sed -n '/^✖ failing tests:/,$p' "$f")
+  elif grep -q '^ *not ok ' "$f"; then why=$(grep -A14 '^ *not ok ' "$f")
+  else continue; fi
+  echo "--- why, from $(basename "$f"):"; grep -v '^ *at ' <<<"$why" | head -60
 done
 [ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
 echo "tests: $pass passed, $fail failed"
