@@ -30,7 +30,7 @@ export function createMetrics(pool: PoolView, opts: { concurrency: number; queue
   collectDefaultMetrics({ register: registry });
   const renderSeconds = new Histogram({
     name: 'screenshot_render_seconds',
-    help: 'Time from the start of a render to its result, by outcome (ok or error code)',
+    help: 'Time from the start of a render to its result, by outcome (ok, wait_timed_out for a capture cut short by captureOnTimeout, or the error code)',
     labelNames: ['outcome'],
     buckets: [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20],
     registers: [registry],

@@ -88,7 +88,8 @@ export function createCaptureService(deps: ServiceDeps) {
     let committed = false;
     try {
       const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal);
-      deps.metrics.renderSeconds.observe({ outcome: 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
+      // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
+      deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);
       const { charged, remaining } = await deps.accounts.commit(reservation);
       committed = true;

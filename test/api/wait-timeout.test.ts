@@ -81,6 +81,13 @@ async function assertTornDown(): Promise<void> {
   assert.ok(await eventually(() => fx.openHangs() === 0, 3000), `the page's requests were closed (${fx.openHangs()} open)`);
 }
 
+/** screenshot_render_seconds' count for one outcome. */
+async function renderCount(outcome: string): Promise<number> {
+  const text = await (await fetch(`${srv.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`screenshot_render_seconds_count{outcome="${outcome}"}`));
+  return Number(line?.split(' ').pop() ?? 0);
+}
+
 describe('a page that never reaches network idle', () => {
   test('by default: 504 render_timeout as the spec says, nothing billed', async () => {
     const before = await shoot(srv.url, { url: url('settles'), viewport });
@@ -94,8 +101,12 @@ describe('a page that never reaches network idle', () => {
 
   test('captureOnTimeout: 200 with what the page shows, x-wait-timed-out: idle, one credit', async () => {
     const before = await shoot(srv.url, { url: url('settles'), viewport });
+    const cutBefore = await renderCount('wait_timed_out');
+    const okBefore = await renderCount('ok');
     const r = await shoot(srv.url, { url: url('poll'), viewport, captureOnTimeout: true });
     assertCut(r, 'idle');
+    assert.equal(await renderCount('wait_timed_out'), cutBefore + 1, 'the metrics count it as cut short');
+    assert.equal(await renderCount('ok'), okBefore, 'not as a settled render');
     assert.ok(near(await colour(r), GREEN), 'the page content is in the image');
     assert.equal(balance(r), balance(before) - 1, 'charged exactly once');
     assert.equal(r.headers.get('x-target-status'), '200');
