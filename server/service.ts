@@ -4,7 +4,7 @@
 import type { Account, Accounts } from './accounts/index.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
-import { ServiceError } from './errors.ts';
+import { RenderTimeout, ServiceError } from './errors.ts';
 import { etagOf } from './http-caching/conditional.ts';
 import { pictureOf } from './http-caching/picture.ts';
 import type { Metrics } from './metrics.ts';
@@ -50,6 +50,9 @@ export interface CaptureOptions {
 
 export function createCaptureService(deps: ServiceDeps) {
   async function captureScreenshot(account: Account, body: unknown, opts: CaptureOptions = {}): Promise<CaptureOutcome> {
+    // The render budget counts from here: a wait for an identical render (single flight) and for
+    // a render slot are part of it (issue 15), so that no answer comes later than budget + slack.
+    const arrivedAt = Date.now();
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
     await deps.accounts.checkRateLimit(account).catch(countRefusal);
@@ -60,7 +63,9 @@ export function createCaptureService(deps: ServiceDeps) {
     // Single flight (server/cache/shared.ts): a hit, an identical render's result, or the lead.
     let lead: { end(): Promise<void> } | undefined;
     if (key && (opts.cache?.lookup ?? true)) {
-      const got = await deps.cache.acquire(key, { maxAgeSeconds: cacheTtl, signal: opts.signal });
+      const budgetMs = deps.pool.renderBudgetMs;
+      const deadline = { at: arrivedAt + budgetMs, expired: () => new RenderTimeout('waiting for an identical capture', budgetMs) };
+      const got = await deps.cache.acquire(key, { maxAgeSeconds: cacheTtl, signal: opts.signal, deadline });
       if (got.hit) {
         deps.metrics.cache.inc({ result: got.joined ? 'joined' : 'hit' });
         const { storedAt: _, ...hit } = got.hit;
@@ -71,7 +76,7 @@ export function createCaptureService(deps: ServiceDeps) {
       deps.metrics.cache.inc({ result: 'miss' });
     }
     try {
-      return await renderAndBill(account, req, key, cacheTtl, opts);
+      return await renderAndBill(account, req, key, cacheTtl, opts, arrivedAt);
     } finally {
       await lead?.end(); // after the entry is stored: waiters find it
     }
@@ -82,12 +87,12 @@ export function createCaptureService(deps: ServiceDeps) {
     throw e;
   }
 
-  async function renderAndBill(account: Account, req: ScreenshotRequest, key: string | undefined, cacheTtl: number, opts: CaptureOptions): Promise<CaptureOutcome> {
+  async function renderAndBill(account: Account, req: ScreenshotRequest, key: string | undefined, cacheTtl: number, opts: CaptureOptions, arrivedAt: number): Promise<CaptureOutcome> {
     const reservation = await deps.accounts.reserve(account).catch(countRefusal);
     const started = process.hrtime.bigint();
     let committed = false;
     try {
-      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal);
+      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal, arrivedAt);
       // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
       deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);

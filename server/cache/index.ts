@@ -8,6 +8,7 @@
 // and cacheKey refuses them.
 import { createHash } from 'node:crypto';
 import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ServiceError } from '../errors.ts';
 
 export interface CachedResult {
   body: Buffer;
@@ -30,7 +31,12 @@ export interface ResultCache {
    * replica), waits for it and returns its result (`joined`); else makes the caller the one that
    * renders (`lead`), which it ends with lead.end() whatever happened.
    */
-  acquire(key: string, opts?: { maxAgeSeconds?: number; signal?: AbortSignal }): Promise<Acquired>;
+  /**
+   * A hit, an identical render's result (joined), or the lead. A waiter stops waiting when
+   * `deadline.at` (epoch ms) passes and rejects with `deadline.expired()`: the time spent waiting
+   * for another render counts against the request's own budget (issue 15).
+   */
+  acquire(key: string, opts?: { maxAgeSeconds?: number; signal?: AbortSignal; deadline?: WaitDeadline }): Promise<Acquired>;
   /** False when CACHE_TTL_SECONDS or CACHE_MAX_BYTES is 0: nothing is looked up or stored. */
   readonly enabled: boolean;
 }
@@ -70,4 +76,10 @@ export function cachePolicy(cacheControl: string | undefined): { lookup: boolean
   const noStore = d.includes('no-store');
   const fresh = noStore || d.includes('no-cache') || d.some((x) => /^max-age\s*=\s*"?0"?$/.test(x));
   return { lookup: !fresh, store: !noStore };
+}
+
+/** When a request stops waiting for an identical render, and the error it then gets. */
+export interface WaitDeadline {
+  at: number;
+  expired(): ServiceError;
 }

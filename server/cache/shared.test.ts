@@ -10,6 +10,7 @@ import type { SqlLedger } from '../accounts/ledger.ts';
 import type { CachedResult, ResultCache } from './index.ts';
 import { openSharedCache, type SharedCacheOptions } from './shared.ts';
 import { entryBytes } from './sql.ts';
+import { ServiceError } from '../errors.ts';
 
 const result = (bytes: number, tag = 'x'): CachedResult => ({
   body: Buffer.alloc(bytes, tag),
@@ -138,6 +139,22 @@ for (const { name, make, skip } of STORES) {
       const g = await waiter;
       assert.ok(g.lead, 'the waiter leads once the claim expired');
       await g.lead.end();
+    });
+
+    test("a waiter stops waiting at its deadline, with the deadline's error (the wait counts against its budget)", async () => {
+      const [c] = await caches({ leaseMs: 60_000 });
+      const stuck = await c!.acquire('stuck');
+      assert.ok(stuck.lead); // a leader that neither stores nor ends within the waiter's budget
+      const expired = new ServiceError('render_timeout', 'the budget ran out while waiting');
+      const waiter = c!.acquire('stuck', { deadline: { at: clock + 1000, expired: () => expired } });
+      await new Promise((r) => setTimeout(r, 30));
+      let settled = false;
+      void waiter.then(() => (settled = true), () => (settled = true));
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(settled, false, 'still waiting before the deadline');
+      clock += 1000;
+      await assert.rejects(waiter, (e) => e === expired);
+      await stuck.lead!.end();
     });
 
     test('a waiter whose caller leaves stops waiting with client_closed', async () => {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Db } from '../accounts/db.ts';
 import { ServiceError } from '../errors.ts';
-import type { Acquired, CachedResult, ResultCache } from './index.ts';
+import type { Acquired, CachedResult, ResultCache, WaitDeadline } from './index.ts';
 import { CacheTables, entryBytes, migrateCache } from './sql.ts';
 
 export interface SharedCacheOptions {
@@ -57,7 +57,7 @@ export async function openSharedCache(db: Db, opts: SharedCacheOptions): Promise
   };
 
   /** Waits for a poll interval, or less when a leader of this process ends the flight. */
-  const pause = (key: string, signal?: AbortSignal) =>
+  const pause = (key: string, signal?: AbortSignal, deadline?: WaitDeadline) =>
     new Promise<void>((resolve, reject) => {
       const stop = () => {
         clearTimeout(timer);
@@ -72,13 +72,18 @@ export async function openSharedCache(db: Db, opts: SharedCacheOptions): Promise
         stop();
         reject(new ServiceError('client_closed', 'the client closed the connection while waiting for an identical capture'));
       };
-      const timer = setTimeout(done, pollMs);
+      const left = deadline ? deadline.at - now() : Infinity;
+      if (left <= 0) {
+        reject(deadline!.expired());
+        return;
+      }
+      const timer = setTimeout(done, Math.min(pollMs, left));
       ended.once(key, done);
       if (signal?.aborted) gone();
       else signal?.addEventListener('abort', gone, { once: true });
     });
 
-  const acquire = async (key: string, o: { maxAgeSeconds?: number; signal?: AbortSignal } = {}): Promise<Acquired> => {
+  const acquire = async (key: string, o: { maxAgeSeconds?: number; signal?: AbortSignal; deadline?: WaitDeadline } = {}): Promise<Acquired> => {
     const free = { end: async () => {} };
     if (!enabled) return { lead: free };
     try {
@@ -103,7 +108,7 @@ export async function openSharedCache(db: Db, opts: SharedCacheOptions): Promise
         // Someone else renders it: wait until their entry appears or their flight ends.
         joined = true;
         for (;;) {
-          await pause(key, o.signal);
+          await pause(key, o.signal, o.deadline);
           const s = await t.peek(key, now(), notBefore(o.maxAgeSeconds));
           if (s.ready || !s.pending) break;
         }

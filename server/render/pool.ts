@@ -271,6 +271,11 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
    * remaining budget falls below this is refused (503) rather than started; a request whose
    * expected wait would leave less than this is refused at arrival.
    */
+  /** RENDER_BUDGET_MS: the whole capture's budget, waits for a slot or an identical render included. */
+  get renderBudgetMs(): number {
+    return this.opts.renderBudgetMs;
+  }
+
   private get minStartMs(): number {
     return this.opts.renderBudgetMs * MIN_START_FRACTION;
   }
@@ -319,12 +324,13 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   }
 
   /**
-   * One render. The deadline starts now, before the wait for a slot (issue 15), so that no answer
-   * comes later than the budget (plus the slack of README "Limits"). The permit is held until the
+   * One render. The deadline starts at the request's arrival (`arrivedAt`, default now), before
+   * the wait for a slot and for an identical render (issue 15), so that no answer comes later than
+   * the budget (plus the slack of README "Limits"). The permit is held until the
    * page is really gone; the answer does not wait for that.
    */
-  async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal): Promise<RenderResult> {
-    const deadline = new Deadline(this.opts.renderBudgetMs, signal);
+  async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal, arrivedAt = Date.now()): Promise<RenderResult> {
+    const deadline = new Deadline(this.opts.renderBudgetMs, signal, arrivedAt);
     const asked = performance.now();
     await this.acquirePermit(deadline, signal);
     const admitted = performance.now();

@@ -187,4 +187,19 @@ describe('the result cache', () => {
     assert.equal((await shoot(srv.url, without)).headers.get('x-cache'), 'hit', 'a stored capture is settled: the option is not in the key');
     await assertTornDown();
   });
+
+  test('a request that waited for an identical render, which then timed out, answers within its own budget', async () => {
+    // Single flight: the second waits for the first's entry; the first ends in 504 with nothing
+    // stored, and the second then renders itself. Its wait counts against its own budget (issue
+    // 15): before, it answered after about twice the budget (11.7 s here).
+    const same = { url: url('settles'), viewport, waitUntil: 'load', waitForSelector: '#never' };
+    const first = shoot(srv.url, same);
+    await sleep(300);
+    const second = await shoot(srv.url, same);
+    assert.equal((await first).status, 504, show(await first));
+    assert.equal(second.status, 504, show(second));
+    assert.equal(second.json?.error, 'render_timeout');
+    assert.ok(second.ms <= BUDGET_MS + SLACK_MS, `answered after ${second.ms} ms`);
+    await assertTornDown();
+  });
 });
