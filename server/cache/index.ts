@@ -29,12 +29,9 @@ export interface ResultCache {
   /**
    * Single flight: the entry if present; else, if an identical render is in flight (on any
    * replica), waits for it and returns its result (`joined`); else makes the caller the one that
-   * renders (`lead`), which it ends with lead.end() whatever happened.
-   */
-  /**
-   * A hit, an identical render's result (joined), or the lead. A waiter stops waiting when
-   * `deadline.at` (epoch ms) passes and rejects with `deadline.expired()`: the time spent waiting
-   * for another render counts against the request's own budget (issue 15).
+   * renders (`lead`), which it ends with lead.end() whatever happened. A waiter stops waiting
+   * when `deadline.at` (epoch ms) passes and rejects with `deadline.expired()`: the time spent
+   * waiting for another render counts against the request's own budget (issue 15).
    */
   acquire(key: string, opts?: { maxAgeSeconds?: number; signal?: AbortSignal; deadline?: WaitDeadline }): Promise<Acquired>;
   /** False when CACHE_TTL_SECONDS or CACHE_MAX_BYTES is 0: nothing is looked up or stored. */

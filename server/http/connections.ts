@@ -9,9 +9,8 @@
 //   keepAliveTimeout an idle kept-alive connection is closed after this
 //   idleTimeout      nothing moves for this long while the client is the one to act (a stalled
 //                    body is cut here, before requestTimeout ends; so is an answer the client
-//                    stops reading): closed. A connection whose
-//                    request is being rendered is never closed by it: the render budget bounds
-//                    that wait. (A connection that sends nothing at all: headersTimeout, Node 20
+//                    stops reading): closed. A connection whose request is being rendered is
+//                    never closed by it: the render budget bounds that wait. (A connection that sends nothing at all: headersTimeout, Node 20
 //                    counts it from the connection.)
 //   perAddress       connections one remote address may hold at once; a connection beyond it is
 //                    closed at once, before a byte is read (0 = no limit). Behind a balancer every

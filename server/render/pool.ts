@@ -266,16 +266,16 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     return new Overloaded(message, Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, seconds)));
   }
 
-  /**
-   * The least budget worth starting a render with (issue 15): a request still queued when its
-   * remaining budget falls below this is refused (503) rather than started; a request whose
-   * expected wait would leave less than this is refused at arrival.
-   */
   /** RENDER_BUDGET_MS: the whole capture's budget, waits for a slot or an identical render included. */
   get renderBudgetMs(): number {
     return this.opts.renderBudgetMs;
   }
 
+  /**
+   * The least budget worth starting a render with (issue 15): a request still queued when its
+   * remaining budget falls below this is refused (503) rather than started; a request whose
+   * expected wait would leave less than this is refused at arrival.
+   */
   private get minStartMs(): number {
     return this.opts.renderBudgetMs * MIN_START_FRACTION;
   }
@@ -326,8 +326,8 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   /**
    * One render. The deadline starts at the request's arrival (`arrivedAt`, default now), before
    * the wait for a slot and for an identical render (issue 15), so that no answer comes later than
-   * the budget (plus the slack of README "Limits"). The permit is held until the
-   * page is really gone; the answer does not wait for that.
+   * the budget (plus the slack of README "Limits"). The permit is held until the page is really
+   * gone; the answer does not wait for that.
    */
   async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal, arrivedAt = Date.now()): Promise<RenderResult> {
     const deadline = new Deadline(this.opts.renderBudgetMs, signal, arrivedAt);
