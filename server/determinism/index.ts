@@ -13,8 +13,8 @@
 //   (a page that shows its content after a 300 ms timer would never show it) and over Chromium's
 //   virtual-time emulation (it couples timers to network fetches and stalls on never-idle pages).
 // - Math.random seeded (the same sequence every time); the time zone is UTC (Date output does not
-//   depend on the server); prefers-reduced-motion: reduce (server/page-env/ sets it, with the
-//   colour scheme, in Chromium's one media-features call).
+//   depend on the server) and prefers-reduced-motion is reduce, unless the request sets timezone
+//   or reducedMotion itself: server/emulation/ applies them (resolve.ts decides).
 // Before the capture (page/settle.js, in every frame):
 // - the timers are drained to the end of their chains and time stops (no callback runs again);
 // - CSS animations, transitions and Web Animations: finite ones finished (their end state, as a
@@ -72,7 +72,6 @@ export async function prepareDeterminism(page: Page, client: CDPSession, req: Sc
   await deadline.step('determinism', async () => {
     await page.evaluateOnNewDocument(VIRTUAL_TIME);
     await page.evaluate(VIRTUAL_TIME); // html mode: setContent writes into this very realm
-    await page.emulateTimezone('UTC');
   });
   return { settle: (d) => d.step('freeze', () => settle(page, client, d)) };
 }
