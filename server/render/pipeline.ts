@@ -88,7 +88,8 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
-    if (req.fullPage && req.selector === undefined) {
+    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly.
+    if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
       await loadLazyContent(page, tracker, waits, hops);
     }
 
