@@ -52,7 +52,7 @@ test('a preset gives viewport and userAgent; what the caller sends wins, field b
 
 test('an unknown device: 400 naming the field and the closest presets, never the value', () => {
   const m = refusal({ html, device: 'iphone15pro-typo' });
-  assert.match(m, /^device must be the name of a device preset \(GET \/v1\/devices lists them\); the closest are "iPhone 15 Pro", /);
+  assert.match(m, /^device must be the name of a device preset \(GET \/v1\/devices lists them\): the closest are "iPhone 15 Pro", /);
   assert.ok(!m.includes('typo'), m);
   assert.match(refusal({ html, device: 7 }), /^device must be the name of a device preset \(GET \/v1\/devices lists them\)$/);
 });

@@ -63,8 +63,9 @@ function messageFor(e: ErrorObject, body: unknown): string {
   }
   const { field, rule, schema } = ruleAt(e.instancePath);
   const typed = valueAt(body, e.instancePath);
+  // not "; ": that joins one field's message to the next (clients split on it, as the playground does)
   if (e.keyword === 'enum' && schema?.['x-suggest'] && typeof typed === 'string') {
-    return `${field} must be ${rule}; the closest are ${closest(typed, schema.enum).map((n) => JSON.stringify(n)).join(', ')}`;
+    return `${field} must be ${rule}: the closest are ${closest(typed, schema.enum).map((n) => JSON.stringify(n)).join(', ')}`;
   }
   return `${field} must be ${rule}`;
 }

@@ -94,7 +94,7 @@ describe('GET /v1/devices and the schema', () => {
 
   test('an unknown preset, zone or tag is a 400 naming the field, never quoting the value; an unknown preset gets the closest names', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ device: 'iPhone 15 Pro Maxx' }, /^device must be the name of a device preset \(GET \/v1\/devices lists them\); the closest are "iPhone 15 Pro Max", /],
+      [{ device: 'iPhone 15 Pro Maxx' }, /^device must be the name of a device preset \(GET \/v1\/devices lists them\): the closest are "iPhone 15 Pro Max", /],
       [{ timezone: 'Mars/Olympus_Mons' }, /^timezone must be an IANA time zone name/],
       [{ locale: 'deutsch-schweiz' }, /^locale must be a BCP 47 language tag/],
     ];
