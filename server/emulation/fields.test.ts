@@ -10,6 +10,7 @@ import { DEFAULT_VIEWPORT, publicSchema } from '../request/schema.ts';
 import { validateRequest } from '../request/validate.ts';
 import { DEVICE_PRESETS, DEVICES_VERSION } from './devices.ts';
 import { DEVICE_NAMES } from './fields.ts';
+import { emulatedMedia } from './index.ts';
 
 const html = '<p>x</p>';
 
@@ -106,4 +107,13 @@ test('deterministic fixes time zone and motion unless the request does', () => {
   assert.equal(own.timezone, 'Asia/Tokyo');
   assert.equal(own.reducedMotion, 'no-preference');
   assert.equal(validateRequest({ html }).timezone, undefined, 'without deterministic: the server\'s zone');
+});
+
+test('colorScheme, reducedMotion and mediaType: one media emulation (each call replaces all), none when nothing is asked', () => {
+  assert.equal(emulatedMedia(validateRequest({ html })), undefined);
+  assert.deepEqual(emulatedMedia(validateRequest({ html, colorScheme: 'dark', reducedMotion: 'reduce', mediaType: 'print' })), {
+    media: 'print',
+    features: [{ name: 'prefers-color-scheme', value: 'dark' }, { name: 'prefers-reduced-motion', value: 'reduce' }],
+  });
+  assert.deepEqual(emulatedMedia(validateRequest({ html, deterministic: true })), { media: '', features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] });
 });

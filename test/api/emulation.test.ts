@@ -47,6 +47,7 @@ before(async () => {
   page(a, '/cross', `<body style="margin:0"><iframe src="${bOrigin}/frame" style="border:0;display:block;width:100vw;height:100vh"></iframe></body>`);
   page(a, '/two-askers', `<body style="margin:0;display:flex"><iframe src="/ask" style="border:0;width:50vw;height:100vh"></iframe><iframe src="${bOrigin}/ask" style="border:0;width:50vw;height:100vh"></iframe></body>`);
   page(a, '/ask', ASK_POSITION);
+  a.route('/hop', (_req, res) => void res.writeHead(302, { location: `${bOrigin}/ask` }).end());
   const record = (html: string) => (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
     fromB.push({ path: url.pathname, acceptLanguage: req.headers['accept-language'] });
     res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end(html);
@@ -201,6 +202,8 @@ describe('geolocation', () => {
     const { img } = await capture({ url: `${a.origin}/two-askers`, viewport: { width: 200, height: 60 }, geolocation }, 'geolocation-frames');
     assert.ok(near(img.at(50, 30), GREEN, 24), 'a frame of the target\'s own origin');
     assert.ok(near(img.at(150, 30), BLUE, 24), 'a frame of another site: refused, not waiting');
+    const hopped = await capture({ url: `${a.origin}/hop`, viewport: { width: 40, height: 30 }, geolocation });
+    assert.ok(near(hopped.img.at(20, 15), BLUE, 24), 'the page after a redirect to another origin: refused');
   });
 });
 
