@@ -345,7 +345,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
         this.holds.delete(hold);
         this.releasePermit(performance.now() - admitted);
       };
-      if (freed) void freed.then(release, release);
+      if (freed !== undefined) void freed.then(release, release);
       else release();
     }
   }
