@@ -15,7 +15,7 @@ import { resolveKek } from './links/kek.ts';
 import { createLogger, type Logger } from './log.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { createMetrics } from './metrics.ts';
-import { BrowserPool, type PoolOptions } from './render/pool.ts';
+import { BrowserPool, type PoolOptions } from './pool/index.ts';
 import { createCaptureService } from './service.ts';
 
 export interface Overrides {
