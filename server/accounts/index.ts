@@ -1,13 +1,13 @@
 // Accounts: API keys, the credits ledger and rate limits (spec §1 billing, §5, §8; DESIGN §2, §3).
-// `openAccounts(config)` opens the store (embedded PGlite in DATA_DIR, or PostgreSQL when
-// DATABASE_URL is set), makes the API_KEYS keys valid, releases reservations left by crashed
+// `openAccounts(config)` opens the store (server/store: embedded PGlite in DATA_DIR, or PostgreSQL
+// when DATABASE_URL is set), makes the API_KEYS keys valid, releases reservations left by crashed
 // processes and starts the background renewal and sweep. The HTTP and MCP layers see only the
 // `Accounts` interface below.
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { openStore } from '../store/index.ts';
 import { activeKeyCount, createKey, syncEnvKeys } from './admin.ts';
-import { openEmbedded, openPostgres } from './db.ts';
 import { SqlLedger, type LedgerOptions } from './ledger.ts';
 
 export interface Account {
@@ -55,12 +55,13 @@ export interface OpenOptions extends Omit<LedgerOptions, 'rateLimitPerMinute'> {
 
 /** Opens the store chosen by the configuration; see the file comment. */
 export async function openAccounts(config: AccountsConfig, opts: OpenOptions = {}): Promise<SqlLedger> {
-  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(config.dataDir);
+  const db = await openStore(config);
   const ledger = new SqlLedger(db, { ...opts, rateLimitPerMinute: config.rateLimitPerMinute });
   try {
     if (opts.syncEnvKeys !== false) await syncEnvKeys(db, config.apiKeys, config.freeCredits);
-    // The embedded store belongs to this process alone (db.ts locks it), so every reservation in
-    // it was left by a process that died; on PostgreSQL other replicas are alive: only expired ones.
+    // The embedded store belongs to this process alone (server/store locks it), so every
+    // reservation in it was left by a process that died; on PostgreSQL other replicas are alive:
+    // only expired ones.
     if (opts.sweepAtStart !== false) await ledger.sweep({ all: db.kind === 'embedded' });
   } catch (e) {
     await ledger.close().catch(() => {});

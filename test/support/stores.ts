@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openEmbedded, type Db } from '../../server/accounts/db.ts';
+import { openStore, type Db } from '../../server/store/index.ts';
 import { openAccounts, type AccountsConfig, type OpenOptions } from '../../server/accounts/index.ts';
 import type { SqlLedger } from '../../server/accounts/ledger.ts';
 
@@ -34,7 +34,7 @@ let template: Promise<string> | undefined;
 async function embeddedTemplate(): Promise<string> {
   template ??= (async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ledger-template-'));
-    await (await openEmbedded(dir)).close();
+    await (await openStore({ dataDir: dir, databaseUrl: null })).close();
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   })();
@@ -87,7 +87,7 @@ export const STORES: { name: 'embedded' | 'postgres'; make: () => Promise<TestSt
   { name: 'postgres', make: postgresStore, skip: PG_SKIP },
 ];
 
-/** The books of one account, for the tests' checks of the invariants in server/accounts/schema.ts. */
+/** The books of one account, for the tests' checks of the invariants in server/store/migrations.ts. */
 export async function audit(db: Db, accountId: string): Promise<{ credits: number; held: number; reservations: number; ledgerSum: number; captures: number }> {
   const rows = await db.query<Record<string, unknown>>(
     `SELECT a.credits, a.held,
