@@ -12,7 +12,7 @@
 import { ServiceError } from '../errors.ts';
 import type { Db } from '../store/index.ts';
 import { hashKey, newId } from './keys.ts';
-import type { Account, Accounts, Committed, Reservation } from './index.ts';
+import type { Account, Accounts, Committed, Reservation } from './types.ts';
 
 export interface LedgerOptions {
   /** Requests per account per minute; 0 turns the limit off. */
