@@ -27,6 +27,9 @@ export CHROMIUM_PATH
 stage "type check"
 if npx --no-install tsc --noEmit -p .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(typecheck); fi
 
+stage "lint (ESLint: eslint.config.js)"
+if npx --no-install eslint .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(lint); fi
+
 stage "PostgreSQL for the ledger tests"
 pg_env=$(mktemp)
 if bash scripts/setup-postgres.sh start > "$pg_env"; then

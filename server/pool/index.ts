@@ -98,7 +98,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     try {
       return await renderInSlot(this.browsers, req, deps, deadline, (p) => (freed = p));
     } finally {
-      if (freed) void freed.then(permit.release, permit.release);
+      if (freed !== undefined) void freed.then(permit.release, permit.release);
       else permit.release();
     }
   }
