@@ -12,7 +12,8 @@
 // - locale is also navigator.language(s) and Accept-Language: Network.setUserAgentOverride's
 //   acceptLanguage, one call with the user agent (a second call would replace the first). A
 //   dedicated worker starts with the browser's languages; it gets the same override while it is
-//   still paused before its first line (puppeteer's workercreated).
+//   still paused before its first line (puppeteer's workercreated). The override carries no
+//   client-hint metadata: the page then gets no Sec-CH-UA* headers and empty userAgentData brands.
 // - colorScheme, reducedMotion and mediaType: one Emulation.setEmulatedMedia, which replaces every
 //   emulated media value at each call.
 // - geolocation: Emulation.setGeolocationOverride, and the permission granted to the target's own
