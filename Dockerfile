@@ -5,7 +5,10 @@
 # SIGTERM on to Node, which drains), an unprivileged user, and a HEALTHCHECK on /healthz.
 # Not built where this project is developed (no container engine there); test/deploy/drift.test.ts
 # checks it against the scripts and variables the tests use. Pin the base by digest when you build.
-FROM node:20-bookworm-slim
+# BASE_IMAGE: where no registry is reachable, a local image of the same parts
+# (scripts/image/local-base.sh; the image tests build with it).
+ARG BASE_IMAGE=node:20-bookworm-slim
+FROM ${BASE_IMAGE}
 
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini ca-certificates \
@@ -14,10 +17,12 @@ RUN apt-get update \
 WORKDIR /app
 # The browser and fonts first: the largest layer, and the one that changes least.
 COPY scripts/setup-browser.sh scripts/setup-browser.sh
-RUN bash scripts/setup-browser.sh && rm -rf /var/lib/apt/lists/*
+RUN bash scripts/setup-browser.sh --headless-shell-only && rm -rf /var/lib/apt/lists/*
 
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# `npm ls`: npm 10 can end a failed install ("Exit handler never called!") with status 0 and an
+# empty node_modules; the build must fail there, not ship an image that cannot start.
+RUN npm ci --omit=dev && npm ls --omit=dev >/dev/null && npm cache clean --force
 
 COPY tsconfig.json README.md ./
 COPY server server
