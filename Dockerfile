@@ -3,8 +3,9 @@
 # Chromium (chromium-headless-shell) and the fonts installed by the project's own
 # scripts/setup-browser.sh, tini as PID 1 (it reaps Chromium's orphaned children and passes
 # SIGTERM on to Node, which drains), an unprivileged user, and a HEALTHCHECK on /healthz.
-# Not built where this project is developed (no container engine there); test/deploy/drift.test.ts
-# checks it against the scripts and variables the tests use. Pin the base by digest when you build.
+# Built and run by the image tests (test/image, `npm run test:image`: podman, on a local stand-in
+# for the base where no registry is reachable); test/deploy/drift.test.ts checks it against the
+# scripts and variables the tests use. Pin the base by digest when you build.
 # BASE_IMAGE: where no registry is reachable, a local image of the same parts
 # (scripts/image/local-base.sh; the image tests build with it).
 ARG BASE_IMAGE=node:20-bookworm-slim
@@ -38,8 +39,10 @@ ENV PORT=3000 \
     DATA_DIR=/data \
     CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell
 EXPOSE 3000
+# The command gives up by itself before --timeout: not every engine enforces it (podman 4.3 let
+# it wait two minutes on a server that accepted the connection and never answered).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--import", "tsx", "server/main.ts"]
