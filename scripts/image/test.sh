@@ -26,4 +26,11 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   trap 'bash scripts/setup-postgres.sh stop "$PG_TEST_DIR" >/dev/null 2>&1 || true' EXIT
 fi
 echo "(setup: $(( $(date +%s) - t0 )) s; base $BASE_IMAGE)"
-node --import tsx test/image/run.ts
+# In the background, so that a TERM (CI's timeout) reaches the runner, which removes its containers.
+node --import tsx test/image/run.ts &
+runner=$!
+trap 'kill -TERM "$runner" 2>/dev/null' TERM INT
+status=0
+wait "$runner" || status=$?
+if [ "$status" -gt 128 ] && kill -0 "$runner" 2>/dev/null; then status=0; wait "$runner" || status=$?; fi
+exit "$status"

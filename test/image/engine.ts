@@ -96,6 +96,23 @@ export function existing(name: string): Pick<Container, 'name' | 'exec' | 'inspe
 export const recordPod = (name: string) => void created.pods.add(name);
 export const recordSecret = (name: string) => void created.secrets.add(name);
 
+/** Removes containers an earlier run left behind (killed before its clean-up), never a live run's. */
+export async function removeLeftovers(): Promise<string[]> {
+  const names = (await podman(['ps', '-a', '--format', '{{.Names}}'])).stdout.split('\n').filter(Boolean);
+  const stale = names.filter((n) => {
+    const pid = Number(/^screenshot-image-.+-(\d+)-\d+$/.exec(n)?.[1]);
+    if (!pid) return false;
+    try {
+      process.kill(pid, 0);
+      return false; // its run is still going
+    } catch {
+      return true;
+    }
+  });
+  if (stale.length) await podman(['rm', '-f', '-t', '0', ...stale]);
+  return stale;
+}
+
 /** Removes every container, pod and secret this run made (forcefully: the checks are over). */
 export async function removeAll(): Promise<void> {
   for (const p of created.pods) await podman(['pod', 'rm', '-f', '-t', '0', p]);

@@ -12,7 +12,7 @@ import { startFixture, type Fixture } from '../support/fixture.ts';
 import { postgresStore, type TestStore } from '../support/stores.ts';
 import { buildImage, IMAGE, rebuildAfterCodeChange } from './build.ts';
 import { clusterChecks } from './cluster.ts';
-import { removeAll } from './engine.ts';
+import { removeAll, removeLeftovers } from './engine.ts';
 import { kubeChecks } from './kube.ts';
 import { check, notRun, summary } from './report.ts';
 import { singleContainerChecks } from './single.ts';
@@ -48,6 +48,8 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
+  const stale = await removeLeftovers();
+  if (stale.length) console.log(`(removed ${stale.length} containers an earlier run left: ${stale.join(', ')})`);
   const built = await check('build: the image from the Dockerfile (podman build, docker format)', () => buildImage(base));
   if (!built) {
     for (const n of ['layers', 'container', 'cluster', 'kube']) notRun(n, 'the image did not build');

@@ -6,7 +6,7 @@ import { CHECKS } from '../../scripts/cluster/haproxy.ts';
 import type { Fixture } from '../support/fixture.ts';
 import { page } from '../support/fixture.ts';
 import { show } from '../support/http.ts';
-import { decode, sniffType } from '../support/image.ts';
+import { decode, keep, sniffType } from '../support/image.ts';
 import { eventually, sleep } from '../support/wait.ts';
 import { durationSeconds } from './compose.ts';
 import { podman } from './engine.ts';
@@ -52,6 +52,7 @@ export async function singleContainerChecks(image: string, fx: Fixture, database
     const r = await send(ctr.url, { url, viewport: glyphViewport, waitUntil: 'load' });
     assert.equal(r.status, 200, show(r));
     assert.equal(sniffType(r.body), 'png');
+    keep('image-glyphs.png', r.body);
     const { failures, summary } = judgeGlyphs(await decode(r.body));
     assert.deepEqual(failures, [], 'glyphs missing');
     return `url mode through the egress guard to a loopback fixture; ${summary}`;
