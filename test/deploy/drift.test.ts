@@ -165,6 +165,7 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.equal(String(c.ports[0].containerPort), env.PORT, 'containerPort is the PORT it listens on');
   const routes = getRoutes();
   assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+  assert.ok(c.readinessProbe.timeoutSeconds > 2, 'the readiness timeout exceeds /readyz\'s own 2 s wait for the browser');
   assert.equal(c.livenessProbe.httpGet.path, '/healthz');
   for (const p of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
     assert.ok(routes.has(p.httpGet.path), `${p.httpGet.path} is a route`);
