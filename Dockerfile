@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The screenshot service's image (README "Running at scale"): Debian bookworm-slim with Node 20,
+# The screenshot service's image (docs/operations.md, "Running at scale"): Debian bookworm-slim with Node 20,
 # Chromium (chromium-headless-shell) and the fonts installed by the project's own
 # scripts/setup-browser.sh, tini as PID 1 (it reaps Chromium's orphaned children and passes
 # SIGTERM on to Node, which drains), an unprivileged user, and a HEALTHCHECK on /healthz.
