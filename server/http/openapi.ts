@@ -15,6 +15,7 @@
 //   has gone, for logs and metrics).
 // - `servers` is the relative URL "/": the document describes whichever host serves it, and no
 //   host name from the request is echoed into it.
+import { DEVICES_PATH, devicesPathItem } from '../emulation/route.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
 import { publicSchema } from '../request/schema.ts';
@@ -195,6 +196,7 @@ export function openApiDocument() {
           responses: { ...imageResponses('CacheControlPrivate', true), ...errorResponses(NOT_FROM_CAPTURE) },
         },
       },
+      [DEVICES_PATH]: devicesPathItem(header('RequestId')),
     },
     components: {
       securitySchemes: {
