@@ -8,11 +8,12 @@ import { coreCaptureCases } from './core-capture.ts';
 import { coreRequestCases } from './core-request.ts';
 import { extensionCases } from './extensions.ts';
 import { mcpCases } from './mcp.ts';
+import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }
