@@ -50,7 +50,7 @@ function caseOf(plan: Plan, ids: Record<string, string>, n: number, count: numbe
 }
 
 export function generate(plan: Plan): Generated {
-  const array = coveringArray(plan.params, { seed: SEED, constraints: plan.constraints, required: plan.required });
+  const array = coveringArray(plan.params, { seed: SEED, constraints: plan.constraints, visibility: plan.visibility, required: plan.required });
   const rows = array.rows.map((r, i) => {
     const ids = idsOf(plan.params, r);
     return { case: caseOf(plan, ids, i + 1, array.rows.length), ids };

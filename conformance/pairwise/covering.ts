@@ -1,66 +1,37 @@
 // Pairwise (strength-2) covering arrays with constraints, by an AETG-style greedy construction
 // (Cohen, Dalal, Fredman, Patton, "The AETG System", IEEE TSE 1997): rows are added one at a time;
 // each row is the best of CANDIDATES candidates, and a candidate starts from a value that occurs
-// in the most uncovered pairs, takes an uncovered pair of it, then fills the other parameters in
-// a random order, each with the value that covers the most uncovered pairs with what is already
-// in the row. Constraints are explicit predicates over a (partial) row; every choice keeps the row
-// completable (a backtracking search), and a pair no valid row can hold is not counted as
-// possible. Randomness comes from a seeded generator only, so a seed always gives the same rows.
+// in the most uncovered pairs, takes an uncovered pair of it (with what that pair needs to be
+// judged: validity.ts witness), then fills the other parameters in a random order, each with the
+// value that covers the most uncovered pairs with what is already in the row. Constraints and
+// visibility are explicit (validity.ts); every choice keeps the row completable, and a pair no
+// valid row can hold where it counts is not possible. Randomness comes from a seeded generator
+// only: a seed always gives the same rows.
 //
 // Ties are broken by the values' `cost` (cheaper fills the positions no pair needs: smaller
 // frames, no waits, fields left out), then by the seeded generator.
+import { shuffled, Validity, type Constraint, type Pair, type Parameter, type Partial, type Row, type Visibility } from './validity.ts';
 
-export interface Value {
-  id: string;
-  /** Relative cost of a case holding this value (default 0): ties go to the cheaper value. */
-  cost?: number;
-}
-
-export interface Parameter {
-  name: string;
-  values: readonly Value[];
-}
-
-/** A row: for each parameter (by index), the index of its value. */
-export type Row = number[];
-/** A partial row: undefined where no value is chosen yet. */
-export type Partial = Array<number | undefined>;
-
-export interface Constraint {
-  /** Why these values cannot meet (cited in the generated cases' documentation). */
-  why: string;
-  /** The parameters it reads; it is only asked once all of them have a value. */
-  params: readonly string[];
-  /** true when the values (parameter name -> value id) may meet in one case. */
-  allows(v: Readonly<Record<string, string>>): boolean;
-}
-
-/** A pair: parameter a (lower index) with value va, parameter b with value vb. */
-export interface Pair {
-  a: number;
-  va: number;
-  b: number;
-  vb: number;
-}
+export type { Constraint, Pair, Parameter, Row, Value, Visibility } from './validity.ts';
 
 export interface CoveringOptions {
   seed: number;
   constraints?: readonly Constraint[];
+  visibility?: readonly Visibility[];
   /** Which pairs must be covered (default all); others may occur but are not counted. */
   required?: (p: Pair, params: readonly Parameter[]) => boolean;
   candidates?: number;
 }
 
 export interface CoveringArray {
-  params: readonly Parameter[];
   rows: Row[];
   /** Pairs required and possible under the constraints. */
   possible: number;
-  /** Required pairs no valid row can hold (excluded from `possible`). */
+  /** Required pairs no valid row can hold where they count (excluded from `possible`). */
   impossible: Pair[];
 }
 
-const CANDIDATES = 16;
+const CANDIDATES = 8;
 
 /** mulberry32: a small seeded generator (uniform in [0, 1)). */
 export function seeded(seed: number): () => number {
@@ -73,8 +44,6 @@ export function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-export const pairKey = (p: Pair): string => `${p.a}:${p.va}|${p.b}:${p.vb}`;
 
 /** Every pair of values of two different parameters. */
 export function allPairs(params: readonly Parameter[]): Pair[] {
@@ -94,119 +63,67 @@ export function pairsOf(row: Row): Pair[] {
   return out;
 }
 
-/** Constraint checking over partial rows, and completion by backtracking. */
-export class Validity {
-  private readonly index: Map<string, number>;
-  /** For each parameter, the constraints that read it. */
-  private readonly reading: Constraint[][];
-  private readonly memo = new Map<string, boolean>();
-  constructor(
-    readonly params: readonly Parameter[],
-    private readonly constraints: readonly Constraint[],
-  ) {
-    this.index = new Map(params.map((p, i) => [p.name, i]));
-    for (const c of constraints) for (const n of c.params) if (!this.index.has(n)) throw new Error(`constraint "${c.why}" reads unknown parameter ${n}`);
-    this.reading = params.map((p) => constraints.filter((c) => c.params.includes(p.name)));
-  }
-
-  private holds(c: Constraint, row: Partial): boolean {
-    const v: Record<string, string> = {};
-    for (const n of c.params) {
-      const i = this.index.get(n)!;
-      if (row[i] === undefined) return true;
-      v[n] = this.params[i]!.values[row[i]!]!.id;
+/** Pairs as numbers: values get global numbers, a pair (a < b) is g(a:va) * total + g(b:vb). */
+class PairIndex {
+  readonly offset: number[] = [];
+  readonly total: number;
+  constructor(params: readonly Parameter[]) {
+    let total = 0;
+    for (const p of params) {
+      this.offset.push(total);
+      total += p.values.length;
     }
-    return c.allows(v);
+    this.total = total;
   }
-
-  /** No constraint whose parameters all have values is broken. */
-  consistent(row: Partial): boolean {
-    return this.constraints.every((c) => this.holds(c, row));
+  key(a: number, va: number, b: number, vb: number): number {
+    return a < b ? (this.offset[a]! + va) * this.total + this.offset[b]! + vb : (this.offset[b]! + vb) * this.total + this.offset[a]! + va;
   }
-
-  /** Some complete valid row extends this one. */
-  completable(row: Partial): boolean {
-    const key = row.map((v) => (v === undefined ? '_' : v)).join(',');
-    let ok = this.memo.get(key);
-    if (ok === undefined) {
-      ok = this.consistent(row) && this.extend([...row]);
-      this.memo.set(key, ok);
-    }
-    return ok;
-  }
-
-  /** Backtracking over the free parameters of a consistent row; only the constraints a new value touches are asked. */
-  private extend(row: Partial): boolean {
-    const free = row.findIndex((v) => v === undefined);
-    if (free < 0) return true;
-    for (let v = 0; v < this.params[free]!.values.length; v++) {
-      row[free] = v;
-      if (this.reading[free]!.every((c) => this.holds(c, row)) && this.extend(row)) return true;
-    }
-    row[free] = undefined;
-    return false;
-  }
-
-  /** The first constraint a complete row breaks, or null. */
-  broken(row: Row): Constraint | null {
-    return this.constraints.find((c) => !this.holds(c, row)) ?? null;
-  }
+  of = (p: Pair) => this.key(p.a, p.va, p.b, p.vb);
+  value = (p: number, v: number) => this.offset[p]! + v;
+  param = (g: number) => this.offset.filter((x) => x <= g).length - 1;
 }
 
-const costOf = (params: readonly Parameter[], p: number, v: number) => params[p]!.values[v]!.cost ?? 0;
-
-export function coveringArray(params: readonly Parameter[], o: CoveringOptions): CoveringArray {
-  const validity = new Validity(params, o.constraints ?? []);
-  const rng = seeded(o.seed);
-  const n = params.length;
-  // Values get global numbers; a pair (a:va, b:vb), a < b, is the number g(a:va) * total + g(b:vb).
-  const offset: number[] = [];
-  let total = 0;
-  for (const p of params) {
-    offset.push(total);
-    total += p.values.length;
-  }
-  const key = (a: number, va: number, b: number, vb: number) => (a < b ? (offset[a]! + va) * total + offset[b]! + vb : (offset[b]! + vb) * total + offset[a]! + va);
-  const uncovered = new Set<number>();
-  /** For each global value, how many uncovered pairs hold it. */
-  const count = new Array<number>(total).fill(0);
+/** The required pairs that some valid row holds where they count, and those none does. */
+function possiblePairs(params: readonly Parameter[], validity: Validity, o: Pick<CoveringOptions, 'required'>): { possible: Pair[]; impossible: Pair[] } {
+  const possible: Pair[] = [];
   const impossible: Pair[] = [];
   for (const p of allPairs(params)) {
     if (o.required && !o.required(p, params)) continue;
-    const row: Partial = new Array(n).fill(undefined);
-    row[p.a] = p.va;
-    row[p.b] = p.vb;
-    if (!validity.completable(row)) {
-      impossible.push(p);
-      continue;
-    }
-    uncovered.add(key(p.a, p.va, p.b, p.vb));
-    count[offset[p.a]! + p.va]!++;
-    count[offset[p.b]! + p.vb]!++;
+    (validity.witness(p) ? possible : impossible).push(p);
   }
-  const possible = uncovered.size;
-  const paramOf = (g: number) => offset.filter((x) => x <= g).length - 1;
+  return { possible, impossible };
+}
+
+export function coveringArray(params: readonly Parameter[], o: CoveringOptions): CoveringArray {
+  const validity = new Validity(params, o.constraints ?? [], o.visibility ?? []);
+  const rng = seeded(o.seed);
+  const n = params.length;
+  const ix = new PairIndex(params);
+  const { possible, impossible } = possiblePairs(params, validity, o);
+  const uncovered = new Map(possible.map((p) => [ix.of(p), p]));
+  /** For each global value, how many uncovered pairs hold it. */
+  const count = new Array<number>(ix.total).fill(0);
+  for (const p of possible) {
+    count[ix.value(p.a, p.va)]!++;
+    count[ix.value(p.b, p.vb)]!++;
+  }
+  const gainOf = (row: Row) => pairsOf(row).filter((q) => uncovered.has(ix.of(q)) && validity.counts(row, q));
   const rows: Row[] = [];
 
   const candidate = (): { row: Row; gain: number; cost: number } => {
-    // the value in the most uncovered pairs (ties: seeded), and one uncovered pair of it
+    // the value in the most uncovered pairs (ties: seeded), one uncovered pair of it, and what that pair needs to count
     const most = Math.max(...count);
     const top = count.flatMap((c, g) => (c === most ? [g] : []));
     const g = top[Math.floor(rng() * top.length)]!;
-    const a = paramOf(g);
-    const va = g - offset[a]!;
-    const partners: Array<[number, number]> = [];
-    for (let b = 0; b < n; b++) if (b !== a) for (let vb = 0; vb < params[b]!.values.length; vb++) if (uncovered.has(key(a, va, b, vb))) partners.push([b, vb]);
-    const [b, vb] = partners[Math.floor(rng() * partners.length)]!;
-    const row: Partial = new Array(n).fill(undefined);
-    row[a] = va;
-    row[b] = vb;
-    const order = [...Array(n).keys()].filter((i) => row[i] === undefined);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rng() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
+    const a = ix.param(g);
+    const va = g - ix.offset[a]!;
+    const partners: Pair[] = [];
+    for (let b = 0; b < n; b++) if (b !== a) for (let vb = 0; vb < params[b]!.values.length; vb++) {
+      const p = uncovered.get(ix.key(a, va, b, vb));
+      if (p) partners.push(p);
     }
-    for (const p of order) {
+    const row: Partial = validity.witness(partners[Math.floor(rng() * partners.length)]!, rng)!;
+    for (const p of shuffled([...Array(n).keys()].filter((i) => row[i] === undefined), rng)) {
       let best: number[] = [];
       let bestGain = -1;
       let bestCost = Infinity;
@@ -216,17 +133,15 @@ export function coveringArray(params: readonly Parameter[], o: CoveringOptions):
         row[p] = undefined;
         if (!ok) continue;
         let gain = 0;
-        for (let q = 0; q < n; q++) if (q !== p && row[q] !== undefined && uncovered.has(key(p, v, q, row[q]!))) gain++;
-        const cost = costOf(params, p, v);
+        for (let q = 0; q < n; q++) if (q !== p && row[q] !== undefined && uncovered.has(ix.key(p, v, q, row[q]!))) gain++;
+        const cost = params[p]!.values[v]!.cost ?? 0;
         if (gain > bestGain || (gain === bestGain && cost < bestCost)) [best, bestGain, bestCost] = [[v], gain, cost];
         else if (gain === bestGain && cost === bestCost) best.push(v);
       }
-      if (best.length === 0) throw new Error('no valid value: the starting pair was checked completable, so this cannot happen');
-      row[p] = best[Math.floor(rng() * best.length)]!;
+      row[p] = best[Math.floor(rng() * best.length)]!; // never empty: the row was completable before
     }
     const full = row as Row;
-    const gain = pairsOf(full).filter((q) => uncovered.has(key(q.a, q.va, q.b, q.vb))).length;
-    return { row: full, gain, cost: full.reduce((sum, v, p) => sum + costOf(params, p, v), 0) };
+    return { row: full, gain: gainOf(full).length, cost: full.reduce((sum, v, p) => sum + (params[p]!.values[v]!.cost ?? 0), 0) };
   };
 
   while (uncovered.size > 0) {
@@ -236,29 +151,21 @@ export function coveringArray(params: readonly Parameter[], o: CoveringOptions):
       if (c.gain > best.gain || (c.gain === best.gain && c.cost < best.cost)) best = c;
     }
     rows.push(best.row);
-    for (const q of pairsOf(best.row)) {
-      if (!uncovered.delete(key(q.a, q.va, q.b, q.vb))) continue;
-      count[offset[q.a]! + q.va]!--;
-      count[offset[q.b]! + q.vb]!--;
+    for (const q of gainOf(best.row)) {
+      uncovered.delete(ix.of(q));
+      count[ix.value(q.a, q.va)]!--;
+      count[ix.value(q.b, q.vb)]!--;
     }
   }
-  return { params, rows, possible, impossible };
+  return { rows, possible: possible.length, impossible };
 }
 
-/** How many of the required, possible pairs the rows hold (rows may come from anywhere: an export). */
-export function pairCoverage(params: readonly Parameter[], rows: readonly Row[], o: Pick<CoveringOptions, 'constraints' | 'required'>): { covered: number; possible: number; missing: Pair[] } {
-  const validity = new Validity(params, o.constraints ?? []);
-  const held = new Set(rows.flatMap((r) => pairsOf(r).map(pairKey)));
-  const missing: Pair[] = [];
-  let possible = 0;
-  for (const p of allPairs(params)) {
-    if (o.required && !o.required(p, params)) continue;
-    const row: Partial = new Array(params.length).fill(undefined);
-    row[p.a] = p.va;
-    row[p.b] = p.vb;
-    if (!validity.completable(row)) continue;
-    possible++;
-    if (!held.has(pairKey(p))) missing.push(p);
-  }
-  return { covered: possible - missing.length, possible, missing };
+/** How many of the required, possible pairs the rows hold where they count (rows may come from anywhere: an export). */
+export function pairCoverage(params: readonly Parameter[], rows: readonly Row[], o: Pick<CoveringOptions, 'constraints' | 'visibility' | 'required'>): { covered: number; possible: number; missing: Pair[]; impossible: Pair[] } {
+  const validity = new Validity(params, o.constraints ?? [], o.visibility ?? []);
+  const ix = new PairIndex(params);
+  const held = new Set(rows.flatMap((r) => pairsOf(r).filter((q) => validity.counts(r, q)).map(ix.of)));
+  const { possible, impossible } = possiblePairs(params, validity, o);
+  const missing = possible.filter((p) => !held.has(ix.of(p)));
+  return { covered: possible.length - missing.length, possible: possible.length, missing, impossible };
 }

@@ -85,24 +85,34 @@ export interface OracleInput {
   ceiling?: Ceiling;
 }
 
-export function oracle({ combo: c, ext = [], profile, ceiling }: OracleInput): Expectation {
+/** The strips the capture shows and judges, with their probes ('below' is the window under the page). */
+export function stripProbes({ combo: c, ext = [], profile, ceiling }: OracleInput): Array<{ strip: string; probe: Probe }> {
   const scale = c.scale ?? DEFAULT_SCALE;
   const frame = frameOf(shapeOf(c));
   const out = outputOf(frame, scale, ceiling);
-  const type = c.format ?? 'png';
   const m = marginOf(c.format, c.quality);
-  const alphaJudged = type === 'png' || (type === 'webp' && (!c.omitBackground || profile === 'reference'));
-  const probes: Probe[] = [];
+  const type = c.format ?? 'png';
+  const alphaJudged = type === 'png' || (type === 'webp' && profile === 'reference');
+  const probes: Array<{ strip: string; probe: Probe }> = [];
   for (const s of [...STRIPS, BELOW]) {
     const look = lookOf(s, c, ext, profile);
     if (!look) continue;
     const rows = judgedRows(Math.round((s.y0 - frame.y) * scale), s.y1 === Infinity ? Infinity : Math.round((s.y1 - frame.y) * scale), out.height, m);
     if (!rows) continue;
+    const strip = s === BELOW ? 'below' : s.name;
     const region = { x: 0, y: rows[0], w: out.width, h: rows[1] - rows[0] };
-    const label = `${s.y0 === PAGE_HEIGHT ? 'below the page' : s.name}: ${look.why}`;
-    if ('transparent' in look) probes.push({ kind: 'alpha', region, min: 0, max: 0, label });
-    else probes.push({ kind: 'color', region, rgb: look.rgb, tolerance: m.tolerance, label, ...(alphaJudged && c.omitBackground ? { alpha: 255 } : {}) });
+    const label = `${strip === 'below' ? 'below the page' : strip}: ${look.why}`;
+    if ('transparent' in look) probes.push({ strip, probe: { kind: 'alpha', region, min: 0, max: 0, label } });
+    else probes.push({ strip, probe: { kind: 'color', region, rgb: look.rgb, tolerance: m.tolerance, label, ...(alphaJudged && c.omitBackground ? { alpha: 255 } : {}) } });
   }
+  return probes;
+}
+
+export function oracle(input: OracleInput): Expectation {
+  const { combo: c, ceiling } = input;
+  const out = outputOf(frameOf(shapeOf(c)), c.scale ?? DEFAULT_SCALE, ceiling);
+  const type = c.format ?? 'png';
+  const probes = stripProbes(input).map((x) => x.probe);
   // Without omitBackground nothing is transparent (spec §2.1: "instead of white").
   if (!c.omitBackground && type !== 'jpeg') probes.push({ kind: 'alpha', region: { x: 0, y: 0, w: out.width, h: out.height }, min: 255, max: 255, label: 'opaque: omitBackground false' });
   // JPEG has no alpha channel; transparent pixels need one.
