@@ -3,6 +3,7 @@
 // (oracle.ts). Generated once per process; the same seed gives the same cases.
 import type { Case, Profile } from '../model.ts';
 import { coveringArray, type Row } from './covering.ts';
+import { Validity } from './validity.ts';
 import type { ExtSent } from './extension-values.ts';
 import { CARD } from './fixture.ts';
 import { oracle } from './oracle.ts';
@@ -12,8 +13,10 @@ import { PLANS, SEED, type Plan } from './plans.ts';
 export interface Generated {
   plan: Plan;
   /** Each case with the value ids of its row (parameter name -> value id). */
-  rows: Array<{ case: Case; ids: Record<string, string> }>;
+  rows: Array<{ case: Case; ids: Record<string, string>; row: Row }>;
   possible: number;
+  /** The plan's constraints and visibility, to ask where a pair counts. */
+  validity: Validity;
 }
 
 const idsOf = (params: readonly Param[], row: Row): Record<string, string> => Object.fromEntries(params.map((p, i) => [p.name, p.values[row[i]!]!.id]));
@@ -53,9 +56,9 @@ export function generate(plan: Plan): Generated {
   const array = coveringArray(plan.params, { seed: SEED, constraints: plan.constraints, visibility: plan.visibility, required: plan.required });
   const rows = array.rows.map((r, i) => {
     const ids = idsOf(plan.params, r);
-    return { case: caseOf(plan, ids, i + 1, array.rows.length), ids };
+    return { case: caseOf(plan, ids, i + 1, array.rows.length), ids, row: r };
   });
-  return { plan, rows, possible: array.possible };
+  return { plan, rows, possible: array.possible, validity: new Validity(plan.params, plan.constraints, plan.visibility) };
 }
 
 let generated: Generated[] | undefined;
@@ -70,15 +73,28 @@ export function pairwiseCases(): Case[] {
   return pairwiseGenerated().flatMap((g) => g.rows.map((r) => r.case));
 }
 
+/** At most this many cases per mutant: any judged case fails a mutant that breaks its pair; several make the kill not hang on one. */
+const MUTANT_CASES = 6;
+
 /**
- * The generated cases holding every one of these values (parameter name -> value id or ids): the
- * cases a mutant that breaks where those values meet must fail (mutants.ts).
+ * The generated cases (of these profiles) holding every one of these values (parameter name ->
+ * value id or ids) where each pair of them is judged (validity.ts visibility), at most
+ * MUTANT_CASES: the cases a mutant that breaks where those values meet must fail (mutants.ts).
  */
-export function pairwiseCasesWith(match: Readonly<Record<string, string | readonly string[]>>): RegExp {
+export function pairwiseCasesWith(match: Readonly<Record<string, string | readonly string[]>>, profiles?: readonly Profile[]): RegExp {
+  const names = Object.keys(match);
   const ids = pairwiseGenerated()
-    .flatMap((g) => g.rows)
-    .filter((r) => Object.entries(match).every(([name, want]) => r.ids[name] !== undefined && [want].flat().includes(r.ids[name]!)))
-    .map((r) => r.case.id.replace(/\./g, '\\.'));
-  if (ids.length === 0) throw new Error(`no pairwise case holds ${JSON.stringify(match)}`);
+    .filter((g) => !profiles || profiles.includes(g.plan.profile as Profile))
+    .flatMap((g) =>
+      g.rows
+        .filter((r) => names.every((name) => r.ids[name] !== undefined && [match[name]!].flat().includes(r.ids[name]!)))
+        .filter((r) => {
+          const at = names.map((name) => g.plan.params.findIndex((p) => p.name === name)).sort((x, y) => x - y);
+          return at.every((a, i) => at.slice(i + 1).every((b) => g.validity.counts(r.row, { a, va: r.row[a]!, b, vb: r.row[b]! })));
+        })
+        .map((r) => r.case.id.replace(/\./g, '\\.')),
+    )
+    .slice(0, MUTANT_CASES);
+  if (ids.length === 0) throw new Error(`no pairwise case judges ${JSON.stringify(match)}`);
   return new RegExp(`^(${ids.join('|')})$`);
 }
