@@ -39,7 +39,7 @@ export type WaitUntil = 'load' | 'networkidle0' | 'networkidle2';
 
 const source: Param<Source> = {
   name: 'source',
-  values: [v('html', 'html', ['2.1/html'], null), v('url', 'url', ['2.1/url'], 'in url mode', 1)],
+  values: [v('html', 'html', ['2.1/html'], null), v('url', 'url', ['2.1/url'], 'the page by url', 1)],
   write: (b, s) => (s === 'html' ? (b.html = { $fixture: FIXTURE_NAME }) : (b.url = { $fixtureUrl: FIXTURE_PATH })),
   paths: [['html'], ['url']],
 };
