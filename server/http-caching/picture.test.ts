@@ -1,6 +1,5 @@
 // The cache key material (issue 12): every field that changes the picture counts, cacheTtl and
-// captureOnTimeout do not,
-// and header/cookie values appear only as a digest.
+// captureOnTimeout do not, and header/cookie values, css, js and actions appear only as a digest.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cacheKey } from '../cache/index.ts';
@@ -19,16 +18,21 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
     { deterministic: true }, { colorScheme: 'dark' }, { colorScheme: 'light' }, { userAgent: 'Bot/1' },
     { headers: { 'X-A': '1' } }, { headers: { 'X-A': '2' } }, { cookies: [{ name: 'a', value: '1' }] }, { cookies: [{ name: 'a', value: '2' }] },
     { viewport: { width: 1200, height: 630 } }, { format: 'jpeg' }, { fullPage: true },
+    { css: 'a{}' }, { css: 'b{}' }, { js: 'return 1' }, { js: 'return 2' }, { actions: [{ click: '#a' }] }, { actions: [{ type: '#a', text: 'x' }] },
+    { delay: 10 }, { failOnTargetError: true },
   ];
   const keys = variants.map(key);
   assert.equal(new Set([base, ...keys]).size, variants.length + 1, 'all different');
   assert.equal(key({ headers: { 'x-a': '1' } }), key({ headers: { 'X-A': '1' } }), 'header names are case-insensitive');
 });
 
-test('header and cookie values never appear in the key material', () => {
-  const req = validateRequest({ url: 'https://example.com/', headers: { Authorization: 'Bearer secret-token-1' }, cookies: [{ name: 'session', value: 'secret-cookie-2' }] });
+test('header and cookie values, css, js and actions never appear in the key material', () => {
+  const req = validateRequest({
+    url: 'https://example.com/', headers: { Authorization: 'Bearer secret-token-1' }, cookies: [{ name: 'session', value: 'secret-cookie-2' }],
+    css: '.secret-css-3{}', js: 'secretJs4()', actions: [{ type: '#password', text: 'secret-text-5' }],
+  });
   const material = JSON.stringify(pictureOf(req));
-  assert.ok(!material.includes('secret-token-1') && !material.includes('secret-cookie-2') && !material.includes('session'), material);
+  for (const secret of ['secret-token-1', 'secret-cookie-2', 'session', 'secret-css-3', 'secretJs4', 'secret-text-5', '#password']) assert.ok(!material.includes(secret), material);
   assert.equal(req.headers?.Authorization, 'Bearer secret-token-1', 'the request itself is untouched');
 });
 

@@ -8,12 +8,15 @@
 //
 // `x-rule` is the wording of a field's rule: a field error reads "<field> must be <x-rule>", so that
 // every message names its field (spec §2.1 rule 3). Cross-field rules live in `allOf`, each with an
-// `x-message` that is the whole error message when that rule fails. Both annotations are stripped
-// from what clients see (publicSchema()).
+// `x-message` that is the whole error message when that rule fails. `x-max-bytes` bounds a string
+// in UTF-8 bytes (JSON Schema's maxLength counts characters). The annotations are stripped from
+// what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { actionsField, cssField, delayField, jsField } from '../prepare/fields.ts';
+import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
@@ -101,6 +104,11 @@ const properties = {
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
+  css: cssField,
+  js: jsField,
+  actions: actionsField,
+  delay: delayField,
+  failOnTargetError: failOnTargetErrorField,
 } as const;
 
 /** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
