@@ -22,7 +22,7 @@ export interface CaptureOutcome {
   body: Buffer;
   request: ScreenshotRequest;
   contentType: string;
-  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status, x-wait-timed-out. */
+  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status, x-wait-timed-out, x-blocked-requests. */
   headers: Record<string, string>;
   width: number;
   height: number;
@@ -105,6 +105,7 @@ export function createCaptureService(deps: ServiceDeps) {
         ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
         ...(r.truncatedFrom !== undefined ? { 'x-capture-truncated': String(r.truncatedFrom) } : {}),
         ...(r.waitTimedOut.length > 0 ? { [WAIT_TIMED_OUT_HEADER]: r.waitTimedOut.join(', ') } : {}),
+        ...(r.blockedRequests > 0 ? { 'x-blocked-requests': String(r.blockedRequests) } : {}),
       };
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };

@@ -5,6 +5,7 @@
 // end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
 import type { Page } from 'puppeteer-core';
+import { startBlocking } from '../blocking/index.ts';
 import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
 import { prepareDeterminism } from '../determinism/index.ts';
 import { badRequest } from '../errors.ts';
@@ -32,6 +33,8 @@ export interface RenderResult {
   timings: StepTiming[];
   /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
   waitTimedOut: WaitStep[];
+  /** blockResourceTypes, blockUrls: the requests refused (0 when nothing was). */
+  blockedRequests: number;
 }
 
 export interface PipelineDeps {
@@ -50,7 +53,9 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     await deadline.step('viewport', page.setViewport(vp));
     slot.viewport = { ...vp };
   }
-  const tracker = new InflightTracker(page);
+  // Before anything loads, so that the first request already obeys it (server/blocking/).
+  const blocking = await startBlocking(page, client, req, deadline);
+  const tracker = new InflightTracker(page, (r) => blocking.ignores(r));
   const hops = new HopGuard(page, deps.checkUrl, url);
   let env: PageEnv | undefined;
   try {
@@ -98,11 +103,12 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     await prepareForCapture(page, client, req, deadline, waits, hops); // actions, js, delay
     await hops.guard(freezer.settle(deadline));
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
-    return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut };
+    return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
   } finally {
     env?.dispose();
     tracker.dispose();
     hops.dispose();
+    blocking.dispose();
   }
 }
 

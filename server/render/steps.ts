@@ -18,6 +18,7 @@ const NAMED = {
   env: 'setting the page environment',
   determinism: 'preparing a deterministic render',
   'cleanup-prep': 'preparing banner clean-up',
+  blocking: 'preparing request blocking',
   load: 'loading the page',
   css: 'applying css',
   idle: 'waiting for network idle',

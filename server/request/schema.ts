@@ -12,6 +12,7 @@
 // in UTF-8 bytes (JSON Schema's maxLength counts characters). The annotations are stripped from
 // what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
+import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
@@ -107,6 +108,8 @@ const properties = {
   css: cssField,
   js: jsField,
   actions: actionsField,
+  blockResourceTypes: blockResourceTypesField,
+  blockUrls: blockUrlsField,
   delay: delayField,
   failOnTargetError: failOnTargetErrorField,
 } as const;

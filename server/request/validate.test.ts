@@ -157,6 +157,26 @@ test('css, js, actions, delay, failOnTargetError: bounds and shapes named, value
   }
 });
 
+test('blockResourceTypes and blockUrls: bounds named, values never quoted', () => {
+  const secret = 'do-not-echo-5d0e';
+  const ok = validateRequest({ html: 'x', blockResourceTypes: ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket', 'other'], blockUrls: Array.from({ length: 50 }, (_, i) => `*/${i}/*`) });
+  assert.equal(ok.blockUrls?.length, 50);
+  const refusals: Array<[Record<string, unknown>, RegExp]> = [
+    [{ blockResourceTypes: ['image', 'image'] }, /^blockResourceTypes must be an array of distinct resource types$/],
+    [{ blockResourceTypes: [secret] }, /^blockResourceTypes\[0\] must be one of "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "other"$/],
+    [{ blockResourceTypes: ['document'] }, /^blockResourceTypes\[0\] must be one of/],
+    [{ blockUrls: Array.from({ length: 51 }, () => '*') }, /^blockUrls must be an array of at most 50 URL patterns$/],
+    [{ blockUrls: ['*', ''] }, /^blockUrls\[1\] must be a non-empty URL pattern of at most 2000 characters$/],
+    [{ blockUrls: [secret.repeat(200)] }, /^blockUrls\[0\] must be/],
+    [{ blockUrls: secret }, /^blockUrls must be an array/],
+  ];
+  for (const [body, message] of refusals) {
+    const m = refusal({ html: 'x', ...body }).message;
+    assert.match(m, message);
+    assert.ok(!m.includes(secret), m);
+  }
+});
+
 test('each action kind is one branch of the schema\'s oneOf, and every named key exists in puppeteer\'s keyboard', async () => {
   const { ACTION_KINDS, NAMED_KEYS } = await import('../prepare/fields.ts');
   const items = screenshotRequestSchema.properties.actions.items;

@@ -134,7 +134,7 @@ test('the document describes what the server really sends', async () => {
   assert.deepEqual(Object.keys(get.responses).sort(), ['200', '304', '400', '402', '403', '410', '422', '424', '429', '500', '502', '503', '504']);
   assert.ok(!get.responses['200'].headers['x-credits-remaining'], 'a public answer shows no balance');
   for (const t of ['image/png', 'image/jpeg', 'image/webp']) assert.deepEqual(op.responses['200'].content[t].schema, { type: 'string', format: 'binary', contentMediaType: t });
-  for (const h of ['Content-Disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'Server-Timing']) {
+  for (const h of ['Content-Disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'x-blocked-requests', 'Server-Timing']) {
     assert.ok(op.responses['200'].headers[h], `200 describes ${h}`);
   }
   assert.ok(op.responses['401'].headers['WWW-Authenticate']);

@@ -8,7 +8,7 @@ const KEY_STORE = 'screenshot-playground-key';
 const MULTILINE = new Set(['html']);
 const SOURCE = ['url', 'html'];
 /** Response headers shown after a capture, in order. */
-const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'content-type', 'etag', 'x-request-id'];
+const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'x-blocked-requests', 'content-type', 'etag', 'x-request-id'];
 
 /** @type {Map<string, {read: () => unknown, input: HTMLElement, error: HTMLElement}>} */
 const controls = new Map();
