@@ -4,6 +4,7 @@
 import type { Account, Accounts } from './accounts/index.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
+import { checkClipSize } from './clip/index.ts';
 import { RenderTimeout, ServiceError } from './errors.ts';
 import { etagOf } from './http-caching/conditional.ts';
 import { pictureOf } from './http-caching/picture.ts';
@@ -55,6 +56,7 @@ export function createCaptureService(deps: ServiceDeps) {
     const arrivedAt = Date.now();
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
+    checkClipSize(req, deps.maxOutputPixels);
     await deps.accounts.checkRateLimit(account).catch(countRefusal);
 
     const cacheTtl = req.cacheTtl ?? deps.defaultCacheTtl; // issue 12: the entry's TTL and the oldest capture reused

@@ -19,7 +19,7 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
     { headers: { 'X-A': '1' } }, { headers: { 'X-A': '2' } }, { cookies: [{ name: 'a', value: '1' }] }, { cookies: [{ name: 'a', value: '2' }] },
     { viewport: { width: 1200, height: 630 } }, { format: 'jpeg' }, { fullPage: true },
     { css: 'a{}' }, { css: 'b{}' }, { js: 'return 1' }, { js: 'return 2' }, { actions: [{ click: '#a' }] }, { actions: [{ type: '#a', text: 'x' }] },
-    { blockResourceTypes: ['image'] }, { blockUrls: ['*x*'] }, { delay: 10 }, { failOnTargetError: true },
+    { blockResourceTypes: ['image'] }, { blockUrls: ['*x*'] }, { clip: { x: 0, y: 0, width: 10, height: 10 } }, { delay: 10 }, { failOnTargetError: true },
   ];
   const keys = variants.map(key);
   assert.equal(new Set([base, ...keys]).size, variants.length + 1, 'all different');

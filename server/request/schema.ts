@@ -13,6 +13,7 @@
 // what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
 import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
+import { clipField } from '../clip/fields.ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
@@ -110,6 +111,7 @@ const properties = {
   actions: actionsField,
   blockResourceTypes: blockResourceTypesField,
   blockUrls: blockUrlsField,
+  clip: clipField,
   delay: delayField,
   failOnTargetError: failOnTargetErrorField,
 } as const;
@@ -129,6 +131,8 @@ const crossFieldRules = [
     then: { required: ['url'] },
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
+  // Extension: clip is a region of the page, selector one element's box; together they say two things.
+  { not: { required: ['clip', 'selector'] }, 'x-message': 'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)' },
 ] as const;
 
 export const screenshotRequestSchema = {
