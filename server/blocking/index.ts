@@ -8,7 +8,9 @@
 // request interception (headers, cookies: server/page-env/) is another session's and chains after
 // ours: a blocked request never reaches it. Out-of-process frames and workers are other targets:
 // the session auto-attaches to each (paused until armed), arms it the same way and lets it run.
-// Websockets are refused in the page (websocket.ts).
+// Websockets are refused in the page (websocket.ts). When only one of xhr and fetch is blocked, a
+// paused request of either is decided by its Network type (rules.ts), for which the session
+// enables the Network domain.
 //
 // Blocking only ever takes requests away: what is not blocked still goes through the egress guard
 // (the proxy every connection of the browser uses, DESIGN §4). Blocked requests are never counted
@@ -19,6 +21,41 @@ import type { Deadline } from '../render/deadline.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { Blocklist } from './rules.ts';
 import { REFUSED_WEBSOCKET_URL, websocketGuard } from './websocket.ts';
+
+/** How long a paused XHR waits for its Network type (which says fetch() or XMLHttpRequest) before it goes on. */
+const NETWORK_TYPE_WAIT_MS = 250;
+
+/** The Network resource type of each request of a session, by request id, as Network.requestWillBeSent tells it. */
+function networkTypes(session: CDPSession): { typeOf(id: string | undefined): Promise<string>; dispose(): void } {
+  const known = new Map<string, string>();
+  const waiting = new Map<string, (type: string) => void>();
+  const onSent = (e: Protocol.Network.RequestWillBeSentEvent) => {
+    if (!e.type) return;
+    const wake = waiting.get(e.requestId);
+    if (wake) wake(e.type);
+    else known.set(e.requestId, e.type);
+  };
+  session.on('Network.requestWillBeSent', onSent);
+  return {
+    typeOf(id) {
+      const type = id === undefined ? 'XHR' : known.get(id);
+      if (type !== undefined) {
+        known.delete(id!);
+        return Promise.resolve(type);
+      }
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => done('unknown'), NETWORK_TYPE_WAIT_MS);
+        const done = (t: string) => {
+          clearTimeout(timer);
+          waiting.delete(id!);
+          resolve(t);
+        };
+        waiting.set(id!, done);
+      });
+    },
+    dispose: () => session.off('Network.requestWillBeSent', onSent),
+  };
+}
 
 export interface Blocking {
   /** Whether the page's request is one this render refuses (never in flight for the idle waits). */
@@ -40,9 +77,12 @@ export async function startBlocking(page: Page, client: CDPSession, req: Screens
   const guard = list.websockets ? websocketGuard(list.websocketRule()) : undefined;
 
   const arm = (session: CDPSession, mainFrameId: string | undefined): Promise<unknown> => {
-    const onPaused = (e: Protocol.Fetch.RequestPausedEvent) => {
+    const network = networkTypes(session);
+    const onPaused = async (e: Protocol.Fetch.RequestPausedEvent) => {
       const mainDocument = e.resourceType === 'Document' && e.frameId === mainFrameId;
-      if (list.blocks(e.request.url, e.resourceType, mainDocument)) {
+      let verdict = list.verdict(e.request.url, e.resourceType, mainDocument);
+      if (verdict === 'ask') verdict = list.blocks(e.request.url, await network.typeOf(e.networkId), false) ? 'block' : 'continue';
+      if (verdict === 'block') {
         count++;
         void session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
       } else {
@@ -56,19 +96,22 @@ export async function startBlocking(page: Page, client: CDPSession, req: Screens
     const onSocket = (e: Protocol.Network.WebSocketCreatedEvent) => {
       if (e.url === REFUSED_WEBSOCKET_URL) count++;
     };
-    session.on('Fetch.requestPaused', onPaused);
+    const paused = (e: Protocol.Fetch.RequestPausedEvent) => void onPaused(e);
+    session.on('Fetch.requestPaused', paused);
     session.on('Target.attachedToTarget', onAttached);
     session.on('Network.webSocketCreated', onSocket);
     offs.push(() => {
-      session.off('Fetch.requestPaused', onPaused);
+      session.off('Fetch.requestPaused', paused);
       session.off('Target.attachedToTarget', onAttached);
       session.off('Network.webSocketCreated', onSocket);
+      network.dispose();
     });
     // Sent together, in this order: the browser runs a session's commands in order, so an attached
     // target waiting for us is released (runIfWaitingForDebugger) only once it is armed.
     const sent = [
       ...(patterns.length ? [session.send('Fetch.enable', { patterns })] : []),
-      ...(guard ? [session.send('Page.enable'), session.send('Network.enable'), session.send('Page.addScriptToEvaluateOnNewDocument', { source: guard, runImmediately: true })] : []),
+      ...(guard || list.asksNetwork ? [session.send('Network.enable')] : []),
+      ...(guard ? [session.send('Page.enable'), session.send('Page.addScriptToEvaluateOnNewDocument', { source: guard, runImmediately: true })] : []),
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: 'iframe' }, { type: 'worker' }] }),
       ...(mainFrameId === undefined ? [session.send('Runtime.runIfWaitingForDebugger')] : []),
     ];

@@ -52,3 +52,20 @@ test('websockets: every one by type; by URL only those a pattern matches', () =>
   assert.equal(byUrl.websockets, true);
   assert.ok(new RegExp(byUrl.websocketRule().urls[0]!, 's').test('wss://chat.example/socket'));
 });
+
+test("xhr and fetch: Fetch's one XHR filter pauses both; a paused XHR is decided by its Network type unless both are blocked", () => {
+  const both = list({ blockResourceTypes: ['xhr', 'fetch'] })!;
+  assert.deepEqual(both.fetchPatterns().map((p) => p.resourceType), ['XHR']);
+  assert.equal(both.verdict('https://a.example/api', 'XHR', false), 'block');
+  assert.equal(both.asksNetwork, false);
+  const fetchOnly = list({ blockResourceTypes: ['fetch'] })!;
+  assert.deepEqual(fetchOnly.fetchPatterns().map((p) => p.resourceType), ['XHR']);
+  assert.equal(fetchOnly.asksNetwork, true);
+  assert.equal(fetchOnly.verdict('https://a.example/api', 'XHR', false), 'ask');
+  assert.ok(fetchOnly.blocks('https://a.example/api', 'Fetch', false) && !fetchOnly.blocks('https://a.example/api', 'XHR', false));
+  const urls = list({ blockResourceTypes: ['image'], blockUrls: ['*/api'] })!;
+  assert.equal(urls.verdict('https://a.example/api', 'XHR', false), 'block', 'a URL pattern decides alone');
+  assert.equal(urls.verdict('https://a.example/x.png', 'Image', false), 'block');
+  assert.equal(urls.verdict('https://a.example/', 'Document', true), 'continue', 'never the page itself');
+  assert.equal(urls.verdict('https://a.example/x.css', 'Stylesheet', false), 'continue');
+});

@@ -21,7 +21,8 @@ let fx: Fixture;
 let srv: TestServer;
 let upgrades = 0;
 
-const hitsSince = (n: number) => fx.hits.slice(n).map((h) => h.split('?')[0]!);
+/** The paths the fixture served since `n`, without the favicon full chromium asks for itself (the browser's request, not the page's). */
+const hitsSince = (n: number) => fx.hits.slice(n).map((h) => h.split('?')[0]!).filter((p) => p !== '/favicon.ico');
 const pixel = async (r: Reply, x: number, y: number) => (await decode(r.body)).at(x, y);
 
 before(async () => {
@@ -58,7 +59,11 @@ ws.onopen = () => { document.body.style.background = 'rgb(224,32,32)'; }; ws.one
     upgrades++;
     acceptWebSocket(req, socket);
   });
-  srv = await startTestServer({ RENDER_BUDGET_MS: '10000' }, fx);
+  // A cross-site frame (localhost is another site than 127.0.0.1): with full chromium it is another
+  // process and another target, armed by the blocking session's auto-attach.
+  page(fx, '/cross', `<body style="margin:0"><iframe src="http://localhost:${fx.port}/frame-fetch" style="border:0;width:200px;height:100px"></iframe></body>`);
+  page(fx, '/frame-fetch', `<body style="margin:0;background:rgb(32,160,64)"><img src="/inner.png"><script>fetch('/data.json').catch(() => {});</script></body>`);
+  srv = await startTestServer({ RENDER_BUDGET_MS: '10000' }, [fx, { hostPort: `localhost:${fx.port}` }]);
 });
 
 after(async () => {
@@ -97,6 +102,26 @@ describe('blockResourceTypes and blockUrls', () => {
     assert.deepEqual([...new Set(hitsSince(n))].sort(), ['/frame', '/page']);
     assert.ok(Number(r.headers.get('x-blocked-requests')) >= 6, String(r.headers.get('x-blocked-requests')));
     assert.ok(near(await pixel(r, 160, 50), RED) && near(await pixel(r, 270, 50), RED), 'neither stylesheet nor script ran');
+  });
+
+  test('xhr and fetch apart: each blocks only its own kind (the browser\'s interception calls both XHR)', async () => {
+    for (const [type, blocked, passed] of [['fetch', '/data.json', '/xhr.txt'], ['xhr', '/xhr.txt', '/data.json']] as const) {
+      const n = fx.hits.length;
+      const r = await shot({ blockResourceTypes: [type] });
+      assert.equal(r.status, 200, show(r));
+      const hits = hitsSince(n);
+      assert.ok(!hits.includes(blocked) && hits.includes(passed), `${type}: ${hits}`);
+      assert.equal(r.headers.get('x-blocked-requests'), '1');
+    }
+  });
+
+  test('a cross-site frame: its image and its fetch are refused too', async () => {
+    const n = fx.requests.length;
+    const r = await shoot(srv.url, { url: `${fx.origin}/cross`, blockResourceTypes: ['image', 'fetch'], viewport: vp, waitUntil: 'networkidle0', blockCookieBanners: false });
+    assert.equal(r.status, 200, show(r));
+    const seen = fx.requests.slice(n).map((q) => `${q.host.split(':')[0]}${q.path.split('?')[0]}`).filter((p) => !p.endsWith('/favicon.ico'));
+    assert.deepEqual(seen, ['127.0.0.1/cross', 'localhost/frame-fetch']);
+    assert.equal(r.headers.get('x-blocked-requests'), '2');
   });
 
   test('blockUrls: whole-URL patterns with * (? is itself); the page itself is never blocked, even by *', async () => {
