@@ -3,8 +3,9 @@
 //
 // How: the render's own CDP session enables the Fetch domain with patterns (rules.ts), so the
 // browser pauses only the requests a pattern may match and hands them to us to fail
-// (BlockedByClient); every other request goes on without a round trip, so blocking costs nothing
-// on what it does not block (measured in `npm run bench`, section blocking). Puppeteer's own
+// (BlockedByClient); every other request goes on without a round trip to us (measured on a page
+// of 120 images: a pattern that matches nothing +6%, intercepting every request +18%; README
+// "Preparing the page"). Puppeteer's own
 // request interception (headers, cookies: server/page-env/) is another session's and chains after
 // ours: a blocked request never reaches it. Out-of-process frames and workers are other targets:
 // the session auto-attaches to each (paused until armed), arms it the same way and lets it run.

@@ -6,7 +6,7 @@
 // (hops.guard: 400 naming a blocked one). An element that does not exist is 400
 // selector_not_found naming the action; selectors are never quoted back.
 import type { CDPSession, ElementHandle, KeyInput, Page } from 'puppeteer-core';
-import { badRequest, SelectorNotFound } from '../errors.ts';
+import { badRequest, RenderFailed, SelectorNotFound, ServiceError } from '../errors.ts';
 import { sleep, type Deadline } from '../render/deadline.ts';
 import type { HopGuard } from '../render/hops.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
@@ -30,7 +30,11 @@ export async function runActions(page: Page, client: CDPSession, req: Screenshot
   for (const [i, action] of (req.actions ?? []).entries()) {
     const kind = kindOf(action as Action);
     const field = `actions[${i}].${kind}`;
-    await deadline.step(`action-${i}`, () => hops.guard(run(page, client, action as Action, kind, field, deadline)), `actions[${i}] (${kind})`);
+    const work = run(page, client, action as Action, kind, field, deadline).catch((e: unknown) => {
+      // puppeteer's own errors may quote the selector (messages never do): only their kind goes on.
+      throw e instanceof ServiceError ? e : new RenderFailed(`actions[${i}] (${kind}) failed in the browser (${e instanceof Error ? e.name : 'error'})`);
+    });
+    await deadline.step(`action-${i}`, () => hops.guard(work), `actions[${i}] (${kind})`);
   }
 }
 
