@@ -16,7 +16,8 @@ import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
 import { clipField } from '../clip/fields.ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
-import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.ts';
+import { cookiesField, headersField } from '../page-env/fields.ts';
 import { actionsField, cssField, delayField, jsField } from '../prepare/fields.ts';
 import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
@@ -50,7 +51,8 @@ const viewportLength = (what: string, def: number) =>
     'x-rule': `a number between 1 and ${VIEWPORT_MAX}`,
   }) as const;
 
-const properties = {
+/** The fields of spec §2.1 and §2.2. */
+const specProperties = {
   url: {
     type: 'string',
     format: 'uri',
@@ -97,12 +99,16 @@ const properties = {
     'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
   },
   blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
-  // Extensions beyond the spec (§9: unknown fields are ignored, so spec clients never see them).
-  // Each is defined beside the code that acts on it.
+} as const;
+
+/**
+ * Extensions beyond the spec (§9: unknown fields are ignored, so spec clients never see them),
+ * each defined beside the code that acts on it (its room's fields.ts).
+ */
+const extensionProperties = {
   cacheTtl: cacheTtlField,
   deterministic: deterministicField,
-  colorScheme: colorSchemeField,
-  userAgent: userAgentField,
+  ...emulationFields, // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
@@ -115,6 +121,12 @@ const properties = {
   delay: delayField,
   failOnTargetError: failOnTargetErrorField,
 } as const;
+
+const properties = { ...specProperties, ...extensionProperties } as const;
+
+/** The spec's field names, and the extensions' (docs, the conformance suite's profiles). */
+export const SPEC_FIELDS: readonly string[] = Object.keys(specProperties);
+export const EXTENSION_FIELDS: readonly string[] = Object.keys(extensionProperties);
 
 /** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
 const crossFieldRules = [
@@ -131,8 +143,16 @@ const crossFieldRules = [
     then: { required: ['url'] },
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
+  ...emulationCrossFieldRules,
   // Extension: clip is a region of the page, selector one element's box; together they say two things.
   { not: { required: ['clip', 'selector'] }, 'x-message': 'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)' },
+  // Extension: with the page's scripts off its timers never fire, so a js that awaits one would
+  // hold the render until the budget (measured: 504); said at once instead.
+  {
+    if: { required: ['javaScriptEnabled'], properties: { javaScriptEnabled: { const: false } } },
+    then: { not: { required: ['js'] } },
+    'x-message': 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)',
+  },
 ] as const;
 
 export const screenshotRequestSchema = {
