@@ -35,6 +35,10 @@ const ACCEPTED_WARNINGS = [
   // geolocation only with url (server/emulation/): the same reading of `if` and `then`.
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/if/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/then/required/0',
+  // clip and selector not together; js not with javaScriptEnabled false: the same reading.
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/5/not/required/0',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/5/not/required/1',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/6/then/not/required/0',
   // GET /v1/devices takes no input and needs no key: it has no 4xx to list.
   'operation-4xx-response #/paths/~1v1~1devices/get/responses',
 ];
