@@ -1,5 +1,6 @@
-// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy content: lazy.ts), or
-// one element's box (rule 2), encoded as png/jpeg/webp. Every capture is one
+// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy
+// content: lazy.ts), one element's box (rule 2) or a region of the page (clip: server/clip/),
+// encoded as png/jpeg/webp. Every capture is one
 // Page.captureScreenshot, however tall (measured on Chromium 156, headless-shell and chromium:
 // 1280x60000 and 2560x24000 in one capture are byte-identical to 4096-px tiles stitched, at a
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
@@ -36,7 +37,7 @@ interface Clip {
 
 type Format = ScreenshotRequest['format'];
 
-function maxSide(format: Format): number {
+export function maxSide(format: Format): number {
   return format === 'webp' ? WEBP_MAX_SIDE : JPEG_MAX_SIDE;
 }
 
@@ -133,6 +134,8 @@ export async function elementClip(page: Page, selector: string): Promise<Clip> {
 }
 
 export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number): Promise<Capture> {
+  // clip: a region of the page, checked against the ceiling before the render (server/clip/).
+  if (req.clip) return captureClip(page, req, req.clip, maxPixels);
   if (req.selector !== undefined) {
     return captureClip(page, req, await elementClip(page, req.selector), maxPixels);
   }
