@@ -3,6 +3,8 @@
 // is documented in the README's configuration table; keep the two in step.
 import { existsSync, accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { CACHE_TTL_MAX_SECONDS } from './http-caching/fields.ts';
+import { RENDER_BUDGET_MAX_MS } from './request/schema.ts';
 import { DEFAULT_SANDBOX, type SandboxSettings } from './sandbox/index.ts';
 
 export interface Config {
@@ -31,7 +33,7 @@ export interface Config {
   browserSandbox: SandboxSettings;
   /** After SIGTERM: seconds the listener stays open, /readyz answering 503, before it closes (server/http/drain.ts). */
   drainSeconds: number;
-  /** Connection limits (server/http/connections.ts, issue 15). */
+  /** Connection limits (server/http/connections.ts): slow or idle clients cannot hold sockets. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
@@ -119,9 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderConcurrency: int(env, 'RENDER_CONCURRENCY', 2, 1, 64),
     queueLimit: int(env, 'QUEUE_LIMIT', 32, 0, 10000),
     recycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 500, 1, 1_000_000),
-    renderBudgetMs: int(env, 'RENDER_BUDGET_MS', 20000, 1000, 20000),
+    renderBudgetMs: int(env, 'RENDER_BUDGET_MS', RENDER_BUDGET_MAX_MS, 1000, RENDER_BUDGET_MAX_MS),
     maxOutputPixels: int(env, 'MAX_OUTPUT_PIXELS', 100_000_000, 1, 1_000_000_000),
-    cacheTtlSeconds: int(env, 'CACHE_TTL_SECONDS', 300, 0, 86400 * 30),
+    cacheTtlSeconds: int(env, 'CACHE_TTL_SECONDS', 300, 0, CACHE_TTL_MAX_SECONDS),
     cacheMaxBytes: int(env, 'CACHE_MAX_BYTES', 128 * 1024 * 1024, 0, 1 << 40),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
     freeCredits: int(env, 'FREE_CREDITS', 100, 0, 1_000_000_000),

@@ -15,7 +15,7 @@ import { ServiceError } from '../errors.ts';
 const result = (bytes: number, tag = 'x'): CachedResult => ({
   body: Buffer.alloc(bytes, tag),
   contentType: 'image/png',
-  headers: { 'content-disposition': 'inline; filename="screenshot.png"', 'x-banner-action': 'none' },
+  picture: { etag: `"${tag}"`, bannerAction: 'none', targetStatus: 404, waitTimedOut: [] },
   width: 10,
   height: 10,
 });
@@ -53,7 +53,7 @@ for (const { name, make, skip } of STORES) {
       const hit = await c!.get('k');
       assert.equal(hit?.body.length, 100);
       assert.equal(hit?.storedAt, stored);
-      assert.deepEqual(hit?.headers, result(1).headers);
+      assert.deepEqual(hit?.picture, result(1).picture, 'the picture\'s facts come back as stored');
       assert.equal(await c!.get('k', { maxAgeSeconds: 299 }), undefined, 'older than max age');
       assert.ok(await c!.get('k', { maxAgeSeconds: 300 }));
       clock += 1;

@@ -2,11 +2,13 @@
 // PostgreSQL shared by every replica, or the embedded PGlite store of one process). Times are
 // epoch milliseconds from the replicas' clocks (a few ms of skew only moves an expiry by as much).
 //
-//   result_cache          one row per entry: the image and what the response needs; expires_at
+//   result_cache          one row per entry: the image and its facts (column `headers`, named for
+//                         what it held before the facts; server/response/facts.ts); expires_at
 //                         (TTL), used_at (least recently used evicted first), bytes (size cap)
 //   result_cache_flights  one row per render in flight that others may wait for (single flight);
 //                         a lease: a crashed leader's row expires and is taken over
 import type { Db } from '../accounts/db.ts';
+import type { PictureFacts } from '../response/facts.ts';
 import type { CachedResult } from './index.ts';
 
 const SCHEMA = [
@@ -34,7 +36,7 @@ const SCHEMA = [
 const ENTRY_OVERHEAD = 256;
 
 export function entryBytes(key: string, v: CachedResult): number {
-  return ENTRY_OVERHEAD + key.length + v.body.length + v.contentType.length + JSON.stringify(v.headers).length;
+  return ENTRY_OVERHEAD + key.length + v.body.length + v.contentType.length + JSON.stringify(v.picture).length;
 }
 
 /** Creates the tables if missing; replicas starting together take turns (advisory lock). */
@@ -48,7 +50,7 @@ export async function migrateCache(db: Db): Promise<void> {
 interface Row {
   body: Uint8Array;
   content_type: string;
-  headers: Record<string, string> | string;
+  headers: PictureFacts | string;
   width: number;
   height: number;
   stored_at: string | number;
@@ -69,7 +71,7 @@ export class CacheTables {
     return {
       body: Buffer.from(r.body),
       contentType: r.content_type,
-      headers: typeof r.headers === 'string' ? JSON.parse(r.headers) : r.headers,
+      picture: typeof r.headers === 'string' ? JSON.parse(r.headers) : r.headers,
       width: Number(r.width),
       height: Number(r.height),
       storedAt: Number(r.stored_at),
@@ -83,7 +85,7 @@ export class CacheTables {
        ON CONFLICT (key) DO UPDATE SET body = excluded.body, content_type = excluded.content_type,
          headers = excluded.headers, width = excluded.width, height = excluded.height, bytes = excluded.bytes,
          stored_at = excluded.stored_at, expires_at = excluded.expires_at, used_at = excluded.used_at`,
-      [key, v.body, v.contentType, JSON.stringify(v.headers), v.width, v.height, bytes, now, expiresAt],
+      [key, v.body, v.contentType, JSON.stringify(v.picture), v.width, v.height, bytes, now, expiresAt],
     );
   }
 
