@@ -1,4 +1,4 @@
-// The billing rules of issue 6 at the ledger level, on both stores (embedded PGlite and
+// The billing rules (spec §1 billing) at the ledger level, on both stores (embedded PGlite and
 // PostgreSQL): keys, free allowance, reserve/commit/release, 402, N parallel requests against K
 // credits, crashes between reserve and commit, rate limits, grants, API_KEYS and the dev key.
 import { after, before, describe, test } from 'node:test';

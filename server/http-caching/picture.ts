@@ -1,4 +1,4 @@
-// What identifies the picture a request produces, for the result cache's key (issue 12): every
+// What identifies the picture a request produces, for the result cache's key: every
 // validated field that can change the image (the extensions included: deterministic, colorScheme,
 // userAgent, headers, cookies), and nothing else. `cacheTtl` is left out: it says how old a
 // capture may be, not what it shows, so a request with cacheTtl 60 reuses a capture stored by one

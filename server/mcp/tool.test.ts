@@ -45,7 +45,7 @@ test('the tool schema describes every field, viewport.* included, and url/html s
   assert.deepEqual(walk(inputSchema.properties ?? {}, ''), [], 'fields without a description');
   assert.ok(Object.keys((inputSchema.properties as any).viewport.properties).length >= 3);
   for (const k of ['url', 'html']) assert.match((inputSchema.properties as any)[k].description, /exactly one of url and html/i, k);
-  // The extension fields (issue 12) come with the schema, described like the others.
+  // The extension fields come with the schema, described like the others.
   for (const k of ['cacheTtl', 'deterministic', 'colorScheme', 'userAgent', 'headers', 'cookies']) assert.ok((inputSchema.properties as any)[k]?.description, k);
   assert.match(String(inputSchema.description), /headers and cookies are only allowed with url/);
   for (const combinator of ['allOf', 'anyOf', 'oneOf', 'not', 'if']) assert.ok(!(combinator in inputSchema), combinator);
