@@ -5,6 +5,7 @@
 // connections, two cache instances) share entries and flights.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { pictureFacts } from '../../test/support/facts.ts';
 import { STORES, type TestStore } from '../../test/support/stores.ts';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import type { CachedResult, ResultCache } from './index.ts';
@@ -15,7 +16,7 @@ import { ServiceError } from '../errors.ts';
 const result = (bytes: number, tag = 'x'): CachedResult => ({
   body: Buffer.alloc(bytes, tag),
   contentType: 'image/png',
-  picture: { etag: `"${tag}"`, bannerAction: 'none', targetStatus: 404, waitTimedOut: [] },
+  picture: pictureFacts({ etag: `"${tag}"`, targetStatus: 404 }),
   width: 10,
   height: 10,
 });

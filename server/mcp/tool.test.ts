@@ -9,18 +9,13 @@ import { pino } from 'pino';
 import { ServiceError } from '../errors.ts';
 import { CROSS_FIELD_RULES, publicSchema, type ScreenshotRequest } from '../request/schema.ts';
 import { validateRequest } from '../request/validate.ts';
-import type { CaptureFacts } from '../response/facts.ts';
+import { captureFacts as facts } from '../../test/support/facts.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { callTakeScreenshot, CAPTURE_META_KEY, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
 
 const log = pino({ level: 'silent' });
 const account = { id: 'acct-1' };
 const request: ScreenshotRequest = validateRequest({ html: '<p>x</p>', viewport: { width: 64, height: 32 } });
-
-/** The facts of a rendered capture, as the service answers them. */
-const facts = (f: Partial<CaptureFacts>): CaptureFacts => ({
-  etag: '"e"', bannerAction: 'none', waitTimedOut: [], format: 'png', cache: 'miss', credits: { charged: 1, remaining: 41 }, cacheTtl: 300, ...f,
-});
 
 const ctx = (capture: (body: unknown) => Promise<CaptureOutcome>, onError?: (c: string) => void) => ({
   account, capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService, log, requestId: 'req-1', cache: { lookup: true, store: true }, onError,

@@ -74,8 +74,8 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
  * losslessly: the same pixels, alpha kept. First without adaptive filtering, which on rendered
  * pages (flat colour, gradients, text) is both quicker and smaller; an image that stays over
  * PHOTO_BYTES_PER_PIXEL after it is photographic, where per-row filters pay: it is encoded again
- * with them and the smaller kept (measured by `npm run bench`: a gradient card 0.4x the time and bytes of Chromium's
- * default encoder; a card with a photo about 0.9x of both).
+ * with them and the smaller kept (`npm run bench`: a gradient card 0.4x the time and bytes of
+ * Chromium's default encoder; a card with a photo about 0.9x of both).
  */
 export async function compactPng(fast: Buffer): Promise<Buffer> {
   const img = sharp(fast, { limitInputPixels: false });

@@ -62,7 +62,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => ifSet(f.targetStatus),
-    mcp: (f): { targetStatus?: number } => (f.targetStatus === undefined ? {} : { targetStatus: f.targetStatus }),
+    mcp: (f) => ({ targetStatus: f.targetStatus }),
   },
   captureTruncated: {
     name: 'x-capture-truncated',
@@ -72,7 +72,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => ifSet(f.truncatedFrom),
-    mcp: (f): { truncatedFromHeight?: number } => (f.truncatedFrom === undefined ? {} : { truncatedFromHeight: f.truncatedFrom }),
+    mcp: (f) => ({ truncatedFromHeight: f.truncatedFrom }),
   },
   waitTimedOut: {
     name: 'x-wait-timed-out',
@@ -85,7 +85,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => (f.waitTimedOut.length > 0 ? f.waitTimedOut.join(', ') : undefined),
-    mcp: (f): { waitTimedOut?: string[] } => (f.waitTimedOut.length > 0 ? { waitTimedOut: [...f.waitTimedOut] } : {}),
+    mcp: (f) => ({ waitTimedOut: f.waitTimedOut.length > 0 ? [...f.waitTimedOut] : undefined }),
   },
   serverTiming: {
     name: 'Server-Timing',

@@ -29,9 +29,13 @@ export function errorHeaders(e: ServiceError): Record<string, string> {
 type McpOf<T> = T extends { mcp: (f: CaptureFacts) => infer M } ? M : never;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 
+/** Members that may be undefined are optional: they are left out when they are. */
+type Optional<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> };
+
 /** The capture facts as the MCP result's `_meta` shows them: every registry header's `mcp` members. */
-export type McpFacts = Intersection<{ [K in HeaderId]: McpOf<(typeof RESPONSE_HEADERS)[K]> }[HeaderId]>;
+export type McpFacts = Optional<Intersection<{ [K in HeaderId]: McpOf<(typeof RESPONSE_HEADERS)[K]> }[HeaderId]>>;
 
 export function mcpFacts(f: CaptureFacts): McpFacts {
-  return Object.assign({}, ...HEADER_LIST.map((h) => h.mcp?.(f) ?? {})) as McpFacts;
+  const members = HEADER_LIST.flatMap((h) => Object.entries(h.mcp?.(f) ?? {}));
+  return Object.fromEntries(members.filter(([, v]) => v !== undefined)) as McpFacts;
 }
