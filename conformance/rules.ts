@@ -5,7 +5,7 @@
 // self-test fails when a spec rule has no case (conformance/self-test/cases.test.ts); `--coverage`
 // prints the matrix. The rules live here and only here.
 
-export type RuleSource = 'spec' | 'design' | 'threat-model';
+export type RuleSource = 'spec' | 'design' | 'threat-model' | 'extension';
 
 export interface Rule {
   id: string;
@@ -19,6 +19,8 @@ export interface Rule {
 const spec = (id: string, quote: string): Rule => ({ id, source: 'spec', quote });
 const design = (id: string, quote: string, untested?: string): Rule => ({ id, source: 'design', quote, ...(untested ? { untested } : {}) });
 const threat = (id: string, quote: string): Rule => ({ id, source: 'threat-model', quote });
+/** A request field beyond the spec: `quote` is its contract as the field's description states it. */
+const ext = (id: string, quote: string): Rule => ({ id, source: 'extension', quote });
 
 export const RULES: readonly Rule[] = [
   // §1 What the service does
@@ -149,6 +151,16 @@ export const RULES: readonly Rule[] = [
   design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
   design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
   design('mcp/size-budget', 'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.'),
+
+  // Request fields beyond the spec (extensions profile; spec §9: an implementation may ignore them).
+  // Each quote is the field's contract; the field's description in the implementation's schema says it.
+  ext('X/cacheTtl', '`cacheTtl`: seconds a cached capture of the same url-mode request may be reused; 0 always renders afresh.'),
+  ext('X/deterministic', '`deterministic`: what moves on its own stands still, so that two captures of an unchanged page are identical (virtual time from 2025-01-01T00:00:00Z, seeded Math.random, animations finished or stopped).'),
+  ext('X/colorScheme', '`colorScheme`: the page sees `prefers-color-scheme` as `light` or `dark`.'),
+  ext('X/userAgent', '`userAgent`: the page\'s navigator.userAgent and the User-Agent of its requests.'),
+  ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
+  ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),
+  ext('X/captureOnTimeout', '`captureOnTimeout`: a page that never settles is captured as it is before the render budget ends, instead of 504.'),
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

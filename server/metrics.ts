@@ -1,4 +1,4 @@
-// Prometheus metrics for GET /metrics: what an operator and an autoscaler need (README
+// Prometheus metrics for GET /metrics: what an operator and an autoscaler need (docs/operations.md
 // "Running at scale"): queue depth and renders in flight (scale on these), rejections by reason,
 // browser restarts and renders per browser, per-step latency (queue wait included), cache results.
 import type { EventEmitter } from 'node:events';

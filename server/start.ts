@@ -82,7 +82,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     browserVersion: () => pool.browserVersion, defaultCacheTtl: config.cacheTtlSeconds,
   });
   const kek = resolveKek(config);
-  if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (README "Signed links")');
+  if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (docs/signed-links.md)');
   const readiness = async (): Promise<string | undefined> => {
     if (drain.draining) return 'draining: this replica is shutting down';
     if (pool.saturated) return 'the render queue is full';

@@ -281,4 +281,48 @@ export const MUTANTS: Mutant[] = [
       },
     },
   },
+  // Extensions: each drops one field beyond the spec, as an implementation that declares the
+  // field but ignores it would.
+  {
+    id: 'ignores-color-scheme',
+    breaks: 'X/colorScheme',
+    description: 'declares colorScheme but renders every page in the light scheme',
+    cases: /^ext\.colorScheme\./,
+    hooks: body(({ colorScheme: _c, ...b }) => b),
+  },
+  {
+    id: 'ignores-user-agent',
+    breaks: 'X/userAgent',
+    description: 'declares userAgent but keeps the browser\'s own',
+    cases: /^ext\.userAgent\./,
+    hooks: body(({ userAgent: _u, ...b }) => b),
+  },
+  {
+    id: 'ignores-headers-and-cookies',
+    breaks: 'X/headers',
+    description: 'declares headers and cookies but sends neither',
+    cases: /^ext\.(headers|cookies)\./,
+    hooks: body(({ headers: _h, cookies: _c, ...b }) => b),
+  },
+  {
+    id: 'ignores-deterministic',
+    breaks: 'X/deterministic',
+    description: 'declares deterministic but lets the page move',
+    cases: /^ext\.deterministic\./,
+    hooks: body(({ deterministic: _d, ...b }) => b),
+  },
+  {
+    id: 'ignores-capture-on-timeout',
+    breaks: 'X/captureOnTimeout',
+    description: 'declares captureOnTimeout but answers 504 as without it',
+    cases: /^ext\.captureOnTimeout\./,
+    hooks: body(({ captureOnTimeout: _c, ...b }) => b),
+  },
+  {
+    id: 'ignores-cache-ttl',
+    breaks: 'X/cacheTtl',
+    description: 'declares cacheTtl but reuses a cached capture when it is 0',
+    cases: /^ext\.cacheTtl\./,
+    hooks: body(({ cacheTtl: _c, ...b }) => b),
+  },
 ];

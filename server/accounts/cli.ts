@@ -25,7 +25,7 @@ const USAGE = `usage: keys <command>
   rotate-secret <key_id> [--grace <seconds>] a new link signing secret, printed ONCE; links signed with
                                             the old one keep working for --grace seconds (default 0)
   sign <key_id> '<options JSON>' (--expires-in <seconds> | --expires <unix time>) [--base-url <url>]
-       [--secret <signing secret>]          a signed GET link for the options (README "Signed links");
+       [--secret <signing secret>]          a signed GET link for the options (docs/signed-links.md);
                                             the secret from --secret, LINK_SIGNING_SECRET or the store
 
 Store: DATABASE_URL when set (PostgreSQL), else the embedded store in DATA_DIR (default ./data).`;

@@ -139,7 +139,7 @@ export async function survey(frame: Frame, isTop: boolean, cfgJson: string | nul
   try {
     if (frame.detached) return { reason: null, candidates: 0 };
     const spec = sniffSpec(frame.url(), isTop);
-    const { unsniffable, ...pageSpec } = spec;
+    const { unsniffable: _, ...pageSpec } = spec;
     const expr = `(() => {\n${source}\nreturn scSurvey(${JSON.stringify(pageSpec)}, ${cfgJson ?? 'null'});\n})()`;
     const r = (await frame.evaluate(expr)) as Partial<Survey> | null;
     if (!r || typeof r !== 'object') return { reason: 'error', candidates: -1 };

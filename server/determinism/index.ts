@@ -27,7 +27,7 @@
 //   animated image's first frame); images the page may not read (cross-origin without CORS) are
 //   read by the browser itself (CDP Page.getResourceContent) in the main frame;
 // - web fonts loaded (document.fonts.ready) and images decoded.
-// Not covered (documented in the README): workers' timers, crypto.getRandomValues, CSS background
+// Not covered (documented in docs/features.md): workers' timers, crypto.getRandomValues, CSS background
 // images that animate, cross-origin frames' unreadable images.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -160,7 +160,7 @@ export function openApiDocument() {
           description: 'Every failure (spec §2.4, §7). `message` names the field at fault and never quotes the request.',
           required: ['error', 'message'],
           properties: {
-            error: { type: 'string', enum: Object.keys(ERROR_CATALOGUE).filter((c) => !NEVER_SENT.includes(c as ErrorCode)), description: 'Machine-readable code (README "Errors").' },
+            error: { type: 'string', enum: Object.keys(ERROR_CATALOGUE).filter((c) => !NEVER_SENT.includes(c as ErrorCode)), description: 'Machine-readable code (docs/api.md "Errors").' },
             message: { type: 'string', description: 'What went wrong, for a person.' },
           },
         },

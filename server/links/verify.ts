@@ -51,7 +51,7 @@ export interface VerifyDeps {
 
 function single(pairs: Pair[], name: string): string {
   const found = pairs.filter(([n]) => n === name);
-  if (found.length !== 1) throw badRequest(found.length ? `${name} is given more than once in the link` : `${name} is required in a signed link (keyId, expires and signature; README "Signed links")`);
+  if (found.length !== 1) throw badRequest(found.length ? `${name} is given more than once in the link` : `${name} is required in a signed link (keyId, expires and signature; docs/signed-links.md)`);
   return found[0]![1];
 }
 

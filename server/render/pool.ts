@@ -46,7 +46,7 @@ interface Waiter {
   latestStartAt: number;
 }
 
-/** Queue policy (issue 15; README "Limits"): see minStartMs, expectedWaitMs, sweep. */
+/** Queue policy (issue 15; docs/api.md "Limits"): see minStartMs, expectedWaitMs, sweep. */
 const MIN_START_FRACTION = 0.25;
 const HOLD_EWMA_WEIGHT = 0.2; // the mean follows the last ~5 renders
 const INITIAL_HOLD_MS = 1000; // before any render has finished: a typical render
@@ -326,7 +326,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   /**
    * One render. The deadline starts at the request's arrival (`arrivedAt`, default now), before
    * the wait for a slot and for an identical render (issue 15), so that no answer comes later than
-   * the budget (plus the slack of README "Limits"). The permit is held until the page is really
+   * the budget (plus the slack of docs/api.md "Limits"). The permit is held until the page is really
    * gone; the answer does not wait for that.
    */
   async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal, arrivedAt = Date.now()): Promise<RenderResult> {
@@ -345,7 +345,7 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
         this.holds.delete(hold);
         this.releasePermit(performance.now() - admitted);
       };
-      if (freed) void freed.then(release, release);
+      if (freed !== undefined) void freed.then(release, release);
       else release();
     }
   }

@@ -2,6 +2,7 @@
 // the registry a new response fact is added to. Order matters: the playground lists its headers,
 // and OpenAPI its members, in this order.
 import { ERROR_CACHE_CONTROL, linkCacheControl, PRIVATE_CACHE_CONTROL } from '../http-caching/cache-control.ts';
+import { STEPS } from '../render/steps.ts';
 import { WAIT_STEPS } from '../wait-timeout/index.ts';
 import type { ResponseHeader } from './header.ts';
 import { serverTiming } from './server-timing.ts';
@@ -89,7 +90,10 @@ export const CAPTURE_HEADERS = {
   },
   serverTiming: {
     name: 'Server-Timing',
-    description: 'Duration of each render step, in order (W3C Server Timing): `name;dur=<ms>;desc="<step>"`. Absent on cached results.',
+    description:
+      'Duration of each render step, in order (W3C Server Timing): `<name>;dur=<ms>;desc="<what it did>"`. Each step has one name, never ' +
+      `repeated in a response, the same as the \`step\` label of screenshot_step_seconds: ${Object.keys(STEPS).map((s) => `\`${s}\``).join(', ')}. ` +
+      'Absent on cached results.',
     schema: { type: 'string' },
     sent: IMAGE,
     expose: true,
@@ -101,6 +105,7 @@ export const CAPTURE_HEADERS = {
     schema: { type: 'string' },
     sent: ['image', 'error', 'static'],
     expose: false,
+    safelisted: true,
     playground: true,
     notInOpenApi: true,
   },
@@ -129,6 +134,7 @@ export const CAPTURE_HEADERS = {
     schema: { type: 'string' },
     sent: [...IMAGE, 'error', 'static'],
     expose: false,
+    safelisted: true,
     fromFacts: (f, to) => (to.kind === 'public' ? linkCacheControl(f.cacheTtl, to.expires, Math.floor(Date.now() / 1000)) : PRIVATE_CACHE_CONTROL),
     fromError: { write: () => ERROR_CACHE_CONTROL },
     audiences: {

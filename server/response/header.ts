@@ -2,17 +2,17 @@
 import type { ErrorCode, ErrorFacts } from '../errors.ts';
 import type { Audience, CaptureFacts } from './facts.ts';
 
-/** When a header is sent. */
+/** When a header is sent, in words (docs/api.md). */
 export const OCCASIONS = {
   every: 'every response',
-  image: 'a capture answer (200 with the image)',
-  'not-modified': 'a capture answer to If-None-Match (304, no body)',
-  error: 'an error answer ({error, message})',
-  options: 'the 204 answer to OPTIONS on a known route',
-  'cross-origin': 'answers to a page on an origin CORS_ORIGINS lists',
+  image: '200 with the image',
+  'not-modified': '304 to If-None-Match',
+  error: 'errors',
+  options: '204 to OPTIONS on a known route',
+  'cross-origin': 'answers to a page on a listed origin (CORS_ORIGINS)',
   preflight: 'CORS preflights from a listed origin',
   static: 'the playground\'s files and /README.md',
-  draining: 'answers while the replica drains (after SIGTERM)',
+  draining: 'while the replica drains (after SIGTERM)',
   never: 'never by this server',
 } as const;
 
@@ -29,8 +29,10 @@ export interface ResponseHeader {
   schema: ValueSchema;
   /** When it is sent. */
   sent: readonly Occasion[];
-  /** A page on a listed origin may read it (Access-Control-Expose-Headers). CORS-safelisted headers need not be. */
+  /** A page on a listed origin may read it (Access-Control-Expose-Headers). */
   expose: boolean;
+  /** CORS-safelisted (Fetch standard): every page may read it without its being exposed. */
+  safelisted?: true;
   /** Capture answers (`image`, `not-modified` in `sent`): the value from the facts; undefined = not sent. */
   fromFacts?: (f: CaptureFacts, to: Audience) => string | undefined;
   /** Kept from public answers (signed links): whoever holds a link may not read it. */

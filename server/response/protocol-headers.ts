@@ -45,7 +45,7 @@ export const PROTOCOL_HEADERS = {
   },
   exposeHeaders: {
     name: 'Access-Control-Expose-Headers',
-    description: 'The response headers such a page may read: every header this registry marks `expose`.',
+    description: 'The response headers such a page may read (besides the CORS-safelisted ones): those readable cross-origin here.',
     schema: { type: 'string' },
     sent: ['cross-origin'],
     expose: false,

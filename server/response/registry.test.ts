@@ -13,7 +13,7 @@ import { EXPOSED_HEADERS, HEADER_LIST, wireName } from './registry.ts';
 import { captureHeaders, errorHeaders, mcpFacts } from './write.ts';
 
 /** Where the response headers are documented: one table row (or a row naming several) each. */
-const DOCS = { file: 'README.md', section: '### The response' };
+const DOCS = { file: 'docs/api.md', section: '### The response' };
 
 const FACTS = captureFacts({
   etag: '"abc"', bannerAction: 'rejected:onetrust', targetStatus: 404, format: 'jpeg', timings: [{ step: 'capture', stage: 'capturing', ms: 12.34 }],
@@ -98,6 +98,7 @@ test('the MCP facts, the CORS expose list and the OpenAPI component names', () =
     assert.ok(EXPOSED_HEADERS.includes(h), `a listed origin's page may read ${h}`);
   }
   assert.ok(!EXPOSED_HEADERS.some((h) => h.startsWith('access-control-')), 'CORS headers are for the browser, not the page');
+  for (const h of HEADER_LIST) assert.ok(!(h.expose && h.safelisted), `${h.name}: a safelisted header needs no exposing`);
   assert.deepEqual(['x-request-id', 'WWW-Authenticate', 'ETag', 'Server-Timing'].map((n) => componentName(n)), ['RequestId', 'WwwAuthenticate', 'ETag', 'ServerTiming']);
   assert.equal(componentName('Cache-Control', 'private'), 'CacheControlPrivate');
 });

@@ -238,12 +238,12 @@ describe('HTTP caching of POST (ETag, If-None-Match, cacheTtl)', () => {
   });
 });
 
-describe('README recipes make links the server accepts', () => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+describe('the recipes of docs/signed-links.md make links the server accepts', () => {
+  const readme = readFileSync(path.join(ROOT, 'docs/signed-links.md'), 'utf8');
   /** The code block that follows the marker comment `<!-- recipe: NAME -->`. */
   const recipe = (name: string) => {
     const m = new RegExp(`<!-- recipe: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(readme);
-    assert.ok(m, `README has the ${name} recipe`);
+    assert.ok(m, `docs/signed-links.md has the ${name} recipe`);
     return m[1]!;
   };
   const expectImage = async (url: string, k: LinkKey) => {

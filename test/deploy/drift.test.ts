@@ -33,11 +33,11 @@ function configVariables(): Set<string> {
 
 function assertKnownVariables(where: string, names: string[]): void {
   const known = configVariables();
-  const readme = read('README.md');
+  const readme = read('docs/configuration.md');
   assert.ok(names.length > 0, `${where} sets variables`);
   for (const n of names) {
     assert.ok(known.has(n), `${where} sets ${n}, which server/config.ts does not read`);
-    assert.ok(readme.includes(`| \`${n}\``), `${where} sets ${n}: the README configuration table must document it`);
+    assert.ok(readme.includes(`| \`${n}\``), `${where} sets ${n}: the configuration table (docs/configuration.md) must document it`);
   }
 }
 
@@ -193,7 +193,7 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   const rule = adapter.rules.custom.find((r: { name: { as: string } }) => r.name.as === metricName);
   assert.ok(rule, 'prometheus-adapter has a rule serving that metric');
   assert.ok(rule.seriesQuery.startsWith(`${metricName}{`) && rule.metricsQuery.includes(metricName));
-  assert.ok(read('README.md').includes('prometheus-adapter'), 'the README names the adapter');
+  assert.ok(read('docs/operations.md').includes('prometheus-adapter'), 'docs/operations.md names the adapter');
 
   const kust = yaml(`${dir}/kustomization.yaml`);
   const manifests = readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.yaml') && !['kustomization.yaml', 'prometheus-adapter-values.yaml'].includes(f));

@@ -7,7 +7,7 @@
 //   scLayers()  the layers over the page: the outermost fixed or sticky elements found by hit
 //               testing a grid of points over the viewport (open shadow roots included), plus
 //               dialogs; a banner that covers nothing of the viewport is not in the capture
-// eslint-disable-next-line no-unused-vars
+ 
 function scTokens() {
   const ids = new Set();
   const classes = new Set();
@@ -47,7 +47,7 @@ function scTokens() {
   };
 }
 
-// eslint-disable-next-line no-unused-vars
+ 
 function scLayers() {
   const doc = document;
   const root = doc.documentElement;

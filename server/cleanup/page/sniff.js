@@ -3,7 +3,7 @@
 // hit tests over the viewport; scan.js is concatenated before this file), so that a page without
 // a banner does not pay for injecting the autoconsent bundle (~30 ms). Plain JavaScript,
 // serialised into the page like driver.js.
-// eslint-disable-next-line no-unused-vars
+ 
 function scConsentSniff(spec, shared) {
   const doc = document;
   if (!doc.documentElement) return null;
