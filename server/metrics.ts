@@ -3,7 +3,7 @@
 // browser restarts and renders per browser, per-step latency (queue wait included), cache results.
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { PoolEvents } from './render/pool.ts';
+import type { PoolEvents } from './pool/index.ts';
 import type { StepTiming } from './render/steps.ts';
 
 export interface Metrics {

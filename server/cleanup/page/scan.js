@@ -1,4 +1,4 @@
-// Shared in-page scanning helpers for sniff.js and dom-cleanup.js (concatenated before them; see
+// Shared in-page scanning helpers for find.js, sniff.js and dom-cleanup.js (before them; see
 // ../selectors.ts and ../sniff.ts). Plain JavaScript, serialised into the page. Both scale with
 // the viewport, not with the size of the DOM:
 //   scTokens()  one pass over the elements: which ids, classes and custom element names exist
