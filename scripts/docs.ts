@@ -28,6 +28,7 @@ const code = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}
 
 /** A field's type in words: `png` \| `jpeg`, number 1..100, string[] (at most 50), object... */
 function typeOf(s: Schema): string {
+  if (s.enum && s['x-suggest']) return `string: one of ${s.enum.length} names`; // too many to spell (device presets): the description says where they are listed
   if (s.enum) return s.enum.map(code).join(' | ');
   const bounds = (lo: unknown, hi: unknown) => (lo !== undefined || hi !== undefined ? ` ${lo ?? ''}..${hi ?? ''}` : '');
   switch (s.type) {

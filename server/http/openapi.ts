@@ -18,6 +18,7 @@
 //   host name from the request is echoed into it.
 // - A 304 lists the headers it carries, which are those of the 200 but Content-Disposition: the
 //   capture's facts describe the same picture, whether sent with it or not.
+import { DEVICES_PATH, devicesPathItem } from '../emulation/route.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
 import { REQUEST_HEADERS } from '../request/headers.ts';
@@ -124,6 +125,7 @@ export function openApiDocument() {
         responses: { ...imageResponses(headers, 'private'), ...errorResponses(headers, NOT_FROM_CAPTURE) },
       },
     },
+    [DEVICES_PATH]: devicesPathItem(headers.other()),
   };
   return {
     openapi: '3.1.0',

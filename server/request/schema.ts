@@ -13,7 +13,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
-import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.ts';
+import { cookiesField, headersField } from '../page-env/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
@@ -104,8 +105,7 @@ const specProperties = {
 const extensionProperties = {
   cacheTtl: cacheTtlField,
   deterministic: deterministicField,
-  colorScheme: colorSchemeField,
-  userAgent: userAgentField,
+  ...emulationFields, // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
@@ -132,6 +132,7 @@ const crossFieldRules = [
     then: { required: ['url'] },
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
+  ...emulationCrossFieldRules,
 ] as const;
 
 export const screenshotRequestSchema = {

@@ -25,6 +25,7 @@ const ALLOWED_PLACES: Record<string, string> = {
 const NOT_HEADERS = new Set([
   'x-rule', // JSON Schema annotation of the request schema (server/request/schema.ts)
   'x-message', // the same, for cross-field rules
+  'x-suggest', // the same: a 400 for this field names the closest allowed values
 ]);
 
 const KNOWN = new Set([...HEADER_LIST.map((h) => h.name), ...Object.values(REQUEST_HEADERS).map((h) => h.name)].map((n) => n.toLowerCase()));

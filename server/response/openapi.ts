@@ -29,6 +29,8 @@ export function openApiHeaders() {
     /** The headers of a capture answer: the image (200) or the 304 to If-None-Match. */
     capture: (audience: Audience['kind'], answer: 'image' | 'not-modified') =>
       pick((h) => h.sent.includes(answer) && !(h.privateOnly && audience === 'public'), audience),
+    /** The headers of any other answer (a JSON document): those of every response. */
+    other: () => pick(() => false),
     /** The headers of an error answer with one of these codes. */
     error: (codes: readonly ErrorCode[]) => pick((h) => h.fromError !== undefined && (!h.fromError.codes || h.fromError.codes.some((c) => codes.includes(c)))),
     /** The components the headers above refer to; read after the last of them. */

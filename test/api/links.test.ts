@@ -19,6 +19,7 @@ import { canonicalQuery, SIGNED_PATH, type Pair } from '../../server/links/canon
 import { makeLink } from '../../server/links/make.ts';
 import { signPairs } from '../../server/links/verify.ts';
 import { rotateSigningSecret } from '../../server/links/secrets.ts';
+import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode } from '../support/image.ts';
@@ -30,6 +31,7 @@ const viewport = { width: 64, height: 40 };
 const HOUR = 3600;
 
 let fx: Fixture;
+let probe: ReturnType<typeof serveProbe>;
 let srv: TestServer;
 let db: SqlLedger['db'];
 let kek: Buffer;
@@ -63,6 +65,7 @@ before(async () => {
   fx = await startFixture();
   page(fx, '/green', '<body style="margin:0;background:#0a0"></body>');
   page(fx, '/blue', '<body style="margin:0;background:#00f"></body>');
+  probe = serveProbe(fx);
   srv = await startTestServer({ CACHE_TTL_SECONDS: '300' }, fx);
   db = (srv.server.accounts as SqlLedger).db;
   kek = resolveKek(srv.config)!;
@@ -194,6 +197,21 @@ describe('signed links (GET /v1/screenshot)', () => {
     const header = await get(signed([['url', `${fx.origin}/green`], ['headers.X-A', '1']]));
     assert.ok(header.status === 400 && /headers/.test(header.json?.message ?? ''), `a signed link may not carry headers: ${show(header)}`);
     assert.equal(await balance(k), 20);
+  });
+
+  test('the emulation fields travel in a link: strings, a nested geolocation and booleans typed by the schema', async () => {
+    const k = await newKey();
+    const { timezone, locale, device, geolocation } = EMULATED;
+    const shot = async (options: Record<string, unknown>) => {
+      const r = await get(link(k, { url: probe.url, waitUntil: 'load', ...options }));
+      assert.equal(r.status, 200, show(r));
+      return blocksOf(await decode(r.body));
+    };
+    const all = await shot({ device, viewport: { width: 320, height: 240 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
+    const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green' } as const;
+    assert.deepEqual(pick(all, green), green);
+    assert.deepEqual(pick(await shot({ viewport: { width: 320, height: 240 }, javaScriptEnabled: false }), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
+    assert.throws(() => link(k, { url: probe.url, device: 'Nokia 3310' }), /^ServiceError: device must be the name of a device preset/);
   });
 
   test('not links: GET without a query is 405 (Allow: POST); without a signature 400; headers and cookies never in a link', async () => {
