@@ -8,7 +8,8 @@ import { hideList } from './hide-list.ts';
 import { needsOf } from './selectors.ts';
 
 const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
-const source = ['scan.js', 'dom-cleanup.js'].map((f) => readFileSync(path.join(pageDir, f), 'utf8')).join('\n');
+export const readPageScripts = (...files: string[]) => files.map((f) => readFileSync(path.join(pageDir, f), 'utf8')).join('\n');
+const source = readPageScripts('scan.js', 'dom-cleanup.js', 'late-watch.js');
 // selector groups travel with their needs (selectors.ts): the page runs only those that can match
 export const pageConfig = JSON.stringify({
   cmp: needsOf(hideList.cmp),
@@ -46,7 +47,8 @@ export interface DomResult {
   after: number;
 }
 
+/** Runs the DOM clean-up; the last look's watch (last-look.ts) then counts only what the page does after it. */
 export async function runDomCleanup(frame: Frame, req: DomRequest): Promise<DomResult> {
-  const expr = `(() => {\n${source}\nreturn scDomCleanup(${pageConfig}, ${JSON.stringify(req)});\n})()`;
+  const expr = `(() => {\n${source}\nconst result = scDomCleanup(${pageConfig}, ${JSON.stringify(req)});\nscLateWatchMark();\nreturn result;\n})()`;
   return (await frame.evaluate(expr)) as DomResult;
 }

@@ -1,5 +1,5 @@
 // One render, as a pipeline of small named steps on a prepared, isolated page:
-// viewport -> load (goto | setContent) -> wait (waitUntil, waitForSelector) -> cleanup -> capture.
+// viewport -> load (goto | setContent) -> wait (waitUntil, waitForSelector) -> cleanup -> last look -> capture.
 // Every step runs under the request's Deadline (spec §4.1 rule 6); with captureOnTimeout the waits
 // end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
@@ -89,8 +89,9 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await loadLazyContent(page, tracker, waits, hops);
     }
 
-    const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
+    await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
     await hops.guard(freezer.settle(deadline));
+    const bannerAction = await deadline.step('last-look', hops.guard(cleanup.lastLook(waits.cleanupEnd())));
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
     return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut };
   } finally {

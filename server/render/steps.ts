@@ -19,6 +19,7 @@ export const STEPS = {
   'lazy-idle': 'waiting for lazy content',
   banners: 'removing cookie banners',
   freeze: 'freezing the page',
+  'last-look': 'looking for banners added since the clean-up',
   capture: 'capturing',
 } as const;
 
