@@ -3,7 +3,7 @@
 // counts per profile and per spec section, the failing checks, and how long the run took at
 // which concurrency. scripts/test.sh reads the "total" line.
 import type { SuiteOptions } from '../options.ts';
-import { describeTiming, duration, machineLoad, tally, type CaseRecord, type Counts } from './records.ts';
+import { cpus, describeTiming, duration, machineLoad, tally, type CaseRecord, type Counts } from './records.ts';
 
 const MARK = { pass: '✓', fail: '✗', skip: '-', 'expected-failure': '~', 'unexpected-pass': '!' } as const;
 
@@ -62,6 +62,6 @@ export class Console {
     const bad = records.filter((r) => r.verdict === 'fail' || r.verdict === 'unexpected-pass');
     if (bad.length) console.log(`  failing: ${bad.map((r) => r.case.id).join(', ')}`);
     const load = machineLoad();
-    console.log(`  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${load.cpus} CPUs); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`);
+    console.log(`  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`);
   }
 }

@@ -37,11 +37,13 @@ export function machineLoad(): MachineLoad {
   return { loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100), cpus: os.availableParallelism() };
 }
 
+export const cpus = (n: number) => `${n} CPU${n === 1 ? '' : 's'}`;
+
 /** "the implementation answered in 730 ms (then 752 ms); load average 3.1 2.45 1.2 on 2 CPUs". */
 export function describeTiming(t: FailureTiming): string {
   const [first, ...rest] = t.responseMs.map((ms) => `${Math.round(ms)} ms`);
   const took = first ? `the implementation answered in ${first}${rest.length ? ` (then ${rest.join(', ')})` : ''}` : 'no answer from the implementation';
-  return `${took}; load average ${t.loadAverage.join(' ')} on ${t.cpus} CPUs`;
+  return `${took}; load average ${t.loadAverage.join(' ')} on ${cpus(t.cpus)}`;
 }
 
 export type Counts = Record<Verdict | 'total', number>;
