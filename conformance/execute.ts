@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startCanary, type Canary } from './canary.ts';
 import { compareImages } from './compare.ts';
+import { undeclaredField } from './declared-fields.ts';
 import { exchange, type Observed } from './exchange.ts';
 import type { HttpClient } from './http.ts';
 import { decodeImage, encodePng, readPng, sniffType, type DecodedImage } from './image.ts';
@@ -30,6 +31,8 @@ export interface RunEnv {
   updateGolden: boolean;
   /** MCP client sessions shared by the cases of a run (else each case opens and closes its own). */
   mcp?: McpSessions;
+  /** Request fields the implementation's OpenAPI document declares (read when a case names `fields`). */
+  declaredFields?: ReadonlySet<string>;
 }
 
 export interface Attachment {
@@ -59,7 +62,7 @@ const NEED_REASONS: Record<Need, string> = {
 };
 
 /** Why a case cannot run in this environment, or null. */
-export function unmetNeed(c: Pick<Case, 'needs'>, env: RunEnv): string | null {
+export function unmetNeed(c: Pick<Case, 'needs' | 'fields'>, env: RunEnv): string | null {
   const has: Record<Need, boolean> = {
     fixtures: env.fixtureOrigins.length >= 1,
     secondOrigin: env.fixtureOrigins.length >= 2,
@@ -70,7 +73,7 @@ export function unmetNeed(c: Pick<Case, 'needs'>, env: RunEnv): string | null {
     isolatedNetwork: env.isolatedNetwork,
   };
   for (const n of c.needs ?? []) if (!has[n]) return NEED_REASONS[n];
-  return null;
+  return undeclaredField(c.fields, env.declaredFields);
 }
 
 /** The key a case uses: spread over the given keys so that per-key limits are not hit by the suite itself. */

@@ -13,6 +13,8 @@
 //   /redirect?to=URL&status=302   a redirect (to a canary, in security cases)
 //   /hangup                destroys the connection without a response
 //   /status?code=N         an HTML page with that status
+//   /echo?header=H&value=V  a page, green when the request had header H = V, red otherwise
+//   /echo?cookie=C&value=V  the same for cookie C
 //   /beacon/<token>        records a hit (GET or POST); /__beacons/<token> returns {"count":n}
 //   /health                "ok"
 // The second origin is another SITE (http://localhost:<port2> when the first is 127.0.0.1), for
@@ -156,6 +158,20 @@ function handler(beacons: Map<string, number>, holds: Holds, self: { index: numb
       if (p === '/status') {
         const code = Number(u.searchParams.get('code') ?? 200);
         return send(res, code >= 200 && code <= 599 ? code : 200, TYPES['.html']!, `<!doctype html><html><body style="margin:0;background:#dddddd"><h1>status ${code}</h1></body></html>`);
+      }
+      if (p === '/echo') {
+        // Green when the request carried what the case sent (header `header` or cookie `cookie` equal
+        // to `value`), red otherwise: what a page's origin receives, as pixels.
+        const value = u.searchParams.get('value') ?? '';
+        const header = u.searchParams.get('header');
+        const cookie = u.searchParams.get('cookie');
+        const got = header
+          ? req.headers[header.toLowerCase()]
+          : cookie
+            ? (req.headers.cookie ?? '').split(/;\s*/).find((c) => c.startsWith(`${cookie}=`))?.slice(cookie.length + 1)
+            : undefined;
+        const bg = got === value ? '#20a040' : '#e02020';
+        return send(res, 200, TYPES['.html']!, `<!doctype html><html><body style="margin:0;height:100vh;background:${bg}"></body></html>`);
       }
       if (p.startsWith('/beacon/')) {
         const token = p.slice('/beacon/'.length);

@@ -4,8 +4,14 @@
 // knows nothing about individual cases. `case.schema.json` is the same model as a JSON Schema:
 // `screenshot-conformance --export DIR` writes every case in this shape for runners in any language.
 
-export type Profile = 'core' | 'reference' | 'security';
-export const PROFILES: readonly Profile[] = ['core', 'reference', 'security'];
+/**
+ * `core`: only what the spec states. `reference`: the reference server's decisions (DESIGN §3).
+ * `security`: the threat model. `extensions`: request fields beyond the spec (§9 lets an
+ * implementation ignore them); each such case names its fields and runs only against an
+ * implementation whose OpenAPI document declares them (see `Case.fields`).
+ */
+export type Profile = 'core' | 'reference' | 'security' | 'extensions';
+export const PROFILES: readonly Profile[] = ['core', 'reference', 'security', 'extensions'];
 
 /** What a case needs from the environment; cases whose needs are not met are skipped, with the reason. */
 export type Need =
@@ -242,6 +248,12 @@ export interface Case {
   rules: string[];
   profile: Profile;
   needs?: Need[];
+  /**
+   * Request fields beyond the spec that this case sends (`extensions` profile). The case runs only
+   * when the implementation's OpenAPI document (GET {base_url}/openapi.json) declares every one of
+   * them as a property of the screenshot request body, and is skipped otherwise, with the reason.
+   */
+  fields?: string[];
   /** Heavy cases (large images, long waits) are few and marked so that runs can budget for them. */
   heavy?: boolean;
   /** Per-case time limit for the runner (ms); default 60 s. */

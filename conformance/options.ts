@@ -37,7 +37,9 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
   --base-url URL          the implementation under test ({base_url}; POST {base_url}/v1/screenshot)
   --api-key KEY           an API key; repeat or comma-separate several to spread per-key limits
   --profile P[,P]         core (default; the spec only), reference (core + DESIGN §3 decisions),
-                          security (threat model; needs fixtures and canaries reachable)
+                          security (threat model; needs fixtures and canaries reachable),
+                          extensions (request fields beyond the spec; each case runs only when
+                          the implementation's GET /openapi.json declares its fields)
   --fixtures-port N[,M]   serve the suite's fixtures on 127.0.0.1:N (and a second origin on M,
                           default N+1); the implementation must be allowed to reach them
   --fixtures-url U[,U2]   fixtures served elsewhere (started with --serve-fixtures); url cases use them
@@ -108,7 +110,7 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
       case '--mcp-fresh-key': o.mcpFreshKey = value(a); break;
       case '--profile': {
         profiles = value(a).split(',').map((s) => s.trim()) as Profile[];
-        for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be core, reference or security, got ${p}`);
+        for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be ${PROFILES.join(', ')}, got ${p}`);
         break;
       }
       case '--fixtures-port': flags.fixturesPorts = value(a).split(',').map((s) => { const n = Number(s); if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--fixtures-port: bad port ${s}`); return n; }); break;

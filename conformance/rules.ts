@@ -5,7 +5,7 @@
 // self-test fails when a spec rule has no case (conformance/self-test/cases.test.ts); `--coverage`
 // prints the matrix. The rules live here and only here.
 
-export type RuleSource = 'spec' | 'design' | 'threat-model';
+export type RuleSource = 'spec' | 'design' | 'threat-model' | 'extension';
 
 export interface Rule {
   id: string;
@@ -19,6 +19,8 @@ export interface Rule {
 const spec = (id: string, quote: string): Rule => ({ id, source: 'spec', quote });
 const design = (id: string, quote: string, untested?: string): Rule => ({ id, source: 'design', quote, ...(untested ? { untested } : {}) });
 const threat = (id: string, quote: string): Rule => ({ id, source: 'threat-model', quote });
+/** A request field beyond the spec: `quote` is its contract as the field's description states it. */
+const ext = (id: string, quote: string): Rule => ({ id, source: 'extension', quote });
 
 export const RULES: readonly Rule[] = [
   // §1 What the service does
@@ -149,6 +151,23 @@ export const RULES: readonly Rule[] = [
   design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
   design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
   design('mcp/size-budget', 'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.'),
+
+  // Request fields beyond the spec (extensions profile; spec §9: an implementation may ignore them).
+  // Each quote is the field's contract; the field's description in the implementation's schema says it.
+  ext('X/cacheTtl', '`cacheTtl`: seconds a cached capture of the same url-mode request may be reused; 0 always renders afresh.'),
+  ext('X/deterministic', '`deterministic`: what moves on its own stands still, so that two captures of an unchanged page are identical (virtual time from 2025-01-01T00:00:00Z, seeded Math.random, animations finished or stopped).'),
+  ext('X/colorScheme', '`colorScheme`: the page sees `prefers-color-scheme` as `light` or `dark`.'),
+  ext('X/userAgent', '`userAgent`: the page\'s navigator.userAgent and the User-Agent of its requests.'),
+  ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
+  ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),
+  ext('X/device', '`device`: a preset by name (GET /v1/devices lists them): its viewport and scale, a mobile viewport, touch and its user agent together; an explicit viewport or userAgent replaces the preset\'s.'),
+  ext('X/timezone', '`timezone`: an IANA time zone; the page\'s Date, Intl and time-zone offset, from its first inline script, in every frame and dedicated worker; an unknown zone is a 400 naming the field.'),
+  ext('X/locale', '`locale`: a BCP 47 tag; navigator.language(s), the default Intl locale and the Accept-Language of the page\'s requests, all the same, from the first inline script, in every frame and dedicated worker; a malformed tag is a 400 naming the field.'),
+  ext('X/geolocation', '`geolocation` (url mode): the position navigator.geolocation reports, granted to the target\'s own origin only; without it, a page asking for the position is refused at once instead of waiting.'),
+  ext('X/mediaType', '`mediaType`: `screen` or `print`; `print` lays the page out with its print style sheet.'),
+  ext('X/reducedMotion', '`reducedMotion`: the page sees `prefers-reduced-motion` as `reduce` or `no-preference`.'),
+  ext('X/javaScriptEnabled', '`javaScriptEnabled`: false renders the page without its scripts (`<noscript>` content shows); the clean-up of banners still works.'),
+  ext('X/captureOnTimeout', '`captureOnTimeout`: a page that never settles is captured as it is before the render budget ends, instead of 504.'),
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

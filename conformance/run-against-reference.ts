@@ -1,5 +1,5 @@
 // Runs the conformance suite against a fresh reference server (what `npm test` calls):
-//   node --import tsx conformance/run-against-reference.ts [--profile reference,security] [--grep RE]
+//   node --import tsx conformance/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
 //        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice]
 // It starts the suite's fixture server (two loopback origins), then the reference server via
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
@@ -92,7 +92,7 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
 }
 
 function parse(argv: string[]) {
-  const o = { profiles: ['reference', 'security'] as Profile[], grep: undefined as string | undefined, isolate: true, updateGolden: false, report: path.join(REPO_ROOT, 'conformance-report'), workers: 2, twice: false };
+  const o = { profiles: ['reference', 'security', 'extensions'] as Profile[], grep: undefined as string | undefined, isolate: true, updateGolden: false, report: path.join(REPO_ROOT, 'conformance-report'), workers: 2, twice: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--profile') o.profiles = argv[++i]!.split(',') as Profile[];

@@ -7,6 +7,7 @@
 //   const result = await runSuite(options);   // options: see options.ts SuiteOptions
 //   result.exitCode, result.tally (pass, fail, skip, expectedFailure, unexpectedPass, byProfile)
 import { selectCases } from './cases/index.ts';
+import { fetchDeclaredFields } from './declared-fields.ts';
 import { executeCase, unmetNeed, type Attachment, type RunEnv } from './execute.ts';
 import { loadExpectations } from './expectations.ts';
 import { undiciClient, type HttpClient } from './http.ts';
@@ -94,7 +95,8 @@ export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: H
   const expectations = loadExpectations(o.expectations, new Set((all ?? selectCases(['reference', 'security'])).map((c) => c.id)));
   const cases = casesOf(o, all);
   const mcp = o.mcpUrl && cases.some((c) => requestsOf(c).some(isMcpRequest)) ? new McpSessions(o.mcpUrl) : undefined;
-  const env = runEnvOf(o, mcp);
+  const declaredFields = cases.some((c) => c.fields?.length) ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
+  const env = { ...runEnvOf(o, mcp), ...(declaredFields ? { declaredFields } : {}) };
   const http = opts.http ?? undiciClient;
   const out = new Console(o, cases.length, opts.quiet ?? false);
   const order = [...cases].sort((a, b) => Number(!!b.heavy) - Number(!!a.heavy) || (b.timeoutMs ?? 0) - (a.timeoutMs ?? 0));

@@ -6,19 +6,22 @@ import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
 import { coreRequestCases } from './core-request.ts';
+import { emulationCases } from './ext-emulation.ts';
+import { extensionCases } from './extensions.ts';
 import { mcpCases } from './mcp.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases];
   validateCases(list);
   return list;
 }
 
 /**
  * `core`: the spec only. `reference`: core plus the reference server's decisions (DESIGN §3).
- * `security`: the threat model's cases. Profiles combine: "reference,security" is everything.
+ * `security`: the threat model's cases. `extensions`: fields beyond the spec, each case run only
+ * where the implementation declares its fields. Profiles combine.
  */
 export function selectCases(profiles: Profile[], cases = allCases()): Case[] {
   const want = new Set<Profile>(profiles);
@@ -34,6 +37,8 @@ export function validateCases(list: Case[]): void {
     seen.add(c.id);
     if (!/^The (service|reference server|MCP server) MUST\b/.test(c.must)) throw new Error(`case ${c.id}: "must" must be one "The service MUST ..." sentence`);
     if (c.rules.length === 0) throw new Error(`case ${c.id} checks no rule`);
+    // An extension case runs only where its fields are declared; no other case may need one.
+    if ((c.profile === 'extensions') !== (c.fields !== undefined && c.fields.length > 0)) throw new Error(`case ${c.id}: extensions cases, and only they, name the fields beyond the spec they send`);
     for (const r of c.rules) if (!RULES_BY_ID.has(r)) throw new Error(`case ${c.id}: unknown rule id ${r}`);
     const steps = [c.expect, ...(c.then ?? []).map((s) => s.expect)];
     for (const e of steps) {

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { selectCases } from '../cases/index.ts';
 import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
+import { fetchDeclaredFields } from '../declared-fields.ts';
 import { REPO_ROOT } from '../fixtures.ts';
 import { undiciClient } from '../http.ts';
 import type { Case } from '../model.ts';
@@ -69,8 +70,9 @@ async function main(argv: string[]): Promise<number> {
     isolatedNetwork: false,
     goldenDir: path.join(REPO_ROOT, 'golden'),
     updateGolden: false,
+    declaredFields: await fetchDeclaredFields(target.baseUrl, target.apiKeys[0]),
   };
-  const all = selectCases(['reference']);
+  const all = selectCases(['reference', 'extensions']);
   let failed = false;
   try {
     // 1. baseline

@@ -20,6 +20,13 @@ export interface CleanupOptions {
   blockCookieBanners: boolean;
   hideSelectors: string[];
   blockAds: boolean;
+  /**
+   * false: the page renders without its scripts (server/emulation/). The CMP driver is skipped
+   * then: it waits on timers, which do not fire in such a page, and a consent platform needs its
+   * scripts to show a banner or to take a rejection at all; what the markup itself shows is hidden
+   * by the DOM clean-up, which needs no timers. Absent: on.
+   */
+  javaScriptEnabled?: boolean;
 }
 
 /**
@@ -130,7 +137,7 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
       return report.action;
     },
     async lastLook(deadline: number) {
-      if (!report || !opts.blockCookieBanners) return report?.action ?? 'none';
+      if (!report || !opts.blockCookieBanners || opts.javaScriptEnabled === false) return report?.action ?? 'none';
       report.late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS);
       if (report.late && report.late.autoHidden > 0 && !report.late.reverted && report.action === 'none') report.action = 'hidden';
       return report.action;
@@ -155,9 +162,10 @@ async function runFinish(
     return { action: 'none', cmp: null, frames, optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: 'no time left for the clean-up' };
   }
   if (opts.blockCookieBanners) {
-    // from here on the page's changes are recorded, until the DOM pass has looked (last-look.ts)
-    await watchLateChanges(page.mainFrame(), budgetEnd);
-    const pass = await rejectPass(page, budgetEnd, hardEnd, bind);
+    // from here on the page's changes are recorded, until the DOM pass has looked (last-look.ts);
+    // a page without its scripts cannot change itself
+    if (opts.javaScriptEnabled !== false) await watchLateChanges(page.mainFrame(), budgetEnd);
+    const pass = await rejectPass(page, budgetEnd, hardEnd, bind, opts.javaScriptEnabled !== false);
     frames = pass.frames;
     domWork ||= pass.domWork;
   }
@@ -205,6 +213,7 @@ async function rejectPass(
   budgetEnd: number,
   hardEnd: number,
   bind: () => Promise<void>,
+  scripts: boolean,
 ): Promise<{ frames: FrameConsentState[]; domWork: boolean }> {
   const main = page.mainFrame();
   let navigated = false;
@@ -221,7 +230,7 @@ async function rejectPass(
       null,
     );
     if (surveys === null) return { frames: [], domWork: true };
-    const driven = frames.filter((_, i) => surveys[i]!.reason !== null);
+    const driven = scripts ? frames.filter((_, i) => surveys[i]!.reason !== null) : [];
     if (driven.length === 0) return { frames: [], domWork: surveys[0]!.candidates !== 0 };
     await bind();
     await withTimeout(Promise.all(driven.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);

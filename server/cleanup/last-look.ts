@@ -10,10 +10,11 @@
 // frame or a shadow root that existed before is not seen, and a page can still change during the
 // capture itself.
 import type { Frame } from 'puppeteer-core';
-import { readPageScripts, runDomCleanup, type DomResult } from './dom.ts';
+import { runDomCleanup, type DomResult } from './dom.ts';
+import { pageScript } from './page-scripts.ts';
 import { withTimeout } from './time-limit.ts';
 
-const source = readPageScripts('late-watch.js');
+const source = pageScript('late-watch.js');
 
 /** Installs the watch in the document (idempotent); what the page does from now on is recorded. */
 export async function watchLateChanges(frame: Frame, end: number): Promise<void> {

@@ -5,7 +5,7 @@
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
 // lossless re-encode by sharp on libuv's thread pool, off the event loop (issue 13: on a gradient
 // share card, less than half the time of Chromium's default PNG encoder, and fewer bytes).
-// The output-size ceiling protects the server (README "Limits").
+// The output-size ceiling protects the server (docs/api.md "Limits").
 import type { CDPSession, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { badRequest, SelectorNotFound } from '../errors.ts';

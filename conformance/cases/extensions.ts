@@ -1,0 +1,116 @@
+// Extensions profile: request fields beyond the spec (spec §9 lets an implementation ignore them).
+// Every case names the fields it sends (`fields`) and runs only against an implementation whose
+// GET /openapi.json declares them; each checks the field's effect as pixels, beside a control
+// without it where the effect could be a coincidence.
+import type { Case } from '../model.ts';
+import { BLUE, box, color, GREEN, html, png, RED, SMALL } from './helpers.ts';
+
+const VP = { ...SMALL };
+const middle = box(100, 80, 120, 80);
+const UA = 'ConformanceAgent/1.0 (screenshot-conformance)';
+
+export const extensionCases: Case[] = [
+  {
+    id: 'ext.colorScheme.dark',
+    must: 'The service MUST show the page its dark colour scheme with colorScheme "dark".',
+    rules: ['X/colorScheme'],
+    profile: 'extensions',
+    fields: ['colorScheme'],
+    request: { body: html('ext-color-scheme', { viewport: VP, colorScheme: 'dark' }) },
+    expect: png(320, 240, [color(middle, BLUE, 'dark scheme')]),
+  },
+  {
+    id: 'ext.colorScheme.light',
+    must: 'The service MUST show the page its light colour scheme with colorScheme "light".',
+    rules: ['X/colorScheme'],
+    profile: 'extensions',
+    fields: ['colorScheme'],
+    request: { body: html('ext-color-scheme', { viewport: VP, colorScheme: 'light' }) },
+    expect: png(320, 240, [color(middle, GREEN, 'light scheme')]),
+  },
+  {
+    id: 'ext.userAgent.navigator',
+    must: 'The service MUST give the page the requested userAgent as navigator.userAgent.',
+    rules: ['X/userAgent'],
+    profile: 'extensions',
+    fields: ['userAgent'],
+    request: { body: html('ext-user-agent', { viewport: VP, userAgent: UA }) },
+    expect: png(320, 240, [color(middle, BLUE, 'navigator.userAgent is the one sent')]),
+  },
+  {
+    id: 'ext.userAgent.request-header',
+    must: 'The service MUST send the requested userAgent as the User-Agent of the page request.',
+    rules: ['X/userAgent'],
+    profile: 'extensions',
+    fields: ['userAgent'],
+    needs: ['fixtures'],
+    request: { body: { url: { $fixtureUrl: `/echo?header=user-agent&value=${encodeURIComponent(UA)}` }, viewport: VP, userAgent: UA } },
+    expect: png(320, 240, [color(middle, GREEN, 'the target saw the User-Agent')]),
+  },
+  {
+    id: 'ext.headers.target-origin',
+    must: 'The service MUST send the requested headers with the request for the target page.',
+    rules: ['X/headers'],
+    profile: 'extensions',
+    fields: ['headers'],
+    needs: ['fixtures'],
+    request: { body: { url: { $fixtureUrl: '/echo?header=x-conformance&value=yes-7c1f' }, viewport: VP, headers: { 'X-Conformance': 'yes-7c1f' } } },
+    expect: png(320, 240, [color(middle, GREEN, 'the target saw the header')]),
+  },
+  {
+    id: 'ext.cookies.target-origin',
+    must: 'The service MUST send the requested cookies with the request for the target page.',
+    rules: ['X/cookies'],
+    profile: 'extensions',
+    fields: ['cookies'],
+    needs: ['fixtures'],
+    request: { body: { url: { $fixtureUrl: '/echo?cookie=conformance&value=c00k1e' }, viewport: VP, cookies: [{ name: 'conformance', value: 'c00k1e' }] } },
+    expect: png(320, 240, [color(middle, GREEN, 'the target saw the cookie')]),
+  },
+  {
+    id: 'ext.deterministic.identical',
+    must: 'The service MUST make two deterministic captures of a page with random colours, a clock and an endless animation identical, with the clock at 2025.',
+    rules: ['X/deterministic'],
+    profile: 'extensions',
+    fields: ['deterministic'],
+    request: { body: html('ext-moving', { viewport: VP, deterministic: true }) },
+    expect: {
+      ...png(320, 240, [color(box(10, 10, 300, 40), GREEN, 'the clock reads 2025')]),
+      relation: { request: { body: html('ext-moving', { viewport: VP, deterministic: true }) }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 } }, relation: 'pixels-similar', maxDiffRatio: 0 },
+    },
+  },
+  {
+    id: 'ext.deterministic.control',
+    must: 'The service MUST capture the same page differently twice without deterministic (the random colours change), which shows the fixture moves.',
+    rules: ['X/deterministic'],
+    profile: 'extensions',
+    fields: ['deterministic'],
+    request: { body: html('ext-moving', { viewport: VP }) },
+    expect: {
+      ...png(320, 240, [color(box(10, 10, 300, 40), RED, 'the real clock is not 2025')]),
+      relation: { request: { body: html('ext-moving', { viewport: VP }) }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 } }, relation: 'pixels-differ', minDiffRatio: 0.001 },
+    },
+  },
+  {
+    id: 'ext.captureOnTimeout.never-settles',
+    must: 'The service MUST answer 200 with the page as it is, within the render budget, when captureOnTimeout is set and waitForSelector never matches.',
+    rules: ['X/captureOnTimeout'],
+    profile: 'extensions',
+    fields: ['captureOnTimeout'],
+    heavy: true,
+    timeoutMs: 40_000,
+    request: { body: html('never', { viewport: VP, waitForSelector: '#never', waitUntil: 'load', captureOnTimeout: true }) },
+    expect: { ...png(320, 240, [color(middle, RED, 'the page as it was')]), maxDurationMs: 21_000 },
+  },
+  {
+    id: 'ext.cacheTtl.zero-renders-afresh',
+    must: 'The service MUST render a url capture afresh when cacheTtl is 0, even right after the same capture.',
+    rules: ['X/cacheTtl'],
+    profile: 'extensions',
+    fields: ['cacheTtl'],
+    needs: ['fixtures'],
+    request: { body: { url: { $template: '{{fixtures:/pages/plain.html?case=cache-ttl-zero&n=}}{{nonce}}' }, viewport: VP, cacheTtl: 0 } },
+    expect: png(320, 240, [color(middle, GREEN)], { headers: { 'x-cache': 'miss' } }),
+    then: [{ request: { body: { url: { $template: '{{fixtures:/pages/plain.html?case=cache-ttl-zero&n=}}{{nonce}}' }, viewport: VP, cacheTtl: 0 } }, expect: png(320, 240, [color(middle, GREEN)], { headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } }) }],
+  },
+];
