@@ -9,11 +9,12 @@ import { coreRequestCases } from './core-request.ts';
 import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
 import { mcpCases } from './mcp.ts';
+import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }

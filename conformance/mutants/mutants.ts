@@ -5,7 +5,9 @@
 import sharp from 'sharp';
 import { request } from 'undici';
 import { screenshotRequestSchema } from '../../server/request/schema.ts';
-import { jsonOf, jsonResponse, withJson, type ProxyHooks } from './proxy.ts';
+import { body, isShot, jsonOf, jsonResponse, withJson } from './proxy.ts';
+import { PAIR_MUTANTS } from './pairs.ts';
+import type { ProxyHooks } from './proxy.ts';
 
 export interface Mutant {
   id: string;
@@ -14,21 +16,6 @@ export interface Mutant {
   description: string;
   cases: RegExp;
   hooks: ProxyHooks;
-}
-
-const isShot = (path: string, method: string) => method === 'POST' && path.split('?')[0] === '/v1/screenshot';
-
-/** A request hook that rewrites the JSON body of screenshot requests. */
-function body(edit: (b: Record<string, any>) => Record<string, any> | { respond: ReturnType<typeof jsonResponse> }): ProxyHooks {
-  return {
-    onRequest(req) {
-      if (!isShot(req.path, req.method)) return req;
-      const b = jsonOf(req);
-      if (!b) return req;
-      const out = edit(structuredClone(b));
-      return 'respond' in out && out.respond && typeof out.respond === 'object' && 'status' in out.respond ? out.respond : withJson(req, out);
-    },
-  };
 }
 
 /** The known request fields, from the one schema. */
@@ -374,4 +361,6 @@ export const MUTANTS: Mutant[] = [
     cases: /^ext\.cacheTtl\./,
     hooks: body(({ cacheTtl: _c, ...b }) => b),
   },
+  // Pairs: each option right alone, one pair broken (pairs.ts; the pairwise cases holding it).
+  ...PAIR_MUTANTS,
 ];
