@@ -8,3 +8,4 @@ export { diffPicture } from './picture.ts';
 export { changedRegions, MAX_REGIONS, REGION_CELL } from './regions.ts';
 export { compareEncoded, decodePicture, encodePng, UndecodablePicture, type Compared, type Figures } from './compare.ts';
 export { DiffPool, DEFAULT_DIFF_WORKERS } from './pool.ts';
+export { sniffType, type ImageType } from './sniff.ts';
