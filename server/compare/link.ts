@@ -46,7 +46,8 @@ export interface CompareLinkSpec {
 
 /** A signed comparison link; the options are checked first, so that no link is made that can only answer 400. */
 export function makeCompareLink(spec: CompareLinkSpec): string {
+  const options = compareQuery(spec.options);
   validateCompareRequest(spec.options);
-  const pairs: Pair[] = [...compareQuery(spec.options), ['keyId', spec.keyId], ['expires', String(spec.expires)]];
+  const pairs: Pair[] = [...options, ['keyId', spec.keyId], ['expires', String(spec.expires)]];
   return `${spec.baseUrl.replace(/\/+$/, '')}${COMPARE_PATH}?${canonicalQuery(pairs)}&signature=${signPairs(spec.secret, pairs, COMPARE_PATH)}`;
 }
