@@ -15,7 +15,7 @@ const baselineField = {
   'x-rule': 'an object with image or request',
   properties: {
     image: baselineImageField,
-    request: { ...captureSchema, description: 'A capture request rendered now as the baseline (staging against production, before against after). Billed as a capture.', 'x-rule': 'an object: a capture request' },
+    request: { ...captureSchema, title: 'capture request', description: 'A capture request rendered now as the baseline (staging against production, before against after). Billed as a capture.', 'x-rule': 'an object: a capture request' },
   },
   allOf: [
     { anyOf: [{ required: ['image'] }, { required: ['request'] }], 'x-message': 'one of image and request is required' },
