@@ -164,8 +164,9 @@ function showCompare() {
 /** The compare request: the capture's options, the comparison's, and the baseline. */
 function compareBody(capture) {
   if (document.querySelector('input[name=baseline]:checked').value === 'url') {
-    const { html: _html, url: _url, ...options } = capture;
-    return { ...capture, baseline: { request: { ...options, url: $('baseline-url').value.trim() } } };
+    const options = { ...capture, url: $('baseline-url').value.trim() };
+    delete options.html;
+    return { ...capture, baseline: { request: options } };
   }
   if (!lastShot) throw new Error('take a screenshot first: it is the baseline');
   return { ...capture, baseline: { image: lastShot } };
