@@ -13,6 +13,7 @@ import { checkViewportSize } from './render/capture.ts';
 import type { StepTiming } from './render/steps.ts';
 import type { ScreenshotRequest } from './request/schema.ts';
 import { validateRequest } from './request/validate.ts';
+import { formatTruncation, TRUNCATED_HEADER } from './tall-pages/truncation.ts';
 import { WAIT_TIMED_OUT_HEADER } from './wait-timeout/index.ts';
 
 export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
@@ -103,7 +104,7 @@ export function createCaptureService(deps: ServiceDeps) {
         etag: etagOf(r.body),
         'x-banner-action': r.bannerAction,
         ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
-        ...(r.truncatedFrom !== undefined ? { 'x-capture-truncated': String(r.truncatedFrom) } : {}),
+        ...(r.truncated ? { [TRUNCATED_HEADER]: formatTruncation(r.truncated) } : {}),
         ...(r.waitTimedOut.length > 0 ? { [WAIT_TIMED_OUT_HEADER]: r.waitTimedOut.join(', ') } : {}),
       };
       const timing = serverTiming(r.timings);
@@ -112,7 +113,9 @@ export function createCaptureService(deps: ServiceDeps) {
       // picture the request asks for; it is not stored (the next identical request renders
       // afresh and may get the settled page) and may not be reused (a signed link answers
       // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/).
-      const partial = r.waitTimedOut.length > 0;
+      // So is a capture cut for time: how much of the page fits depends on the load of the
+      // moment (server/tall-pages/).
+      const partial = r.waitTimedOut.length > 0 || r.truncated?.reason === 'time';
       if (key && !partial && (opts.cache?.store ?? true)) await deps.cache.set(key, outcome, { ttlSeconds: cacheTtl });
       return { ...outcome, request: req, cacheTtl: partial ? 0 : cacheTtl, headers: { ...headers, 'server-timing': timing, 'x-cache': 'miss', 'x-credits-charged': String(charged), 'x-credits-remaining': String(remaining) } };
     } catch (e) {

@@ -18,6 +18,7 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
 import { publicSchema } from '../request/schema.ts';
+import { REASON_WORDS, TRUNCATION_REASONS } from '../tall-pages/truncation.ts';
 import { WAIT_STEPS } from '../wait-timeout/index.ts';
 
 /** Codes that are not about a capture request at all (the catalogue lists them for other routes). */
@@ -58,7 +59,12 @@ const HEADERS = {
     schema: { type: 'string', pattern: '^(none|hidden|reverted|rejected)(:[a-z0-9.-]+)?$', examples: ['none', 'rejected:onetrust'] },
   },
   TargetStatus: { description: 'url mode: the HTTP status the page answered with (an error page is still captured).', schema: { type: 'integer', minimum: 100, maximum: 599 } },
-  CaptureTruncated: { description: 'fullPage or selector captures only: the full CSS height of what was asked for, when the image was cut at the output size ceiling.', schema: { type: 'integer', minimum: 1 } },
+  CaptureTruncated: {
+    description:
+      'fullPage or selector captures only, when the image is shorter than what was asked for: `<full CSS height>; reason=<reason>`. The value ' +
+      `starts with the full height as an integer; the reasons: ${TRUNCATION_REASONS.map((r) => `\`${r}\` (${REASON_WORDS[r]})`).join(', ')}.`,
+    schema: { type: 'string', pattern: `^[1-9][0-9]*; reason=(${TRUNCATION_REASONS.join('|')})$`, examples: ['65697; reason=time'] },
+  },
   WaitTimedOut: {
     description:
       'Only with `captureOnTimeout: true`, when the page did not settle within the render budget: the waits that did not finish, in order, ' +

@@ -23,6 +23,7 @@ import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { CROSS_FIELD_RULES, publicSchema } from '../request/schema.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
+import { parseTruncation, REASON_WORDS, TRUNCATED_HEADER, type TruncationReason } from '../tall-pages/truncation.ts';
 import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
 
 export const TOOL_NAME = 'take_screenshot';
@@ -85,7 +86,9 @@ export interface CaptureFacts extends ImageFacts {
   cache: string;
   bannerAction: string;
   targetStatus?: number;
+  /** The capture was cut short (x-capture-truncated): the full CSS height of the page or element, and why. */
   truncatedFromHeight?: number;
+  truncationReason?: TruncationReason;
   /** captureOnTimeout: the waits that did not finish before the capture (x-wait-timed-out), in order. */
   waitTimedOut?: string[];
 }
@@ -130,6 +133,7 @@ export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts 
   const h = out.headers;
   const s = f.shrunk;
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  const cut = parseTruncation(h[TRUNCATED_HEADER]);
   return {
     format: f.format,
     mimeType: MIME[f.format],
@@ -151,7 +155,7 @@ export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts 
     cache: h['x-cache'] ?? 'miss',
     bannerAction: h['x-banner-action'] ?? 'none',
     ...(num(h['x-target-status']) !== undefined ? { targetStatus: num(h['x-target-status']) } : {}),
-    ...(num(h['x-capture-truncated']) !== undefined ? { truncatedFromHeight: num(h['x-capture-truncated']) } : {}),
+    ...(cut ? { truncatedFromHeight: cut.fromHeight, truncationReason: cut.reason } : {}),
     ...(h['x-wait-timed-out'] ? { waitTimedOut: h['x-wait-timed-out'].split(',').map((w) => w.trim()) } : {}),
   };
 }
@@ -188,10 +192,11 @@ function summary(out: CaptureOutcome, f: FittedImage): string {
   const h = out.headers;
   const what = out.request.url ? `Screenshot of ${clip(out.request.url, 200)}` : 'Screenshot of the supplied HTML';
   const status = h['x-target-status'] ? `, target answered HTTP ${h['x-target-status']}` : '';
+  const cut = parseTruncation(h[TRUNCATED_HEADER]);
   const lines = [
     `${what}${status}: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${f.data.length.toLocaleString('en-US')} bytes.`,
     describeShrink(f),
-    h['x-capture-truncated'] ? `The page was ${h['x-capture-truncated']} CSS px tall; the capture was cut at the output size limit.` : '',
+    cut ? `The page was ${cut.fromHeight} CSS px tall; the capture was ${REASON_WORDS[cut.reason]} (reason ${cut.reason}).` : '',
     h['x-wait-timed-out'] ? `The page did not settle within the render budget (waits not finished: ${h['x-wait-timed-out']}); captureOnTimeout captured it as it was then, so it may be incomplete.` : '',
     describeBanner(h['x-banner-action'], out.request),
     `Credits: ${h['x-credits-charged'] ?? '?'} charged, ${h['x-credits-remaining'] ?? '?'} remaining (cache ${h['x-cache'] ?? 'miss'}).`,

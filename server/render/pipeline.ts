@@ -9,8 +9,10 @@ import { prepareDeterminism } from '../determinism/index.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
+import { heightCap, scrollBounds, type ScrollOutcome } from '../tall-pages/index.ts';
+import type { Truncation } from '../tall-pages/truncation.ts';
 import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
-import { capture } from './capture.ts';
+import { capture, rowLimit } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
 import { loadLazyContent } from './lazy.ts';
@@ -24,7 +26,8 @@ export interface RenderResult {
   height: number;
   bannerAction: BannerAction;
   targetStatus?: number;
-  truncatedFrom?: number;
+  /** fullPage or selector: the capture was cut short (server/tall-pages/: height, endless, size or time). */
+  truncated?: Truncation;
   /** Step durations, for the Server-Timing header. */
   timings: StepTiming[];
   /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
@@ -85,13 +88,17 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
+    let scroll: ScrollOutcome | undefined;
     if (req.fullPage && req.selector === undefined) {
-      await loadLazyContent(page, tracker, waits, hops);
+      const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
+      scroll = await loadLazyContent(page, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
     }
 
     const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
     await hops.guard(freezer.settle(deadline));
-    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
+    // A tall capture is planned against what is left of the budget (server/tall-pages/).
+    const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
+    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
     return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut };
   } finally {
     env?.dispose();

@@ -14,6 +14,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
@@ -101,6 +102,7 @@ const properties = {
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
+  fullPageMaxHeight: fullPageMaxHeightField,
 } as const;
 
 /** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
@@ -118,6 +120,7 @@ const crossFieldRules = [
     then: { required: ['url'] },
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
+  fullPageMaxHeightRule,
 ] as const;
 
 export const screenshotRequestSchema = {
