@@ -161,6 +161,7 @@ export const RULES: readonly Rule[] = [
   ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
   ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),
   ext('X/captureOnTimeout', '`captureOnTimeout`: a page that never settles is captured as it is before the render budget ends, instead of 504.'),
+  ext('X/fullPageMaxHeight', '`fullPageMaxHeight` (fullPage only): a page taller than this many CSS pixels is captured from its top down to exactly that height, and `x-capture-truncated` is `<full height>; reason=height`; a shorter page is captured whole.'),
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

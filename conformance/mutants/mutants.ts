@@ -325,4 +325,11 @@ export const MUTANTS: Mutant[] = [
     cases: /^ext\.cacheTtl\./,
     hooks: body(({ cacheTtl: _c, ...b }) => b),
   },
+  {
+    id: 'ignores-full-page-max-height',
+    breaks: 'X/fullPageMaxHeight',
+    description: 'declares fullPageMaxHeight but captures the whole page',
+    cases: /^ext\.fullPageMaxHeight\./,
+    hooks: body(({ fullPageMaxHeight: _m, ...b }) => b),
+  },
 ];
