@@ -69,12 +69,14 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'exactly one of url and html must be given, not both',
     'quality is only allowed with format "jpeg" or "webp"',
     'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension (issue 12)
+    'fullPageMaxHeight is only allowed with fullPage: true', // extension (server/tall-pages/)
   ]);
   assert.equal(refusal({ html: 'x', headers: { 'X-A': '1' } }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
   assert.equal(refusal({ html: 'x', cookies: [{ name: 'a', value: '1' }] }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
+  assert.equal(refusal({ html: 'x', fullPageMaxHeight: 100 }).message, 'fullPageMaxHeight is only allowed with fullPage: true');
   // ...and clients see them as JSON Schema (OpenAPI): allOf without our annotations.
   const pub = publicSchema();
-  assert.equal((pub.allOf as unknown[]).length, 4);
+  assert.equal((pub.allOf as unknown[]).length, CROSS_FIELD_RULES.length);
   assert.ok(!/"x-[a-z]+":/.test(JSON.stringify(pub)), 'no x- annotation keys');
 });
 

@@ -32,6 +32,8 @@ const ACCEPTED_WARNINGS = [
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/0/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/1/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/then/required/0',
+  // fullPageMaxHeight only with fullPage (server/tall-pages/): the same reading of `if`.
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/if/required/0',
 ];
 
 /** The user's program: a body of just {html}, the PNG as bytes, a typed error. */
