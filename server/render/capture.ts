@@ -10,7 +10,7 @@
 // budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
 import type { CDPSession, Page } from 'puppeteer-core';
 import sharp from 'sharp';
-import { captureCost } from '../capture-cost/index.ts';
+import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import { planCut, type TallCapture } from '../tall-pages/index.ts';
@@ -82,7 +82,7 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
   if (format !== 'png') return body;
   // The re-encode only saves bytes: when it does not fit in what is left of the budget, Chromium's
   // fast PNG is the answer (the same pixels, about 1.7 times the bytes).
-  if (tall.remainingMs && !captureCost.fits('reencode', pixels, tall.remainingMs())) return body;
+  if (tall.remainingMs && !captureCost.fits('reencode', pixels, tall.remainingMs(), REENCODE_SAFETY)) return body;
   return captureCost.measure('reencode', pixels, () => compactPng(body));
 }
 
@@ -105,23 +105,33 @@ export async function compactPng(fast: Buffer): Promise<Buffer> {
   return filtered.length < flat.length ? filtered : flat;
 }
 
-/** Captures a clip in document coordinates, from its top down to where server/tall-pages/ cuts it. */
+/**
+ * Captures a clip in document coordinates, from its top down to where server/tall-pages/ cuts it.
+ * A tall one waits for its turn (server/capture-cost/) and is planned on its share of what is left.
+ */
 async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPixels: number, tall: TallCapture): Promise<Capture> {
   const s = req.viewport.deviceScaleFactor;
   const outW = Math.max(1, Math.round(clip.width * s));
-  const { height: cssHeight, truncated } = planCut({
-    fullHeight: clip.height,
-    outWidth: outW,
-    scale: s,
-    format: req.format,
-    maxRows: rowLimit(req.format, outW, maxPixels),
-    cap: tall.cap,
-    remainingMs: tall.remainingMs?.() ?? Infinity,
-    minHeight: req.viewport.height,
-  });
-  const outH = Math.max(1, Math.round(cssHeight * s));
-  const body = await shoot(page, req.format, req.quality, req.omitBackground, outW * outH, tall, { ...clip, height: cssHeight });
-  return { body, width: outW, height: outH, truncated };
+  const maxRows = rowLimit(req.format, outW, maxPixels);
+  const run = async (t: TallCapture): Promise<Capture> => {
+    const { height: cssHeight, truncated } = planCut({
+      fullHeight: clip.height,
+      outWidth: outW,
+      scale: s,
+      format: req.format,
+      maxRows,
+      cap: t.cap,
+      remainingMs: t.remainingMs?.() ?? Infinity,
+      minHeight: req.viewport.height,
+    });
+    const outH = Math.max(1, Math.round(cssHeight * s));
+    const body = await shoot(page, req.format, req.quality, req.omitBackground, outW * outH, t, { ...clip, height: cssHeight });
+    return { body, width: outW, height: outH, truncated };
+  };
+  const rows = Math.min(Math.round(Math.min(clip.height, tall.cap?.height ?? Infinity) * s), maxRows);
+  if (outW * rows < TALL_PIXELS) return run(tall);
+  const left = tall.remainingMs;
+  return captureCost.inTurn(() => run({ ...tall, remainingMs: left && (() => captureCost.share(left())) }));
 }
 
 export async function pageSize(client: CDPSession): Promise<{ width: number; height: number }> {

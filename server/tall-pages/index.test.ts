@@ -4,7 +4,7 @@
 //   node --import tsx --test server/tall-pages/index.test.ts
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AFTER_CAPTURE_MS, CaptureCost, captureCost, FIXED_MS, LEARN_MIN_PIXELS, SAFETY, SEED_MS_PER_MEGAPIXEL } from '../capture-cost/index.ts';
+import { AFTER_CAPTURE_MS, CaptureCost, captureCost, SAFETY, SEED_FIXED_MS, SEED_MS_PER_MEGAPIXEL, TALL_PIXELS } from '../capture-cost/index.ts';
 import { validateRequest } from '../request/validate.ts';
 import { ENDLESS_GROWTH_VIEWPORTS, FULL_PAGE_MAX_HEIGHT_MAX } from './fields.ts';
 import { heightCap, planCut, scrollBounds, type CutInput } from './index.ts';
@@ -13,7 +13,7 @@ import { formatTruncation, parseTruncation, TRUNCATION_REASONS } from './truncat
 describe('the cost model', () => {
   test('a capture costs the fixed part plus pixels x the rate; the seed rate before anything is learnt', () => {
     const m = new CaptureCost();
-    assert.equal(m.estimateMs('png', 10_000_000), FIXED_MS.png + 10 * SEED_MS_PER_MEGAPIXEL.png);
+    assert.equal(m.estimateMs('png', 10_000_000), SEED_FIXED_MS.png + 10 * SEED_MS_PER_MEGAPIXEL.png);
   });
 
   test('pixelsWithin and fits agree, with the safety factor and the time kept after the capture', () => {
@@ -26,19 +26,44 @@ describe('the cost model', () => {
     assert.equal(m.pixelsWithin('png', AFTER_CAPTURE_MS), 0, 'nothing fits in no time');
   });
 
-  test('learns from big captures: rises quickly, falls slowly; small captures teach nothing', () => {
+  test('the fixed part is learnt from small captures: half way up at once, a fifth of the way down, never below half its seed', () => {
     const m = new CaptureCost();
     const seed = m.rate('png');
-    m.learn('png', LEARN_MIN_PIXELS - 1, 1e6);
-    assert.equal(m.rate('png'), seed, 'a small capture is ignored');
+    m.learn('png', TALL_PIXELS - 1, SEED_FIXED_MS.png + ((TALL_PIXELS - 1) / 1e6) * seed + 300); // 300 ms slower than thought
+    assert.equal(m.rate('png'), seed, 'a small capture does not teach the rate');
+    assert.equal(Math.round(m.fixedMs('png')), SEED_FIXED_MS.png + 150);
+    m.learn('png', 1_000_000, 0);
+    assert.equal(Math.round(m.fixedMs('png')), SEED_FIXED_MS.png + 150 - 0.2 * (SEED_FIXED_MS.png + 150 - SEED_FIXED_MS.png / 2));
+  });
+
+  test('the rate is learnt from tall captures: half way up at once, a fifth of the way down; each part apart', () => {
+    const m = new CaptureCost();
+    const seed = m.rate('png');
     const px = 20_000_000;
-    m.learn('png', px, FIXED_MS.png + 20 * (seed * 3)); // three times slower than thought
-    const up = m.rate('png');
-    assert.ok(up > seed * 1.9 && up < seed * 3, `half way up at once (${up})`);
-    m.learn('png', px, FIXED_MS.png + 20 * (seed / 3));
-    const down = m.rate('png');
-    assert.ok(down < up && down > up - (up - seed / 3) * 0.5, `a fifth of the way down (${down})`);
-    assert.equal(m.rate('reencode'), SEED_MS_PER_MEGAPIXEL.reencode, 'each part learns apart');
+    m.learn('png', px, SEED_FIXED_MS.png + 20 * (seed * 3)); // three times slower than thought
+    assert.equal(m.rate('png'), seed * 2);
+    assert.equal(m.fixedMs('png'), SEED_FIXED_MS.png, 'a tall capture does not teach the fixed part');
+    m.learn('png', px, SEED_FIXED_MS.png + 20 * seed);
+    assert.equal(m.rate('png'), seed * 2 - 0.2 * seed);
+    assert.equal(m.rate('reencode'), SEED_MS_PER_MEGAPIXEL.reencode);
+  });
+
+  test('inTurn: tall captures run one at a time, in the order they came, and a failure passes the turn on', async () => {
+    const m = new CaptureCost();
+    const log: string[] = [];
+    const work = (name: string, ms: number, fail = false) => () => {
+      log.push(`${name} start`);
+      return new Promise<string>((resolve, reject) => setTimeout(() => (log.push(`${name} end`), fail ? reject(new Error(name)) : resolve(name)), ms));
+    };
+    const runs = [m.inTurn(work('a', 60)), m.inTurn(work('b', 10, true)), m.inTurn(work('c', 10))];
+    assert.equal(m.waiting, 3, 'all three wait (the first until the next tick)');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(m.waiting, 2, 'b and c wait while a runs');
+    assert.equal(m.share(3000), 1000, 'a plans on a third of what is left');
+    const settled = await Promise.allSettled(runs);
+    assert.equal(m.waiting, 0);
+    assert.deepEqual(log, ['a start', 'a end', 'b start', 'b end', 'c start', 'c end']);
+    assert.deepEqual(settled.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
   });
 
   test('measure() times the work and learns from it', async () => {
