@@ -11,7 +11,8 @@
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
-// the frame-pacing flags. The headline ratios are in --json under `ratios`.
+// the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
+// --json under `ratios`.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -22,6 +23,7 @@ import { startBaselineServer, type Baseline } from './baselines.ts';
 import { startFloor } from './floor.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
+import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 
 const args = process.argv.slice(2);
@@ -36,7 +38,7 @@ const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixe
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
 const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
-const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`];
+const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-tall`];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
 // Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
@@ -196,6 +198,12 @@ const tall = `<body style="margin:0">${Array.from({ length: 30 }, (_, i) => `<di
 const fp = await peakMemoryDuring(() => post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false }))());
 row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`, '');
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
+
+mark('tall');
+// Tall and endless pages, A/B (bench/tall.ts; `node --import tsx bench/tall.ts` runs it alone).
+const tallFigures = await benchTall(loadConfig({ ...benchEnv(dataDirs[2]!), CACHE_TTL_SECONDS: '0' }), quick ? 1 : 3);
+for (const r of tallRows(tallFigures)) row(r[0]!, r[1]!, r[2]!, r[3]!, '');
+results.tall = tallFigures;
 
 mark('event loop');
 // Small captures beside a tall fullPage (1280x30000) captured again and again.
