@@ -9,7 +9,7 @@
 //   endless    an endless feed, fullPage, alternated: A as before the endless-page rule
 //              (fullPageMaxHeight at the output ceiling: the scroll runs until the ceiling or its
 //              3 s) and B with the rule
-//   shared     two 65535 px captures at once (RENDER_CONCURRENCY=2), as the issue's corpus run
+//   shared     two 65535 px captures at once (RENDER_CONCURRENCY=2), as a busy service runs them
 //
 // `node --import tsx bench/tall.ts [--reps N] [--json FILE]` runs it alone; `npm run bench` runs it
 // as its `tall` section. Not a test: figures, never asserted.
