@@ -160,6 +160,13 @@ export const RULES: readonly Rule[] = [
   ext('X/userAgent', '`userAgent`: the page\'s navigator.userAgent and the User-Agent of its requests.'),
   ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
   ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),
+  ext('X/device', '`device`: a preset by name (GET /v1/devices lists them): its viewport and scale, a mobile viewport, touch and its user agent together; an explicit viewport or userAgent replaces the preset\'s.'),
+  ext('X/timezone', '`timezone`: an IANA time zone; the page\'s Date, Intl and time-zone offset, from its first inline script, in every frame and dedicated worker; an unknown zone is a 400 naming the field.'),
+  ext('X/locale', '`locale`: a BCP 47 tag; navigator.language(s), the default Intl locale and the Accept-Language of the page\'s requests, all the same, from the first inline script, in every frame and dedicated worker; a malformed tag is a 400 naming the field.'),
+  ext('X/geolocation', '`geolocation` (url mode): the position navigator.geolocation reports, granted to the target\'s own origin only; without it, a page asking for the position is refused at once instead of waiting.'),
+  ext('X/mediaType', '`mediaType`: `screen` or `print`; `print` lays the page out with its print style sheet.'),
+  ext('X/reducedMotion', '`reducedMotion`: the page sees `prefers-reduced-motion` as `reduce` or `no-preference`.'),
+  ext('X/javaScriptEnabled', '`javaScriptEnabled`: false renders the page without its scripts (`<noscript>` content shows); the clean-up of banners still works.'),
   ext('X/captureOnTimeout', '`captureOnTimeout`: a page that never settles is captured as it is before the render budget ends, instead of 504.'),
   ext('X/fullPageMaxHeight', '`fullPageMaxHeight` (fullPage only): a page taller than this many CSS pixels is captured from its top down to exactly that height, and `x-capture-truncated` is `<full height>; reason=height`; a shorter page is captured whole.'),
 ];

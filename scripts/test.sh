@@ -27,6 +27,9 @@ export CHROMIUM_PATH
 stage "type check"
 if npx --no-install tsc --noEmit -p .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(typecheck); fi
 
+stage "lint (ESLint: eslint.config.js)"
+if npx --no-install eslint .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(lint); fi
+
 stage "PostgreSQL for the ledger tests"
 pg_env=$(mktemp)
 if bash scripts/setup-postgres.sh start > "$pg_env"; then
@@ -42,7 +45,7 @@ stage "HAProxy for the cluster tests"
 if HAPROXY_PATH="$(bash scripts/setup-haproxy.sh | tail -1)"; then export HAPROXY_PATH; "$HAPROXY_PATH" -v | head -1; else echo "no HAProxy"; fail=$((fail + 1)); failed_stages+=(haproxy); fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find server test/api test/mcp test/playground test/deploy conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find server test/api test/mcp test/playground test/deploy test/docs conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 timeout 1200 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
@@ -67,6 +70,15 @@ status=${PIPESTATUS[0]}
 count_node "$klog"
 [ "$status" = 0 ] || failed_stages+=(cluster)
 echo "reference deployment stage: $(( $(date +%s) - started )) s"
+
+stage "the image: Dockerfile, compose.yaml, deploy/ built and run in podman (npm run test:image, test/image)"
+# Installs podman and makes its base image when missing (cached for the next run); one line per check.
+ilog=$(mktemp)
+timeout 1500 bash scripts/image/test.sh 2>&1 | tee "$ilog"
+status=${PIPESTATUS[0]}
+read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
 stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
 clog=$(mktemp)

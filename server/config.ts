@@ -1,9 +1,10 @@
-// Configuration: every environment variable the server reads, validated once at start-up.
-// A bad value stops the process with a message naming the variable (DESIGN §5). Each variable
-// is documented in the README's configuration table; keep the two in step.
+// Configuration: every environment variable the server reads (server/settings.ts states each one:
+// default, bounds, meaning), validated once at start-up. A bad value stops the process with a
+// message naming the variable (DESIGN §5).
 import { existsSync, accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxSettings } from './sandbox/index.ts';
+import { SETTINGS, type IntSettingName, type SettingName } from './settings.ts';
 
 export interface Config {
   port: number;
@@ -44,7 +45,8 @@ export class ConfigError extends Error {}
 /** Browser binaries in order of preference (scripts/setup-browser.sh searches the same list). */
 export const CHROMIUM_CANDIDATES = ['/usr/lib/chromium/chromium-headless-shell', '/usr/lib/chromium/chromium'];
 
-function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+function int(env: NodeJS.ProcessEnv, name: IntSettingName): number {
+  const { default: def, min, max } = SETTINGS[name];
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
@@ -53,7 +55,12 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
   return n;
 }
 
-function list(env: NodeJS.ProcessEnv, name: string): string[] {
+/** A text setting's value, trimmed; its default when unset or empty. */
+function textOf(env: NodeJS.ProcessEnv, name: SettingName): string {
+  return env[name]?.trim() || SETTINGS[name].default.toString();
+}
+
+function list(env: NodeJS.ProcessEnv, name: SettingName): string[] {
   return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
@@ -102,44 +109,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   const linkSigningKek = keyBytes(env, 'LINK_SIGNING_KEK');
-  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  const logLevel = textOf(env, 'LOG_LEVEL');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
-  const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
-  const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS');
+  const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS');
   // Node refuses a head timeout longer than the whole request's.
   if (httpHeadersTimeoutMs > httpRequestTimeoutMs) throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs})`);
   return {
-    port: int(env, 'PORT', 3000, 0, 65535),
-    host: env.HOST?.trim() || '0.0.0.0',
+    port: int(env, 'PORT'),
+    host: textOf(env, 'HOST'),
     chromiumPath: findChromium(env),
     apiKeys,
-    dataDir: path.resolve(env.DATA_DIR?.trim() || 'data'),
+    dataDir: path.resolve(textOf(env, 'DATA_DIR')),
     databaseUrl,
     egressAllow,
-    renderConcurrency: int(env, 'RENDER_CONCURRENCY', 2, 1, 64),
-    queueLimit: int(env, 'QUEUE_LIMIT', 32, 0, 10000),
-    recycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 500, 1, 1_000_000),
-    renderBudgetMs: int(env, 'RENDER_BUDGET_MS', 20000, 1000, 20000),
-    maxOutputPixels: int(env, 'MAX_OUTPUT_PIXELS', 100_000_000, 1, 1_000_000_000),
-    cacheTtlSeconds: int(env, 'CACHE_TTL_SECONDS', 300, 0, 86400 * 30),
-    cacheMaxBytes: int(env, 'CACHE_MAX_BYTES', 128 * 1024 * 1024, 0, 1 << 40),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
-    freeCredits: int(env, 'FREE_CREDITS', 100, 0, 1_000_000_000),
+    renderConcurrency: int(env, 'RENDER_CONCURRENCY'),
+    queueLimit: int(env, 'QUEUE_LIMIT'),
+    recycleAfter: int(env, 'BROWSER_RECYCLE_AFTER'),
+    renderBudgetMs: int(env, 'RENDER_BUDGET_MS'),
+    maxOutputPixels: int(env, 'MAX_OUTPUT_PIXELS'),
+    cacheTtlSeconds: int(env, 'CACHE_TTL_SECONDS'),
+    cacheMaxBytes: int(env, 'CACHE_MAX_BYTES'),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE'),
+    freeCredits: int(env, 'FREE_CREDITS'),
     logLevel,
     corsOrigins,
     linkSigningKek,
-    drainSeconds: int(env, 'DRAIN_SECONDS', 0, 0, 300),
+    drainSeconds: int(env, 'DRAIN_SECONDS'),
     browserSandbox: browserSandbox(env),
     httpHeadersTimeoutMs,
     httpRequestTimeoutMs,
-    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
-    httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 10_000, 100, 600_000),
-    maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEPALIVE_TIMEOUT_MS'),
+    httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS'),
+    maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP'),
   };
 }
 
 /** 32 bytes written as 64 hex characters or as base64/base64url; null when unset. Never echoed. */
-function keyBytes(env: NodeJS.ProcessEnv, name: string): Buffer | null {
+function keyBytes(env: NodeJS.ProcessEnv, name: SettingName): Buffer | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
   const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64') : null;

@@ -1,6 +1,6 @@
 // The one error catalogue: every code the server can send, its HTTP status and when it is sent.
 // Render, request, egress and accounts code throw ServiceError (or a subclass); only
-// server/http/errors.ts turns them into responses. The README's error table is checked against
+// server/http/errors.ts turns them into responses. The error table of docs/api.md is generated from
 // this list by a test.
 
 export const ERROR_CATALOGUE = {

@@ -3,9 +3,9 @@
 // that a balancer stops routing here first), then stops accepting, finishes the renders in flight
 // and closes Chromium; SIGINT (Ctrl-C) skips the drain period.
 import { ensureDevKey, openAccounts } from './accounts/index.ts';
-import { StoreInUse } from './accounts/db.ts';
 import { createLogger } from './log.ts';
 import { startServer } from './start.ts';
+import { StoreInUse } from './store/index.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
 let config: Config;

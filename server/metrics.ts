@@ -1,9 +1,9 @@
-// Prometheus metrics for GET /metrics: what an operator and an autoscaler need (README
+// Prometheus metrics for GET /metrics: what an operator and an autoscaler need (docs/operations.md
 // "Running at scale"): queue depth and renders in flight (scale on these), rejections by reason,
 // browser restarts and renders per browser, per-step latency (queue wait included), cache results.
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { PoolEvents } from './render/pool.ts';
+import type { PoolEvents } from './pool/index.ts';
 import type { StepTiming } from './render/steps.ts';
 
 export interface Metrics {

@@ -8,7 +8,7 @@ import { RenderTimeout, ServiceError } from './errors.ts';
 import { etagOf } from './http-caching/conditional.ts';
 import { pictureOf } from './http-caching/picture.ts';
 import type { Metrics } from './metrics.ts';
-import type { BrowserPool } from './render/pool.ts';
+import type { BrowserPool } from './pool/index.ts';
 import { checkViewportSize } from './render/capture.ts';
 import type { StepTiming } from './render/steps.ts';
 import type { ScreenshotRequest } from './request/schema.ts';

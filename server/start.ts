@@ -15,11 +15,11 @@ import { resolveKek } from './links/kek.ts';
 import { createLogger, type Logger } from './log.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { createMetrics } from './metrics.ts';
-import { BrowserPool, type PoolOptions } from './render/pool.ts';
+import { BrowserPool, type PoolOptions } from './pool/index.ts';
 import { createCaptureService } from './service.ts';
 
 export interface Overrides {
-  /** The store's ledger (its database also holds the result cache). */
+  /** The store's ledger (its store, server/store, also holds the result cache and the link secrets). */
   accounts?: SqlLedger;
   log?: Logger;
   /** How the pool starts a browser (default: launchBrowser); tests observe the browsers this way. */
@@ -67,22 +67,19 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   }
   const drain = new Drain();
   const metrics = createMetrics(pool, { concurrency: config.renderConcurrency, queueLimit: config.queueLimit, draining: () => drain.draining });
-  const cache = await openSharedCache(accounts.db, {
+  const cache = openSharedCache(accounts.db, {
     ttlSeconds: config.cacheTtlSeconds,
     maxBytes: config.cacheMaxBytes,
     // A waiter waits at most this long for an identical render (queue wait and budget included).
     leaseMs: 2 * config.renderBudgetMs + 10_000,
     onError: (err, during) => log.warn({ err }, `${during} failed; served without the cache`),
-  }).catch(async (e) => {
-    await Promise.all([pool.close(), guard.close(), accounts.close()]);
-    throw e;
   });
   const capture = createCaptureService({
     accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels,
     browserVersion: () => pool.browserVersion, defaultCacheTtl: config.cacheTtlSeconds,
   });
   const kek = resolveKek(config);
-  if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (README "Signed links")');
+  if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (docs/signed-links.md)');
   const readiness = async (): Promise<string | undefined> => {
     if (drain.draining) return 'draining: this replica is shutting down';
     if (pool.saturated) return 'the render queue is full';

@@ -6,14 +6,16 @@ import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
 import { coreRequestCases } from './core-request.ts';
+import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
 import { extTallCases } from './ext-tall.ts';
 import { mcpCases } from './mcp.ts';
+import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...extTallCases];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extTallCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }

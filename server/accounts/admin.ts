@@ -2,7 +2,7 @@
 // A key belongs to an account; the account holds the credits. `keys create` makes a new account
 // with the free allowance (spec §1, §8: 100 for new users), or adds a key to an existing account
 // (rotation) without granting anything. Revoking a key never touches the account's credits.
-import type { Db, Queryable } from './db.ts';
+import { lockFor, type Db, type Queryable } from '../store/index.ts';
 import { derivedId, generateKey, hashKey, keyPrefix, newId } from './keys.ts';
 
 export interface CreatedKey {
@@ -128,7 +128,7 @@ export async function syncEnvKeys(db: Db, keys: string[], freeCredits: number): 
   const hashes = [...new Set(keys.map(hashKey))];
   await db.tx(async (q) => {
     // Serialise concurrent start-ups of replicas (one lock for this whole sync).
-    await q.query('SELECT pg_advisory_xact_lock(735202)');
+    await lockFor(q, 'env-keys');
     for (const [i, hash] of hashes.entries()) {
       if ((await q.query('SELECT 1 FROM api_keys WHERE hash = $1', [hash])).length) continue;
       const accountId = derivedId('acc', hash);

@@ -1,48 +1,16 @@
 // Accounts: API keys, the credits ledger and rate limits (spec §1 billing, §5, §8; DESIGN §2, §3).
-// `openAccounts(config)` opens the store (embedded PGlite in DATA_DIR, or PostgreSQL when
-// DATABASE_URL is set), makes the API_KEYS keys valid, releases reservations left by crashed
+// `openAccounts(config)` opens the store (server/store: embedded PGlite in DATA_DIR, or PostgreSQL
+// when DATABASE_URL is set), makes the API_KEYS keys valid, releases reservations left by crashed
 // processes and starts the background renewal and sweep. The HTTP and MCP layers see only the
-// `Accounts` interface below.
+// `Accounts` interface (types.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { openStore } from '../store/index.ts';
 import { activeKeyCount, createKey, syncEnvKeys } from './admin.ts';
-import { openEmbedded, openPostgres } from './db.ts';
 import { SqlLedger, type LedgerOptions } from './ledger.ts';
 
-export interface Account {
-  id: string;
-  /** The key that authenticated (an account may have several keys). */
-  keyId?: string;
-}
-
-export interface Reservation {
-  id: string;
-  accountId: string;
-}
-
-/** What a commit did: 1 when it spent the held credit, 0 when the reservation was already gone (committed, released, or swept after its lease ran out). */
-export interface Committed {
-  charged: 0 | 1;
-  remaining: number;
-}
-
-export interface Accounts {
-  /** The account of a bearer key, or null for an unknown or revoked key. */
-  authenticate(key: string): Promise<Account | null>;
-  /** Throws ServiceError('rate_limited') with Retry-After when over the per-account rate. */
-  checkRateLimit(account: Account): Promise<void>;
-  /** Holds one credit; throws ServiceError('insufficient_credits') when none are left. */
-  reserve(account: Account): Promise<Reservation>;
-  /** Spends the held credit (at most once per reservation); says what it charged and the spendable balance afterwards. */
-  commit(r: Reservation): Promise<Committed>;
-  /** Gives the held credit back (any failure); a no-op after commit or a second release. */
-  release(r: Reservation): Promise<void>;
-  /** Spendable credits: the balance minus credits held for renders in flight. */
-  balance(account: Account): Promise<number>;
-  /** Stops the background timers and closes the store (after in-flight requests are done). */
-  close(): Promise<void>;
-}
+export type { Account, Accounts, Committed, Reservation } from './types.ts';
 
 export type AccountsConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'apiKeys' | 'freeCredits' | 'rateLimitPerMinute'>;
 
@@ -55,12 +23,13 @@ export interface OpenOptions extends Omit<LedgerOptions, 'rateLimitPerMinute'> {
 
 /** Opens the store chosen by the configuration; see the file comment. */
 export async function openAccounts(config: AccountsConfig, opts: OpenOptions = {}): Promise<SqlLedger> {
-  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(config.dataDir);
+  const db = await openStore(config);
   const ledger = new SqlLedger(db, { ...opts, rateLimitPerMinute: config.rateLimitPerMinute });
   try {
     if (opts.syncEnvKeys !== false) await syncEnvKeys(db, config.apiKeys, config.freeCredits);
-    // The embedded store belongs to this process alone (db.ts locks it), so every reservation in
-    // it was left by a process that died; on PostgreSQL other replicas are alive: only expired ones.
+    // The embedded store belongs to this process alone (server/store locks it), so every
+    // reservation in it was left by a process that died; on PostgreSQL other replicas are alive:
+    // only expired ones.
     if (opts.sweepAtStart !== false) await ledger.sweep({ all: db.kind === 'embedded' });
   } catch (e) {
     await ledger.close().catch(() => {});

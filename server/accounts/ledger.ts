@@ -10,9 +10,9 @@
 // committed or released exactly once. A process that dies between reserve and commit leaves a
 // row that stops being renewed; the sweep releases it when it expires (never commits it).
 import { ServiceError } from '../errors.ts';
-import type { Db } from './db.ts';
+import type { Db } from '../store/index.ts';
 import { hashKey, newId } from './keys.ts';
-import type { Account, Accounts, Committed, Reservation } from './index.ts';
+import type { Account, Accounts, Committed, Reservation } from './types.ts';
 
 export interface LedgerOptions {
   /** Requests per account per minute; 0 turns the limit off. */

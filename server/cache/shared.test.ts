@@ -34,7 +34,7 @@ for (const { name, make, skip } of STORES) {
     async function caches(opts: Partial<SharedCacheOptions> = {}, n = 1): Promise<ResultCache[]> {
       store ??= await make();
       while (ledgers.length < n) ledgers.push(await store.open());
-      const made = await Promise.all(ledgers.slice(0, n).map((l) => openSharedCache(l.db, { ttlSeconds: 300, maxBytes: 1 << 20, leaseMs: 5000, pollMs: 10, now, ...opts })));
+      const made = ledgers.slice(0, n).map((l) => openSharedCache(l.db, { ttlSeconds: 300, maxBytes: 1 << 20, leaseMs: 5000, pollMs: 10, now, ...opts }));
       await ledgers[0]!.db.query('DELETE FROM result_cache');
       await ledgers[0]!.db.query('DELETE FROM result_cache_flights');
       return made;

@@ -5,10 +5,10 @@
 // its caller left, its process died and the claim expired) tries to lead itself.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Db } from '../accounts/db.ts';
+import type { Db } from '../store/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { Acquired, CachedResult, ResultCache, WaitDeadline } from './index.ts';
-import { CacheTables, entryBytes, migrateCache } from './sql.ts';
+import { CacheTables, entryBytes } from './sql.ts';
 
 export interface SharedCacheOptions {
   ttlSeconds: number;
@@ -22,9 +22,9 @@ export interface SharedCacheOptions {
   onError?: (err: unknown, during: string) => void;
 }
 
-export async function openSharedCache(db: Db, opts: SharedCacheOptions): Promise<ResultCache> {
+/** The cache on `db` (its tables are the store's migrations: nothing to create here). */
+export function openSharedCache(db: Db, opts: SharedCacheOptions): ResultCache {
   const enabled = opts.ttlSeconds > 0 && opts.maxBytes > 0;
-  if (enabled) await migrateCache(db);
   const t = new CacheTables(db);
   const now = opts.now ?? Date.now;
   const pollMs = opts.pollMs ?? 100;

@@ -1,48 +1,14 @@
-// The result cache's tables and statements, on the store the ledger uses (server/accounts/db.ts:
-// PostgreSQL shared by every replica, or the embedded PGlite store of one process). Times are
-// epoch milliseconds from the replicas' clocks (a few ms of skew only moves an expiry by as much).
-//
-//   result_cache          one row per entry: the image and what the response needs; expires_at
-//                         (TTL), used_at (least recently used evicted first), bytes (size cap)
-//   result_cache_flights  one row per render in flight that others may wait for (single flight);
-//                         a lease: a crashed leader's row expires and is taken over
-import type { Db } from '../accounts/db.ts';
+// The result cache's statements, on the shared store (server/store: PostgreSQL shared by every
+// replica, or the embedded PGlite store of one process). Its tables, result_cache and
+// result_cache_flights, are migration 3 of server/store/migrations.ts, which says what they hold.
+import type { Db } from '../store/index.ts';
 import type { CachedResult } from './index.ts';
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS result_cache (
-    key text PRIMARY KEY,
-    body bytea NOT NULL,
-    content_type text NOT NULL,
-    headers jsonb NOT NULL,
-    width integer NOT NULL,
-    height integer NOT NULL,
-    bytes integer NOT NULL,
-    stored_at bigint NOT NULL,
-    expires_at bigint NOT NULL,
-    used_at bigint NOT NULL
-  )`,
-  `CREATE INDEX IF NOT EXISTS result_cache_used ON result_cache (used_at)`,
-  `CREATE TABLE IF NOT EXISTS result_cache_flights (
-    key text PRIMARY KEY,
-    owner text NOT NULL,
-    expires_at bigint NOT NULL
-  )`,
-];
 
 /** Fixed overhead counted per entry besides its bytes (row header, index entry, timestamps). */
 const ENTRY_OVERHEAD = 256;
 
 export function entryBytes(key: string, v: CachedResult): number {
   return ENTRY_OVERHEAD + key.length + v.body.length + v.contentType.length + JSON.stringify(v.headers).length;
-}
-
-/** Creates the tables if missing; replicas starting together take turns (advisory lock). */
-export async function migrateCache(db: Db): Promise<void> {
-  await db.tx(async (q) => {
-    await q.query('SELECT pg_advisory_xact_lock(735202)');
-    for (const statement of SCHEMA) await q.query(statement);
-  });
 }
 
 interface Row {

@@ -7,12 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { filterCompactRules } from '@duckduckgo/autoconsent';
 import type { Frame } from 'puppeteer-core';
 import { hideList } from './hide-list.ts';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { pageScript } from './page-scripts.ts';
 
 /**
  * Opt-out-only configuration (autoconsent's Config). Nothing here can accept; page/driver.js adds
@@ -93,7 +91,7 @@ function load(): Parts {
   const cut = esm.lastIndexOf('\nexport {');
   if (cut < 0) throw new Error('autoconsent bundle layout changed: no trailing export block');
   const rules = JSON.parse(readFileSync(path.join(pkgDir, '..', 'rules', 'compact-rules.json'), 'utf8')) as CompactRules;
-  const driver = readFileSync(path.join(here, 'page', 'driver.js'), 'utf8');
+  const driver = pageScript('driver.js');
   const options = {
     config: AUTOCONSENT_CONFIG,
     acceptPattern: hideList.acceptLabel.pattern,

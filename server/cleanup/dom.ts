@@ -1,14 +1,11 @@
-// Node side of the in-page DOM clean-up (page/dom-cleanup.js): hide list, scroll unlock, revert
-// guard (spec §4.1 rules 3-4). One evaluate in the top document.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Node side of the in-page DOM clean-up (page/find.js, page/dom-cleanup.js): hide list, scroll
+// unlock, revert guard (spec §4.1 rules 3-4). One evaluate in the top document.
 import type { Frame } from 'puppeteer-core';
 import { hideList } from './hide-list.ts';
+import { pageScript } from './page-scripts.ts';
 import { needsOf } from './selectors.ts';
 
-const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
-const source = ['scan.js', 'dom-cleanup.js'].map((f) => readFileSync(path.join(pageDir, f), 'utf8')).join('\n');
+const source = pageScript('scan.js', 'find.js', 'dom-cleanup.js');
 // selector groups travel with their needs (selectors.ts): the page runs only those that can match
 export const pageConfig = JSON.stringify({
   cmp: needsOf(hideList.cmp),

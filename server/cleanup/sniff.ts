@@ -1,20 +1,17 @@
-// Pre-check before autoconsent (spec §4.1 rule 3 step 1; issue 4: "a page without a banner pays
-// little"). Injecting the autoconsent bundle and running its pass costs ~30 ms per frame; most
+// Pre-check before autoconsent (spec §4.1 rule 3 step 1), so that a page without a banner pays
+// little: injecting the autoconsent bundle and running its pass costs ~30 ms per frame, and most
 // pages have no consent popup. This derives, from the very rules autoconsent would run in a frame,
 // what must be there for any of them to detect something (an element, a JavaScript global, a URL),
 // adds what autoconsent's reject-only heuristic looks at (a fixed layer or dialog with consent or
 // reject wording), and asks the page once (page/sniff.js). No reason: autoconsent is skipped there.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { decodeRules } from '@duckduckgo/autoconsent';
 import type { Frame } from 'puppeteer-core';
 import { rulesFor } from './autoconsent.ts';
 import { hideList } from './hide-list.ts';
+import { pageScript } from './page-scripts.ts';
 import { needsOf, type SelectorNeeds } from './selectors.ts';
 
-const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
-const source = ['scan.js', 'dom-cleanup.js', 'sniff.js'].map((f) => readFileSync(path.join(pageDir, f), 'utf8')).join('\n');
+const source = pageScript('scan.js', 'find.js', 'sniff.js');
 
 /**
  * autoconsent's rules written as code (lib/cmps/*.ts, the bundle's `dynamicCMPs`), with what their
@@ -139,7 +136,7 @@ export async function survey(frame: Frame, isTop: boolean, cfgJson: string | nul
   try {
     if (frame.detached) return { reason: null, candidates: 0 };
     const spec = sniffSpec(frame.url(), isTop);
-    const { unsniffable, ...pageSpec } = spec;
+    const { unsniffable: _, ...pageSpec } = spec;
     const expr = `(() => {\n${source}\nreturn scSurvey(${JSON.stringify(pageSpec)}, ${cfgJson ?? 'null'});\n})()`;
     const r = (await frame.evaluate(expr)) as Partial<Survey> | null;
     if (!r || typeof r !== 'object') return { reason: 'error', candidates: -1 };

@@ -19,10 +19,17 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
     { deterministic: true }, { colorScheme: 'dark' }, { colorScheme: 'light' }, { userAgent: 'Bot/1' },
     { headers: { 'X-A': '1' } }, { headers: { 'X-A': '2' } }, { cookies: [{ name: 'a', value: '1' }] }, { cookies: [{ name: 'a', value: '2' }] },
     { viewport: { width: 1200, height: 630 } }, { format: 'jpeg' }, { fullPage: true },
+    { device: 'iPhone 15 Pro' }, { device: 'iPhone 15 Pro', viewport: { width: 1200, height: 630 } }, { timezone: 'Asia/Tokyo' }, { timezone: 'Europe/Zurich' },
+    { locale: 'de-CH' }, { locale: 'fr-CH' }, { geolocation: { latitude: 47.3769, longitude: 8.5417 } }, { geolocation: { latitude: 47.3769, longitude: 8.5417, accuracy: 10 } },
+    { mediaType: 'print' }, { reducedMotion: 'reduce' }, { reducedMotion: 'no-preference' }, { javaScriptEnabled: false },
   ];
   const keys = variants.map(key);
   assert.equal(new Set([base, ...keys]).size, variants.length + 1, 'all different');
   assert.equal(key({ headers: { 'x-a': '1' } }), key({ headers: { 'X-A': '1' } }), 'header names are case-insensitive');
+  // One spelling per value: what is applied is what is keyed (server/emulation/resolve.ts).
+  assert.equal(key({ timezone: 'asia/tokyo', locale: 'DE-ch' }), key({ timezone: 'Asia/Tokyo', locale: 'de-CH' }));
+  assert.equal(key({ mediaType: 'screen', javaScriptEnabled: true }), base, 'defaults are filled in first');
+  assert.equal(key({ deterministic: true, timezone: 'UTC', reducedMotion: 'reduce' }), key({ deterministic: true }), 'what deterministic implies, said or not');
 });
 
 test('header and cookie values never appear in the key material', () => {

@@ -1,6 +1,7 @@
 // What identifies the picture a request produces, for the result cache's key (issue 12): every
-// validated field that can change the image (the extensions included: deterministic, colorScheme,
-// userAgent, headers, cookies), and nothing else. `cacheTtl` is left out: it says how old a
+// validated field that can change the image (the extensions included: deterministic, headers,
+// cookies, and the emulation fields as resolved: a device preset's viewport and userAgent, one
+// spelling of timezone and locale), and nothing else. `cacheTtl` is left out: it says how old a
 // capture may be, not what it shows, so a request with cacheTtl 60 reuses a capture stored by one
 // with cacheTtl 300 while it is young enough. Header and cookie values are secrets of the caller
 // (sessions, tokens): they enter the key only as one SHA-256, never in clear, so that no cache

@@ -2,6 +2,7 @@
 //   POST /v1/screenshot   spec §4.1
 //   GET  /v1/screenshot?...&signature=   a signed render link (server/links/, issue 12)
 //   GET  /openapi.json    generated from the one request schema
+//   GET  /v1/devices      the device presets of the `device` field (server/emulation/)
 //   GET  /healthz /readyz /metrics   for deployments
 //   GET  /  /playground/*  the playground page (server/playground/), GET /README.md the docs
 //   OPTIONS on any of them: 204 with Allow (+ CORS preflight answers for CORS_ORIGINS; cors.ts)
@@ -9,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts } from '../accounts/index.ts';
+import { DEVICES_PATH, devicesRoute } from '../emulation/route.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
@@ -53,6 +55,7 @@ const ROUTES: Record<string, string> = {
   '/': 'GET, HEAD',
   '/README.md': 'GET, HEAD',
   '/openapi.json': 'GET, HEAD',
+  [DEVICES_PATH]: 'GET, HEAD',
   '/healthz': 'GET, HEAD',
   '/readyz': 'GET, HEAD',
   '/metrics': 'GET, HEAD',
@@ -115,6 +118,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.all('/v1/screenshot', methodNotAllowed('POST'));
 
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.get(DEVICES_PATH, devicesRoute());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null }));
   app.get('/readyz', async (_req, res) => {
     // 503 tells a balancer to send work elsewhere: draining (SIGTERM), queue full, no browser.
@@ -126,7 +130,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(playgroundRoutes());
   app.get('/README.md', readmeRoute());
-  for (const p of ['/openapi.json', '/healthz', '/readyz', '/metrics', '/', '/README.md']) app.all(p, methodNotAllowed('GET'));
+  for (const p of ['/openapi.json', DEVICES_PATH, '/healthz', '/readyz', '/metrics', '/', '/README.md']) app.all(p, methodNotAllowed('GET'));
 
   deps.mount?.(app);
 

@@ -70,6 +70,6 @@ export function oauthProbeAnswer(path: string): ServiceError | undefined {
   return new ServiceError(
     'not_found',
     'no OAuth here: this server takes an API key (Authorization: Bearer <API_KEY>). After a 401 from /mcp, the API key your client ' +
-      'sent is missing or invalid: check the Authorization header in its configuration (README.md, "MCP troubleshooting").',
+      'sent is missing or invalid: check the Authorization header in its configuration (docs/mcp.md, "MCP troubleshooting").',
   );
 }

@@ -2,7 +2,7 @@
 // how many connections one client address may hold. Without these, Node's defaults let a client
 // that sends its headers and 10 bytes of a body stay connected for 300 s (requestTimeout), and a
 // client that connects and sends nothing at all stay forever; a handful of such clients hold every
-// file descriptor. The values come from server/config.ts (README "Configuration"):
+// file descriptor. The values come from server/config.ts (docs/configuration.md):
 //   headersTimeout   the whole request head must arrive within this (slowloris)
 //   requestTimeout   the whole request, body included, must arrive within this. Node applies it
 //                    only until the request is received, never to the render or the response

@@ -8,7 +8,7 @@
 // preflight from any other origin gets the plain 204 without them, and the browser refuses the call.
 import type { NextFunction, Request, Response } from 'express';
 
-/** Response headers a cross-origin page may read (README "The response"). */
+/** Response headers a cross-origin page may read (docs/api.md "The response"). */
 const EXPOSED = [
   'content-disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action',
   'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'server-timing', 'retry-after', 'www-authenticate', 'etag', 'mcp-session-id',

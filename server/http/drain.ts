@@ -1,4 +1,4 @@
-// Draining: how a replica leaves a load balancer without losing a request (README "Running at
+// Draining: how a replica leaves a load balancer without losing a request (docs/operations.md "Running at
 // scale"). On SIGTERM the server calls start(): from then on /readyz answers 503 (so a balancer
 // that health-checks it stops routing to it), every response carries `Connection: close` (so
 // keep-alive clients reconnect, through the balancer, to another replica), and requests still

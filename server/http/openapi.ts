@@ -15,6 +15,7 @@
 //   has gone, for logs and metrics).
 // - `servers` is the relative URL "/": the document describes whichever host serves it, and no
 //   host name from the request is echoed into it.
+import { DEVICES_PATH, devicesPathItem } from '../emulation/route.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
 import { publicSchema } from '../request/schema.ts';
@@ -47,7 +48,7 @@ const NOT_FROM_LINKS: Partial<Record<ErrorCode, string>> = {
 /** Codes no client ever receives. */
 const NEVER_SENT: readonly ErrorCode[] = ['client_closed'];
 
-/** Response headers (DESIGN §3, README "The response"), shared by reference. */
+/** Response headers (DESIGN §3, docs/api.md "The response"), shared by reference. */
 const HEADERS = {
   RequestId: { description: 'Identifies this request in the server logs; on every response, errors included.', schema: { type: 'string', format: 'uuid' } },
   ContentDisposition: { description: '`inline` with a filename: `screenshot.png`, `screenshot.jpg` or `screenshot.webp` (spec §2.3).', schema: { type: 'string', examples: ['inline; filename="screenshot.png"'] } },
@@ -173,7 +174,7 @@ export function openApiDocument() {
           tags: ['capture'],
           summary: 'A signed render link: the options in the query, no API key',
           description:
-            'For `og:image` tags, link previews and CDNs (README "Signed links"): the options of the JSON body flattened into the query ' +
+            'For `og:image` tags, link previews and CDNs (docs/signed-links.md): the options of the JSON body flattened into the query ' +
             '(`viewport.width=1200`, arrays as repeated names), plus `keyId`, `expires` and `signature`. The signing key is billed; failures ' +
             'and cached captures are free. Answers are public (`Cache-Control: public, max-age=..., immutable`) and carry no balance.',
           security: [],
@@ -201,6 +202,7 @@ export function openApiDocument() {
           responses: { ...imageResponses('CacheControlPrivate', true), ...errorResponses(NOT_FROM_CAPTURE) },
         },
       },
+      [DEVICES_PATH]: devicesPathItem(header('RequestId')),
     },
     components: {
       securitySchemes: {
@@ -220,7 +222,7 @@ export function openApiDocument() {
           description: 'Every failure (spec §2.4, §7). `message` names the field at fault and never quotes the request.',
           required: ['error', 'message'],
           properties: {
-            error: { type: 'string', enum: Object.keys(ERROR_CATALOGUE).filter((c) => !NEVER_SENT.includes(c as ErrorCode)), description: 'Machine-readable code (README "Errors").' },
+            error: { type: 'string', enum: Object.keys(ERROR_CATALOGUE).filter((c) => !NEVER_SENT.includes(c as ErrorCode)), description: 'Machine-readable code (docs/api.md "Errors").' },
             message: { type: 'string', description: 'What went wrong, for a person.' },
           },
         },

@@ -1,6 +1,6 @@
 // Making a signed link (issue 12): `npm run keys -- sign` and the tests. The options are checked
 // with the request schema first, so that a link is not handed out that can only ever answer 400.
-// README "Signed links" has the same few lines for Node, Python and a shell.
+// docs/signed-links.md has the same few lines for Node, Python and a shell.
 import { ServiceError } from '../errors.ts';
 import { validateRequest } from '../request/validate.ts';
 import { canonicalQuery, SIGNED_PATH, toQuery, type Pair } from './canonical.ts';

@@ -31,7 +31,7 @@ export function linkQueryParameters(): Array<Record<string, unknown>> {
       name: 'signature',
       in: 'query',
       required: true,
-      description: 'Lower-case hex HMAC-SHA256, under the key\'s signing secret, of `/v1/screenshot?` + the canonical query: every other parameter, names and values RFC 3986 percent-encoded (upper-case hex), sorted by name (stable), joined with `&` (README "Signed links").',
+      description: 'Lower-case hex HMAC-SHA256, under the key\'s signing secret, of `/v1/screenshot?` + the canonical query: every other parameter, names and values RFC 3986 percent-encoded (upper-case hex), sorted by name (stable), joined with `&` (docs/signed-links.md).',
       schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     },
   );

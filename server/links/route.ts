@@ -27,7 +27,7 @@ export function signedLinkRoute(deps: LinkRouteDeps) {
     if (raw === '') return next();
     const pairs = parseQuery(raw);
     if (!pairs.some(([n]) => n === 'signature')) {
-      throw badRequest('a GET /v1/screenshot is a signed link: keyId, expires and signature are required (README "Signed links"); or POST the options with an API key');
+      throw badRequest('a GET /v1/screenshot is a signed link: keyId, expires and signature are required (docs/signed-links.md); or POST the options with an API key');
     }
     const link = await verifyLink(pairs, deps.verify);
     const gone = new AbortController();

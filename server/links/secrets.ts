@@ -4,7 +4,7 @@
 // KEK (kek.ts): AES-256-GCM, a fresh 96-bit IV each time, the key id as associated data so that a
 // sealed secret moved to another key's row does not open.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Db, Queryable } from '../accounts/db.ts';
+import type { Db, Queryable } from '../store/index.ts';
 import { kekId } from './kek.ts';
 
 export const SECRET_PREFIX = 'lss_';

@@ -4,7 +4,7 @@
 // link_key_invalid, 403 link_signature_invalid, 410 link_expired. The signature is checked before
 // the expiry, so that a changed `expires` reads as a bad signature, never as "expired".
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../accounts/db.ts';
+import type { Queryable } from '../store/index.ts';
 import type { Account } from '../accounts/index.ts';
 import { badRequest, ServiceError } from '../errors.ts';
 import { fromQuery, type Pair, stringToSign } from './canonical.ts';
@@ -51,7 +51,7 @@ export interface VerifyDeps {
 
 function single(pairs: Pair[], name: string): string {
   const found = pairs.filter(([n]) => n === name);
-  if (found.length !== 1) throw badRequest(found.length ? `${name} is given more than once in the link` : `${name} is required in a signed link (keyId, expires and signature; README "Signed links")`);
+  if (found.length !== 1) throw badRequest(found.length ? `${name} is given more than once in the link` : `${name} is required in a signed link (keyId, expires and signature; docs/signed-links.md)`);
   return found[0]![1];
 }
 

@@ -90,7 +90,7 @@ export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowse
       if (plan !== plans.at(-1)) continue;
       if (settings.mode === 'require') throw new Error(`Chromium did not start with its sandbox (BROWSER_SANDBOX=require): ${why}`, { cause: e });
       if (failures.length === 1) throw e; // the only plan: its own error, unchanged
-      throw new Error(`Chromium did not start in any way BROWSER_SANDBOX=${settings.mode} allows: ${failures.join('; ')}`);
+      throw new Error(`Chromium did not start in any way BROWSER_SANDBOX=${settings.mode} allows: ${failures.join('; ')}`, { cause: e });
     }
   }
   throw new Error('no launch plan'); // unreachable: launchPlans never returns an empty list

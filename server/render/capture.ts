@@ -5,9 +5,9 @@
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
 // lossless re-encode by sharp on libuv's thread pool, off the event loop (issue 13: on a gradient
 // share card, less than half the time of Chromium's default PNG encoder, and fewer bytes).
-// The output-size ceiling protects the server (README "Limits"). Where a tall capture is cut (the
-// ceiling, the budget, fullPageMaxHeight, an endless page) and whether the re-encode fits in the
-// budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
+// The output-size ceiling protects the server (docs/api.md "Limits"). Where a tall capture is cut
+// (the ceiling, the budget, fullPageMaxHeight, an endless page) and whether the re-encode fits in
+// the budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
 import type { CDPSession, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';

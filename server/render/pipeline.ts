@@ -6,6 +6,7 @@
 import type { Page } from 'puppeteer-core';
 import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
 import { prepareDeterminism } from '../determinism/index.ts';
+import { applyEmulation, type Emulation } from '../emulation/index.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
@@ -52,10 +53,12 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   }
   const tracker = new InflightTracker(page);
   const hops = new HopGuard(page, deps.checkUrl, url);
+  let visitor: Emulation | undefined;
   let env: PageEnv | undefined;
   try {
     // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
-    env = await applyPageEnv(page, req, url, deadline); // colorScheme, userAgent, origin-only headers/cookies
+    visitor = await applyEmulation(page, client, req, url, deadline); // device, timezone, locale, geolocation, media, scripts, userAgent
+    env = await applyPageEnv(page, req, url, deadline); // origin-only headers/cookies
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
     const cleanup = await deadline.step('cleanup-prep', attachCleanup(page, req));
 
@@ -88,8 +91,10 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
+    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly;
+    // nor can it grow as it is scrolled.
     let scroll: ScrollOutcome | undefined;
-    if (req.fullPage && req.selector === undefined) {
+    if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
       const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
       scroll = await loadLazyContent(page, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
     }
@@ -101,6 +106,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
     return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut };
   } finally {
+    visitor?.dispose();
     env?.dispose();
     tracker.dispose();
     hops.dispose();

@@ -9,6 +9,7 @@ export const STEPS = {
   page: 'opening a page',
   address: 'checking the target address',
   viewport: 'setting the viewport',
+  emulation: 'emulating the visitor',
   env: 'setting the page environment',
   determinism: 'preparing a deterministic render',
   'cleanup-prep': 'preparing banner clean-up',

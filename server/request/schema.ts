@@ -13,7 +13,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
-import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.ts';
+import { cookiesField, headersField } from '../page-env/fields.ts';
 import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
@@ -46,7 +47,8 @@ const viewportLength = (what: string, def: number) =>
     'x-rule': `a number between 1 and ${VIEWPORT_MAX}`,
   }) as const;
 
-const properties = {
+/** The fields of spec §2.1 and §2.2. */
+const specProperties = {
   url: {
     type: 'string',
     format: 'uri',
@@ -93,17 +95,27 @@ const properties = {
     'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
   },
   blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
-  // Extensions beyond the spec (§9: unknown fields are ignored, so spec clients never see them).
-  // Each is defined beside the code that acts on it.
+} as const;
+
+/**
+ * Extensions beyond the spec (§9: unknown fields are ignored, so spec clients never see them),
+ * each defined beside the code that acts on it (its room's fields.ts).
+ */
+const extensionProperties = {
   cacheTtl: cacheTtlField,
   deterministic: deterministicField,
-  colorScheme: colorSchemeField,
-  userAgent: userAgentField,
+  ...emulationFields, // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
   fullPageMaxHeight: fullPageMaxHeightField,
 } as const;
+
+const properties = { ...specProperties, ...extensionProperties } as const;
+
+/** The spec's field names, and the extensions' (docs, the conformance suite's profiles). */
+export const SPEC_FIELDS: readonly string[] = Object.keys(specProperties);
+export const EXTENSION_FIELDS: readonly string[] = Object.keys(extensionProperties);
 
 /** Rules across fields (spec §2.1 rule 1, §4.1 rule 7), checked by the schema itself. */
 const crossFieldRules = [
@@ -120,6 +132,7 @@ const crossFieldRules = [
     then: { required: ['url'] },
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
+  ...emulationCrossFieldRules,
   fullPageMaxHeightRule,
 ] as const;
 

@@ -69,6 +69,7 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'exactly one of url and html must be given, not both',
     'quality is only allowed with format "jpeg" or "webp"',
     'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension (issue 12)
+    'geolocation is only allowed with url (it is granted to the target origin only)', // extension (server/emulation/)
     'fullPageMaxHeight is only allowed with fullPage: true', // extension (server/tall-pages/)
   ]);
   assert.equal(refusal({ html: 'x', headers: { 'X-A': '1' } }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');

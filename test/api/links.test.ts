@@ -19,6 +19,7 @@ import { canonicalQuery, SIGNED_PATH, type Pair } from '../../server/links/canon
 import { makeLink } from '../../server/links/make.ts';
 import { signPairs } from '../../server/links/verify.ts';
 import { rotateSigningSecret } from '../../server/links/secrets.ts';
+import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode } from '../support/image.ts';
@@ -30,6 +31,7 @@ const viewport = { width: 64, height: 40 };
 const HOUR = 3600;
 
 let fx: Fixture;
+let probe: ReturnType<typeof serveProbe>;
 let srv: TestServer;
 let db: SqlLedger['db'];
 let kek: Buffer;
@@ -63,6 +65,7 @@ before(async () => {
   fx = await startFixture();
   page(fx, '/green', '<body style="margin:0;background:#0a0"></body>');
   page(fx, '/blue', '<body style="margin:0;background:#00f"></body>');
+  probe = serveProbe(fx);
   srv = await startTestServer({ CACHE_TTL_SECONDS: '300' }, fx);
   db = (srv.server.accounts as SqlLedger).db;
   kek = resolveKek(srv.config)!;
@@ -196,6 +199,21 @@ describe('signed links (GET /v1/screenshot)', () => {
     assert.equal(await balance(k), 20);
   });
 
+  test('the emulation fields travel in a link: strings, a nested geolocation and booleans typed by the schema', async () => {
+    const k = await newKey();
+    const { timezone, locale, device, geolocation } = EMULATED;
+    const shot = async (options: Record<string, unknown>) => {
+      const r = await get(link(k, { url: probe.url, waitUntil: 'load', ...options }));
+      assert.equal(r.status, 200, show(r));
+      return blocksOf(await decode(r.body));
+    };
+    const all = await shot({ device, viewport: { width: 320, height: 240 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
+    const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green' } as const;
+    assert.deepEqual(pick(all, green), green);
+    assert.deepEqual(pick(await shot({ viewport: { width: 320, height: 240 }, javaScriptEnabled: false }), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
+    assert.throws(() => link(k, { url: probe.url, device: 'Nokia 3310' }), /^ServiceError: device must be the name of a device preset/);
+  });
+
   test('not links: GET without a query is 405 (Allow: POST); without a signature 400; headers and cookies never in a link', async () => {
     const plain = await get(`${srv.url}/v1/screenshot`);
     assert.equal(plain.status, 405);
@@ -238,12 +256,12 @@ describe('HTTP caching of POST (ETag, If-None-Match, cacheTtl)', () => {
   });
 });
 
-describe('README recipes make links the server accepts', () => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+describe('the recipes of docs/signed-links.md make links the server accepts', () => {
+  const readme = readFileSync(path.join(ROOT, 'docs/signed-links.md'), 'utf8');
   /** The code block that follows the marker comment `<!-- recipe: NAME -->`. */
   const recipe = (name: string) => {
     const m = new RegExp(`<!-- recipe: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(readme);
-    assert.ok(m, `README has the ${name} recipe`);
+    assert.ok(m, `docs/signed-links.md has the ${name} recipe`);
     return m[1]!;
   };
   const expectImage = async (url: string, k: LinkKey) => {

@@ -32,8 +32,13 @@ const ACCEPTED_WARNINGS = [
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/0/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/1/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/then/required/0',
-  // fullPageMaxHeight only with fullPage (server/tall-pages/): the same reading of `if`.
+  // geolocation only with url (server/emulation/): the same reading of `if` and `then`.
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/if/required/0',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/then/required/0',
+  // fullPageMaxHeight only with fullPage (server/tall-pages/): the same reading of `if`.
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/5/if/required/0',
+  // GET /v1/devices takes no input and needs no key: it has no 4xx to list.
+  'operation-4xx-response #/paths/~1v1~1devices/get/responses',
 ];
 
 /** The user's program: a body of just {html}, the PNG as bytes, a typed error. */

@@ -2,7 +2,7 @@
 // budget. A burst bigger than the pool can serve within the budget is answered in time: each
 // request either renders (200, or 504 for a page that never settles) or is refused early with
 // 503 overloaded and a Retry-After computed from the queue; no answer comes later than the
-// budget plus the documented slack (README "Limits"), nothing refused is billed, and the server
+// budget plus the documented slack (docs/api.md "Limits"), nothing refused is billed, and the server
 // serves a normal capture afterwards.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { shoot, show, type Reply } from '../support/http.ts';
 import { eventually } from '../support/wait.ts';
 
 const BUDGET_MS = 3000;
-/** README "Limits": an answer comes at most this long after the budget (reply writing, the ledger). */
+/** docs/api.md "Limits": an answer comes at most this long after the budget (reply writing, the ledger). */
 const SLACK_MS = 1000;
 /** The client shares this process and two cores with another test file: its clock reads late under
  * load. Before the queue counted, the same burst's slowest answer came after 12.8 s. */

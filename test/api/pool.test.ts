@@ -106,7 +106,7 @@ describe('hostile pages (DESIGN §4)', () => {
     assert.equal(r.status, 200, show(r));
     await sleep(500);
     const roots = [os.tmpdir(), '/tmp', os.homedir(), process.cwd(), srv.dataDir].filter((d, i, a) => existsSync(d) && a.indexOf(d) === i);
-    let found = '';
+    let found: string;
     try {
       found = execFileSync('find', [...roots, '-xdev', '-name', `*${tag}*`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
     } catch (e) {

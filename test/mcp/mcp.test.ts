@@ -8,7 +8,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
+import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { decode } from '../support/image.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { balance, connect, imageOf, MCP_SERVER_ENV, mcpUrl, textOf } from './helpers.ts';
 
@@ -22,6 +24,7 @@ g.putImageData(img, 0, 0);
 </script></body></html>`;
 
 let fx: Fixture;
+let probeUrl: string;
 let ts: TestServer;
 let client: Client;
 
@@ -29,6 +32,7 @@ before(async () => {
   fx = await startFixture();
   page(fx, '/red.html', RED_PAGE);
   page(fx, '/cached.html', RED_PAGE);
+  probeUrl = serveProbe(fx).url;
   ts = await startTestServer(MCP_SERVER_ENV, fx);
   client = await connect(mcpUrl(ts));
 });
@@ -106,6 +110,24 @@ test('validation errors: isError with bad_request and the field-naming message; 
     assert.match(textOf(r), /No credit was charged\./);
   }
   assert.equal(await balance(ts.server), before);
+});
+
+test('the emulation fields: listed in the tool\'s schema (device presets as an enum) and applied as in REST', async () => {
+  const { tools } = await client.listTools();
+  const props = tools[0]!.inputSchema.properties as Record<string, { enum?: string[]; description?: string }>;
+  assert.ok(props.device?.enum?.includes(EMULATED.device) && (props.device.enum.length ?? 0) > 100);
+  for (const f of ['timezone', 'locale', 'geolocation', 'mediaType', 'reducedMotion', 'javaScriptEnabled']) assert.ok(props[f]?.description, f);
+  const { timezone, locale, device, geolocation } = EMULATED;
+  const r = await call({ url: probeUrl, waitUntil: 'load', device, viewport: { width: 320, height: 240, deviceScaleFactor: 1 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
+  assert.notEqual(r.isError, true, textOf(r));
+  const blocks = blocksOf(await decode(imageOf(r).data));
+  const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green', frame: 'green' } as const;
+  assert.deepEqual(pick(blocks, green), green);
+  const off = await call({ url: probeUrl, waitUntil: 'load', viewport: { width: 320, height: 240 }, javaScriptEnabled: false });
+  assert.deepEqual(pick(blocksOf(await decode(imageOf(off).data)), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
+  const unknown = await call({ html: '<p>x</p>', device: 'iPhone 99' });
+  assert.equal(unknown.isError, true);
+  assert.match(textOf(unknown), /^bad_request: device must be the name of a device preset .*: the closest are "iPhone /);
 });
 
 test('the egress guard applies: a loopback target outside EGRESS_ALLOW is bad_request; nothing billed', async () => {

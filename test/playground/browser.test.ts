@@ -132,6 +132,22 @@ test('extension fields (issue 12): headers and cookies as lines, an enum without
   await page.getByLabel('deterministic', { exact: true }).uncheck();
 });
 
+test('emulation fields come from the schema: the device presets as a list, geolocation as its own fields', async () => {
+  await page.getByLabel('html', { exact: true }).fill('<p>x</p>');
+  assert.equal(await page.getByLabel('device', { exact: true }).inputValue(), '');
+  await page.getByLabel('device', { exact: true }).selectOption('iPhone 15 Pro');
+  await page.getByLabel('timezone', { exact: true }).fill('Asia/Tokyo');
+  assert.equal(await page.getByLabel('javaScriptEnabled', { exact: true }).isChecked(), true);
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/screenshot'));
+  await submitAndWait();
+  const body = (await sent).postDataJSON();
+  assert.equal(body.device, 'iPhone 15 Pro');
+  assert.equal(body.timezone, 'Asia/Tokyo');
+  assert.ok(!('geolocation' in body) && !('javaScriptEnabled' in body) && !('mediaType' in body), JSON.stringify(body));
+  await page.getByLabel('device', { exact: true }).selectOption('');
+  await page.getByLabel('timezone', { exact: true }).fill('');
+});
+
 test('CORS: a page on a listed origin can call the API and read its headers; another origin cannot', async () => {
   const attempt = async (origin: string) => {
     const p = await browser.newPage();

@@ -241,7 +241,7 @@ test('html is never written to disk (profile, temp and data directories)', async
   expectImage(await shoot({ html: page(`<p>${marker}</p><script>localStorage.setItem('m', '${marker}')</script>`) }), 'marker');
   const hits: string[] = [];
   const scan = (dir: string, depth = 0) => {
-    let entries: string[] = [];
+    let entries: string[];
     try { entries = readdirSync(dir); } catch { return; }
     for (const e of entries) {
       const p = path.join(dir, e);

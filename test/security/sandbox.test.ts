@@ -19,7 +19,7 @@ import { shoot, show } from '../support/http.ts';
 import { chromiumDescendants } from '../support/processes.ts';
 import { findChromium } from '../../server/config.ts';
 import { launchBrowser } from '../../server/render/browser.ts';
-import { BrowserPool } from '../../server/render/pool.ts';
+import { BrowserPool } from '../../server/pool/index.ts';
 import { DEFAULT_SANDBOX } from '../../server/sandbox/index.ts';
 
 const isRoot = process.getuid?.() === 0;

@@ -53,7 +53,7 @@ export interface TestServer {
 }
 
 /**
- * Starts the server in this process. `overrides` are env variables (README's configuration table);
+ * Starts the server in this process. `overrides` are env variables (docs/configuration.md);
  * without DATA_DIR it gets a throwaway one. `accounts`: a store the test opened itself (it is
  * closed with the server).
  */

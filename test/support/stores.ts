@@ -1,16 +1,18 @@
-// The two stores the ledger runs on, each opened fresh and isolated.
+// The two stores the ledger runs on, each opened fresh and isolated, and the checks of its books.
 // embedded: a PGlite database in a new temporary DATA_DIR.
 // postgres: a new database on the server of TEST_DATABASE_URL (scripts/setup-postgres.sh starts
 // a throwaway cluster and exports it; scripts/test.sh always sets it). Without it the PostgreSQL
 // tests are skipped with a message saying so.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openEmbedded, type Db } from '../../server/accounts/db.ts';
-import { openAccounts, type AccountsConfig, type OpenOptions } from '../../server/accounts/index.ts';
+import { createKey } from '../../server/accounts/admin.ts';
+import { openAccounts, type Account, type AccountsConfig, type OpenOptions } from '../../server/accounts/index.ts';
 import type { SqlLedger } from '../../server/accounts/ledger.ts';
+import { openStore, type Db } from '../../server/store/index.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL?.trim() || '';
 export const PG_SKIP = PG_URL
@@ -34,7 +36,7 @@ let template: Promise<string> | undefined;
 async function embeddedTemplate(): Promise<string> {
   template ??= (async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ledger-template-'));
-    await (await openEmbedded(dir)).close();
+    await (await openStore({ dataDir: dir, databaseUrl: null })).close();
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   })();
@@ -87,7 +89,7 @@ export const STORES: { name: 'embedded' | 'postgres'; make: () => Promise<TestSt
   { name: 'postgres', make: postgresStore, skip: PG_SKIP },
 ];
 
-/** The books of one account, for the tests' checks of the invariants in server/accounts/schema.ts. */
+/** The books of one account, for the tests' checks of the invariants in server/store/migrations.ts. */
 export async function audit(db: Db, accountId: string): Promise<{ credits: number; held: number; reservations: number; ledgerSum: number; captures: number }> {
   const rows = await db.query<Record<string, unknown>>(
     `SELECT a.credits, a.held,
@@ -106,4 +108,23 @@ export async function audit(db: Db, accountId: string): Promise<{ credits: numbe
     ledgerSum: Number(r.ledger_sum),
     captures: Number(r.captures),
   };
+}
+
+/** The invariants of server/store/migrations.ts for one account: credits = SUM(ledger), held = COUNT(reservations), 0 <= held <= credits; and what `expect` says. */
+export async function assertBooks(l: SqlLedger, accountId: string, expect: { credits?: number; held?: number; captures?: number }): Promise<void> {
+  const a = await audit(l.db, accountId);
+  assert.equal(a.credits, a.ledgerSum, 'credits = sum of the ledger');
+  assert.equal(a.held, a.reservations, 'held = number of reservations');
+  assert.ok(a.held >= 0 && a.held <= a.credits, 'no negative spendable balance');
+  if (expect.credits !== undefined) assert.equal(a.credits, expect.credits, 'credits');
+  if (expect.held !== undefined) assert.equal(a.held, expect.held, 'held');
+  if (expect.captures !== undefined) assert.equal(a.captures, expect.captures, 'captures billed');
+}
+
+/** A new account with one key and `credits`, authenticated by that key. */
+export async function newAccount(l: SqlLedger, credits = 100): Promise<{ key: string; account: Account }> {
+  const made = await createKey(l.db, { credits });
+  const account = await l.authenticate(made.key);
+  assert.ok(account);
+  return { key: made.key, account };
 }

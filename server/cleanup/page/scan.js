@@ -1,4 +1,4 @@
-// Shared in-page scanning helpers for sniff.js and dom-cleanup.js (concatenated before them; see
+// Shared in-page scanning helpers for find.js, sniff.js and dom-cleanup.js (before them; see
 // ../selectors.ts and ../sniff.ts). Plain JavaScript, serialised into the page. Both scale with
 // the viewport, not with the size of the DOM:
 //   scTokens()  one pass over the elements: which ids, classes and custom element names exist
@@ -7,7 +7,7 @@
 //   scLayers()  the layers over the page: the outermost fixed or sticky elements found by hit
 //               testing a grid of points over the viewport (open shadow roots included), plus
 //               dialogs; a banner that covers nothing of the viewport is not in the capture
-// eslint-disable-next-line no-unused-vars
+ 
 function scTokens() {
   const ids = new Set();
   const classes = new Set();
@@ -47,7 +47,7 @@ function scTokens() {
   };
 }
 
-// eslint-disable-next-line no-unused-vars
+ 
 function scLayers() {
   const doc = document;
   const root = doc.documentElement;

@@ -1,9 +1,9 @@
 // In-page pre-check (see ../sniff.ts): can autoconsent find anything in this document? Answers
 // with the first reason found, or null. Cheap (a token pass, a few querySelector calls, globals,
-// hit tests over the viewport; scan.js is concatenated before this file), so that a page without
+// hit tests over the viewport; scan.js and find.js come before this file), so that a page without
 // a banner does not pay for injecting the autoconsent bundle (~30 ms). Plain JavaScript,
 // serialised into the page like driver.js.
-// eslint-disable-next-line no-unused-vars
+ 
 function scConsentSniff(spec, shared) {
   const doc = document;
   if (!doc.documentElement) return null;

@@ -1,7 +1,12 @@
-// The ledger's tables, as ordered migrations (each a list of statements, applied once, recorded in
-// schema_migrations). Append new migrations; never edit an applied one.
+// Every table of the store, as ONE ordered list of migrations (each a list of statements, applied
+// once, recorded by its position in schema_migrations; migrate.ts). Append new migrations; never
+// edit or reorder an applied one: stores in service have recorded them by number.
 //
-// Invariants the code keeps and the tests check:
+//   1  accounts, api_keys, reservations, ledger, rate_windows   the credits ledger (server/accounts)
+//   2  link_secrets                                              signed links (server/links)
+//   3  result_cache, result_cache_flights                        the result cache (server/cache)
+//
+// Invariants the ledger keeps and the tests check:
 //   accounts.credits = SUM(ledger.delta) of the account (every committed change has a ledger row)
 //   accounts.held    = COUNT(reservations) of the account (credits on hold for renders in flight)
 //   0 <= held <= credits, so the spendable balance credits - held is never negative
@@ -62,7 +67,7 @@ export const MIGRATIONS: string[][] = [
     )`,
   ],
   [
-    // Signing secrets of signed render links (server/links/secrets.ts, issue 12): one per key,
+    // Signing secrets of signed render links (server/links/secrets.ts): one per key,
     // sealed with the server's key-encryption key (AES-256-GCM, the key id as associated data):
     // HMAC verification needs the secret itself, so it cannot be stored as a hash. `previous` is
     // the secret before the last rotation, still accepted until previous_until (a grace period).
@@ -75,6 +80,34 @@ export const MIGRATIONS: string[][] = [
       kek_id text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
       rotated_at timestamptz
+    )`,
+  ],
+  [
+    // The result cache (server/cache/sql.ts) every replica shares. Times are epoch milliseconds
+    // from the replicas' clocks (a few ms of skew only moves an expiry by as much).
+    //   result_cache          one row per entry: the image and what the response needs; expires_at
+    //                         (TTL), used_at (least recently used evicted first), bytes (size cap)
+    //   result_cache_flights  one row per render in flight that others may wait for (single flight);
+    //                         a lease: a crashed leader's row expires and is taken over
+    // IF NOT EXISTS: before this list held them, the cache created these tables itself, unrecorded,
+    // so a store in service may have them already (with entries worth keeping).
+    `CREATE TABLE IF NOT EXISTS result_cache (
+      key text PRIMARY KEY,
+      body bytea NOT NULL,
+      content_type text NOT NULL,
+      headers jsonb NOT NULL,
+      width integer NOT NULL,
+      height integer NOT NULL,
+      bytes integer NOT NULL,
+      stored_at bigint NOT NULL,
+      expires_at bigint NOT NULL,
+      used_at bigint NOT NULL
+    )`,
+    `CREATE INDEX IF NOT EXISTS result_cache_used ON result_cache (used_at)`,
+    `CREATE TABLE IF NOT EXISTS result_cache_flights (
+      key text PRIMARY KEY,
+      owner text NOT NULL,
+      expires_at bigint NOT NULL
     )`,
   ],
 ];

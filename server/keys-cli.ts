@@ -1,16 +1,17 @@
-// Operator CLI for API keys and credits, on the store the server uses (DATA_DIR, or DATABASE_URL).
-//   node --import tsx server/accounts/cli.ts keys <command>   (npm run keys -- <command>)
+// Operator CLI for API keys, credits and link signing secrets, on the store the server uses
+// (server/store: DATA_DIR, or DATABASE_URL). An entry point like main.ts, so it may use every room.
+//   node --import tsx server/keys-cli.ts keys <command>   (npm run keys -- <command>)
 // With the embedded store the server must be stopped first (one process at a time); with
 // PostgreSQL it runs beside live replicas.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
-import { ServiceError } from '../errors.ts';
-import { resolveKek } from '../links/kek.ts';
-import { makeLink, parseOptions } from '../links/make.ts';
-import { LinkKeyError, rotateSigningSecret, signingKey } from '../links/secrets.ts';
-import { AdminError, createKey, grant, listKeys, revokeKey } from './admin.ts';
-import { StoreInUse } from './db.ts';
-import { openAccounts } from './index.ts';
+import { AdminError, createKey, grant, listKeys, revokeKey } from './accounts/admin.ts';
+import { openAccounts } from './accounts/index.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { ServiceError } from './errors.ts';
+import { resolveKek } from './links/kek.ts';
+import { makeLink, parseOptions } from './links/make.ts';
+import { LinkKeyError, rotateSigningSecret, signingKey } from './links/secrets.ts';
+import { StoreInUse } from './store/index.ts';
 
 const USAGE = `usage: keys <command>
 
@@ -25,7 +26,7 @@ const USAGE = `usage: keys <command>
   rotate-secret <key_id> [--grace <seconds>] a new link signing secret, printed ONCE; links signed with
                                             the old one keep working for --grace seconds (default 0)
   sign <key_id> '<options JSON>' (--expires-in <seconds> | --expires <unix time>) [--base-url <url>]
-       [--secret <signing secret>]          a signed GET link for the options (README "Signed links");
+       [--secret <signing secret>]          a signed GET link for the options (docs/signed-links.md);
                                             the secret from --secret, LINK_SIGNING_SECRET or the store
 
 Store: DATABASE_URL when set (PostgreSQL), else the embedded store in DATA_DIR (default ./data).`;

@@ -6,12 +6,12 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { resolveKek } from '../links/kek.ts';
-import { parseQuery } from '../links/canonical.ts';
-import { verifyLink } from '../links/verify.ts';
-import { STORES } from '../../test/support/stores.ts';
+import { resolveKek } from './links/kek.ts';
+import { parseQuery } from './links/canonical.ts';
+import { verifyLink } from './links/verify.ts';
+import { STORES } from '../test/support/stores.ts';
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cli.ts');
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), 'keys-cli.ts');
 const run = promisify(execFile);
 
 async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,0 +1,36 @@
+// What the HTTP and MCP layers see of accounts (the `Accounts` interface) and the values it deals
+// in. A file of its own so that the ledger, which implements it, and index.ts, which opens the
+// ledger, both import it without importing each other.
+export interface Account {
+  id: string;
+  /** The key that authenticated (an account may have several keys). */
+  keyId?: string;
+}
+
+export interface Reservation {
+  id: string;
+  accountId: string;
+}
+
+/** What a commit did: 1 when it spent the held credit, 0 when the reservation was already gone (committed, released, or swept after its lease ran out). */
+export interface Committed {
+  charged: 0 | 1;
+  remaining: number;
+}
+
+export interface Accounts {
+  /** The account of a bearer key, or null for an unknown or revoked key. */
+  authenticate(key: string): Promise<Account | null>;
+  /** Throws ServiceError('rate_limited') with Retry-After when over the per-account rate. */
+  checkRateLimit(account: Account): Promise<void>;
+  /** Holds one credit; throws ServiceError('insufficient_credits') when none are left. */
+  reserve(account: Account): Promise<Reservation>;
+  /** Spends the held credit (at most once per reservation); says what it charged and the spendable balance afterwards. */
+  commit(r: Reservation): Promise<Committed>;
+  /** Gives the held credit back (any failure); a no-op after commit or a second release. */
+  release(r: Reservation): Promise<void>;
+  /** Spendable credits: the balance minus credits held for renders in flight. */
+  balance(account: Account): Promise<number>;
+  /** Stops the background timers and closes the store (after in-flight requests are done). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+// Every environment variable the server reads: its default, its bounds and what it means, stated
+// once. server/config.ts parses them into a Config; the configuration reference
+// (docs/configuration.md) is generated from this table, so a variable cannot be added without
+// its documentation (test/docs/generated.test.ts).
+import { DEFAULT_SANDBOX } from './sandbox/index.ts';
+
+export interface IntSetting {
+  kind: 'int';
+  default: number;
+  min: number;
+  max: number;
+  doc: string;
+}
+export interface TextSetting {
+  kind: 'text';
+  /** What an unset variable means, as the documentation shows it ('' = nothing: the feature is off). */
+  default: string;
+  doc: string;
+}
+export type Setting = IntSetting | TextSetting;
+
+const int = (def: number, min: number, max: number, doc: string): IntSetting => ({ kind: 'int', default: def, min, max, doc });
+const text = (def: string, doc: string): TextSetting => ({ kind: 'text', default: def, doc });
+
+export const SETTINGS = {
+  PORT: int(3000, 0, 65535, 'listen port; `0` picks a free one (the log says which)'),
+  HOST: text('0.0.0.0', 'listen address'),
+  CHROMIUM_PATH: text('found by `scripts/setup-browser.sh`', 'the browser binary'),
+  API_KEYS: text('', 'comma-separated keys accepted as valid, each starting with the free allowance (development, CI); 16 to 200 characters of `[A-Za-z0-9._~+/=-]` each'),
+  DATA_DIR: text('./data', 'where the embedded store (PGlite) keeps its files, and the development key'),
+  DATABASE_URL: text('', 'a PostgreSQL URL (`postgres://`); when set, the ledger, keys, rate limits, signed-link secrets and result cache live there (replicas share them)'),
+  EGRESS_ALLOW: text('', 'comma-separated exact `host:port` origins treated as public. Test fixtures only; off by default; logged loudly at start'),
+  RENDER_CONCURRENCY: int(2, 1, 64, 'renders at once (see the bench: more than the CPU sustains only adds latency)'),
+  QUEUE_LIMIT: int(32, 0, 10000, 'renders waiting for a slot before 503 `overloaded`'),
+  BROWSER_RECYCLE_AFTER: int(500, 1, 1_000_000, 'renders before the browser process is replaced'),
+  BROWSER_SANDBOX: text(DEFAULT_SANDBOX.mode, "Chromium's sandbox: `auto` = on wherever it starts, else a `WARN` line naming the reason at every browser launch and the browser runs without it; `require` = on, or the server does not start; `off` = never (`--no-sandbox`, as root too)"),
+  BROWSER_SANDBOX_USER: text(`${DEFAULT_SANDBOX.uid}:${DEFAULT_SANDBOX.gid}`, 'numeric `uid:gid` (not root) Chromium runs as when the server runs as root, so that its sandbox can be on (`nobody:nogroup` on Debian; a dedicated user is better). `TMPDIR` must be searchable by it'),
+  RENDER_BUDGET_MS: int(20000, 1000, 20000, 'the render budget (spec §8: 20 s; lower only for tests)'),
+  MAX_OUTPUT_PIXELS: int(100_000_000, 1, 1_000_000_000, 'output-size ceiling in pixels'),
+  CACHE_TTL_SECONDS: int(300, 0, 86400 * 30, 'url-mode result cache lifetime: the `cacheTtl` of a request that gives none (0 = the cache is off)'),
+  CACHE_MAX_BYTES: int(128 * 1024 * 1024, 0, 2 ** 40, 'result cache size bound, for all replicas together (it lives in the store; least recently used evicted first; 0 = off)'),
+  DRAIN_SECONDS: int(0, 0, 300, "after SIGTERM, how long `/readyz` answers 503 while requests are still served, before the listener closes (set it above your balancer's time to notice: 5 behind the shipped HAProxy)"),
+  RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000, 'requests per key per minute (0 = off)'),
+  FREE_CREDITS: int(100, 0, 1_000_000_000, 'credits a new key starts with (spec §1: 100)'),
+  LOG_LEVEL: text('info', 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; request bodies and keys are never logged'),
+  LINK_SIGNING_KEK: text('', 'the key-encryption key that seals the signing secrets of signed links: 32 random bytes as 64 hex characters or base64 (`openssl rand -hex 32`). Required for signed links with `DATABASE_URL`; with the embedded store, `DATA_DIR/link-signing.kek` (0600) is created when unset'),
+  CORS_ORIGINS: text('', 'comma-separated exact origins (`https://app.example.com`) whose web pages may call the API from a browser, or `*` alone for any page; empty = no cross-origin access'),
+  HTTP_HEADERS_TIMEOUT_MS: int(10_000, 100, 600_000, 'the request line and headers must arrive within this (slowloris); then the connection is closed (Node answers 408). 10 s is ample for any real client, even on a slow mobile link'),
+  HTTP_REQUEST_TIMEOUT_MS: int(30_000, 100, 600_000, 'the whole request, body included, must arrive within this (at least `HTTP_HEADERS_TIMEOUT_MS`): the largest body, 2 MB of `html`, needs about 550 kbit/s. It never limits the render or the response'),
+  HTTP_KEEPALIVE_TIMEOUT_MS: int(5_000, 100, 600_000, "a kept-alive connection with no request is closed after this (Node's default; above it only idle sockets pile up, below it clients reconnect more)"),
+  HTTP_IDLE_TIMEOUT_MS: int(10_000, 100, 600_000, 'a connection on which nothing moves for this long while the client is the one to act (a stalled request body; a client that stops reading its answer) is closed; never while its request is being rendered (the render budget bounds that). A connection that sends nothing at all is cut by `HTTP_HEADERS_TIMEOUT_MS`'),
+  MAX_CONNECTIONS_PER_IP: int(64, 0, 1_000_000, 'connections one client address may hold at once; beyond, a new connection is closed at once, before it is read, and counted as `screenshot_rejections_total{reason="connection_limit"}` (0 = no limit). Behind a balancer every connection comes from its address: set this above the balancer\'s connections to one replica, or 0'),
+} as const satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+export type IntSettingName = { [K in SettingName]: (typeof SETTINGS)[K] extends IntSetting ? K : never }[SettingName];
