@@ -49,7 +49,7 @@ test('GET / is the playground, with a strict CSP, and its form is built from the
   assert.equal(res?.status(), 200);
   const csp = res?.headers()['content-security-policy'] ?? '';
   for (const d of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) assert.ok(csp.includes(d), d);
-  await page.getByLabel('width').waitFor();
+  await page.getByLabel('width', { exact: true }).waitFor();
   const doc = await (await fetch(`${srv.url}/openapi.json`)).json();
   const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema;
   for (const [name, s] of Object.entries<any>(schema.properties)) {
@@ -75,11 +75,11 @@ test('without a key, the auth error shows next to the key field', async () => {
 test('fill the form and press Enter: an image of the requested size, the headers and the Server-Timing waterfall', async () => {
   await page.getByLabel('API key').fill(TEST_KEY);
   await page.getByLabel('html', { exact: true }).fill('<body style="margin:0;background:#0a66c2;color:#fff;font:40px sans-serif">Playground</body>');
-  await page.getByLabel('width').fill('400');
-  await page.getByLabel('height').fill('300');
+  await page.getByLabel('width', { exact: true }).fill('400');
+  await page.getByLabel('height', { exact: true }).fill('300');
   await page.getByLabel('format').selectOption('png');
   const done = page.waitForResponse((r) => r.url().endsWith('/v1/screenshot'));
-  await page.getByLabel('height').press('Enter'); // the keyboard submits the form
+  await page.getByLabel('height', { exact: true }).press('Enter'); // the keyboard submits the form
   assert.equal((await done).status(), 200);
   await page.locator('#result:not([hidden])').waitFor();
   await page.waitForFunction(() => (document.getElementById('shot') as HTMLImageElement).naturalWidth > 0);
@@ -98,15 +98,15 @@ test('fill the form and press Enter: an image of the requested size, the headers
 });
 
 test('a bad field shows the server message next to that field', async () => {
-  await page.getByLabel('width').fill('0');
+  await page.getByLabel('width', { exact: true }).fill('0');
   await page.getByLabel('quality').fill('50'); // with png: a cross-field rule that names quality
   await submitAndWait();
   await errorOf('viewport.width').waitFor();
   assert.match(await errorOf('viewport.width').innerText(), /viewport\.width must be/);
-  assert.equal(await page.getByLabel('width').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.getByLabel('width', { exact: true }).getAttribute('aria-invalid'), 'true');
   assert.match(await errorOf('quality').innerText(), /quality is only allowed with format/);
   assert.equal(await errorOf('key').isHidden(), true, 'the earlier auth error is gone');
-  await page.getByLabel('width').fill('400');
+  await page.getByLabel('width', { exact: true }).fill('400');
   await page.getByLabel('quality').fill('');
   assert.deepEqual(consoleErrors, [], 'no script or CSP errors on the page');
 });
