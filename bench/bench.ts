@@ -12,7 +12,8 @@
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
-// --json under `ratios`.
+// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts). `--only blocking`
+// and `--only tall` run one of those sections alone.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -22,6 +23,7 @@ import { launchBrowser } from '../server/render/browser.ts';
 import { startBaselineServer, type Baseline } from './baselines.ts';
 import { startFloor } from './floor.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
+import { blockingOnMix, blockingRows } from './blocking.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
@@ -29,6 +31,7 @@ import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency
 const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const quick = args.includes('--quick');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const N = quick ? 8 : 30;
 const KEY = 'bench-key-0123456789abcdef';
 const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
@@ -38,7 +41,7 @@ const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixe
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
 const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
-const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-tall`];
+const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`, `${os.tmpdir()}/bench-data-${process.pid}-tall`];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
 // Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
@@ -55,6 +58,45 @@ const { mix, long } = await buildPages();
 for (const p of [...mix, ...long]) {
   const file = path.join(BENCH_DIR, `${p.name}.html`);
   if (!existsSync(file) || readFileSync(file, 'utf8') !== p.html) writeFileSync(file, p.html);
+}
+// Request blocking on the mix (bench/blocking.ts): its own server, allowed to reach the site that serves the mix.
+const blocking = () =>
+  blockingOnMix(
+    mix,
+    quick ? 3 : 8,
+    async (allow) => {
+      const s = await startServer(loadConfig({ ...benchEnv(dataDirs[2]!), EGRESS_ALLOW: allow, CACHE_TTL_SECONDS: '0' }));
+      return { url: s.url, close: () => s.close() };
+    },
+    async (url, payload) => {
+      const t = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(payload) });
+      const buf = Buffer.from(await res.arrayBuffer());
+      return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
+    },
+  );
+// Tall and endless pages, A/B (bench/tall.ts): its own server.
+const tallSection = async () => {
+  try {
+    return await benchTall(loadConfig({ ...benchEnv(dataDirs[3]!), CACHE_TTL_SECONDS: '0' }), quick ? 1 : 3);
+  } finally {
+    rmSync(dataDirs[3]!, { recursive: true, force: true });
+  }
+};
+if (only === 'blocking') {
+  const b = await blocking();
+  rmSync(dataDirs[2]!, { recursive: true, force: true });
+  for (const r of blockingRows(b)) console.log(r.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ blocking: b }, null, 2));
+  process.exit(0);
+} else if (only === 'tall') {
+  const t = await tallSection();
+  for (const r of tallRows(t)) console.log(r.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
+  process.exit(0);
+} else if (only !== undefined) {
+  console.error(`bench: --only knows two sections, blocking and tall (not ${only})`);
+  process.exit(2);
 }
 const MIX_N = quick ? 8 : 24; // open loop at 2 req/s over the mix: 4 s / 12 s per measure
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -200,8 +242,7 @@ row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
 
 mark('tall');
-// Tall and endless pages, A/B (bench/tall.ts; `node --import tsx bench/tall.ts` runs it alone).
-const tallFigures = await benchTall(loadConfig({ ...benchEnv(dataDirs[2]!), CACHE_TTL_SECONDS: '0' }), quick ? 1 : 3);
+const tallFigures = await tallSection();
 for (const r of tallRows(tallFigures)) row(r[0]!, r[1]!, r[2]!, r[3]!, '');
 results.tall = tallFigures;
 
@@ -232,6 +273,10 @@ try {
   row('cleanup overhead', 'not measured', String(e).slice(0, 60), '', '');
 }
 await ours.close();
+
+mark('blocking');
+results.blocking = await blocking();
+rows.push(...blockingRows(results.blocking as Awaited<ReturnType<typeof blocking>>));
 for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;
@@ -256,6 +301,7 @@ results.ratios = {
   pngCardVsChromiumDefault: card.oursMedianMs / card.chromiumMedianMs,
   pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
   fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },
+  blocking: (results.blocking as Awaited<ReturnType<typeof blocking>>).ratios,
 };
 mark('end');
 results.sectionSeconds = sectionSeconds;

@@ -31,6 +31,7 @@ function typeOf(s: Schema): string {
     case 'integer':
       return `${s.type}${bounds(s.minimum, s.maximum)}`;
     case 'string':
+      if (s['x-max-bytes'] !== undefined) return `string (at most ${s['x-max-bytes']} UTF-8 bytes)`;
       return s.maxLength !== undefined ? `string (at most ${s.maxLength} characters)` : 'string';
     case 'array': {
       const item = s.items?.type === 'object' ? `{${Object.keys(s.items.properties ?? {}).join(', ')}}` : (s.items?.type ?? 'value');

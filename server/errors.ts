@@ -5,7 +5,7 @@
 
 export const ERROR_CATALOGUE = {
   bad_request: { status: 400, when: 'malformed request field (named in the message); both or neither of url/html; quality with png; url not absolute http(s) or targeting a private/loopback/link-local/metadata address; a redirect or navigation reaching a blocked address' },
-  selector_not_found: { status: 400, when: '`selector` matches no element (or one with no rendered box)' },
+  selector_not_found: { status: 400, when: '`selector`, or the selector of an action (named: `actions[2].click`), matches no element (or one with no rendered box)' },
   unauthorized: { status: 401, when: 'missing, malformed or unknown API key (with `WWW-Authenticate: Bearer`)' },
   insufficient_credits: { status: 402, when: 'the key has no credits left' },
   link_signature_invalid: { status: 403, when: 'a signed link (GET /v1/screenshot) whose signature does not match its parameters: one was changed, added or removed, or it was signed with another secret' },
@@ -15,6 +15,8 @@ export const ERROR_CATALOGUE = {
   link_expired: { status: 410, when: 'a signed link whose `expires` time has passed' },
   payload_too_large: { status: 413, when: '`html` over 2,000,000 UTF-8 bytes, or the JSON body over its limit' },
   unsupported_media_type: { status: 415, when: '`Content-Type` is not `application/json`' },
+  script_error: { status: 422, when: '`js`, or an action\'s `waitForFunction`, threw (or did not compile) in the page: the message names the field and the error\'s message, never the script' },
+  target_error: { status: 424, when: '`failOnTargetError` is set and the target\'s page answered an HTTP error status (4xx or 5xx; named in the message and in `x-target-status`)' },
   rate_limited: { status: 429, when: 'per-key rate limit exceeded (with `Retry-After`)' },
   render_failed: { status: 500, when: 'the page or the browser crashed during the render' },
   internal_error: { status: 500, when: 'an unexpected server fault (logged with the request id)' },
@@ -44,8 +46,22 @@ export const badRequest = (message: string) => new ServiceError('bad_request', m
 
 /** spec §4.1 rule 2. Names the field, never quotes it: messages never echo the request (issue 15). */
 export class SelectorNotFound extends ServiceError {
-  constructor(detail = 'matches no element') {
-    super('selector_not_found', `selector ${detail}`);
+  constructor(detail = 'matches no element', field = 'selector') {
+    super('selector_not_found', `${field} ${detail}`);
+  }
+}
+
+/** A script of the request (js, waitForFunction) threw in the page: its field and the error's message, never the script. */
+export class ScriptError extends ServiceError {
+  constructor(field: string, error: string) {
+    super('script_error', `${field} failed in the page: ${error}`);
+  }
+}
+
+/** failOnTargetError: the target's page answered an error status; the status is named, and sent as x-target-status. */
+export class TargetError extends ServiceError {
+  constructor(status: number) {
+    super('target_error', `the target answered HTTP ${status} (failOnTargetError is set, so its page is not captured)`, { 'x-target-status': String(status) });
   }
 }
 

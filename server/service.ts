@@ -4,6 +4,7 @@
 import type { Account, Accounts } from './accounts/index.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
+import { checkClipSize } from './clip/index.ts';
 import { RenderTimeout, ServiceError } from './errors.ts';
 import { etagOf } from './http-caching/conditional.ts';
 import { pictureOf } from './http-caching/picture.ts';
@@ -23,7 +24,7 @@ export interface CaptureOutcome {
   body: Buffer;
   request: ScreenshotRequest;
   contentType: string;
-  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status, x-wait-timed-out. */
+  /** Response headers (DESIGN §3): content-disposition, x-credits-*, x-cache, x-banner-action, x-target-status, x-wait-timed-out, x-blocked-requests. */
   headers: Record<string, string>;
   width: number;
   height: number;
@@ -56,6 +57,7 @@ export function createCaptureService(deps: ServiceDeps) {
     const arrivedAt = Date.now();
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
+    checkClipSize(req, deps.maxOutputPixels);
     await deps.accounts.checkRateLimit(account).catch(countRefusal);
 
     const cacheTtl = req.cacheTtl ?? deps.defaultCacheTtl; // issue 12: the entry's TTL and the oldest capture reused
@@ -106,6 +108,7 @@ export function createCaptureService(deps: ServiceDeps) {
         ...(r.targetStatus !== undefined ? { 'x-target-status': String(r.targetStatus) } : {}),
         ...(r.truncated ? { [TRUNCATED_HEADER]: formatTruncation(r.truncated) } : {}),
         ...(r.waitTimedOut.length > 0 ? { [WAIT_TIMED_OUT_HEADER]: r.waitTimedOut.join(', ') } : {}),
+        ...(r.blockedRequests > 0 ? { 'x-blocked-requests': String(r.blockedRequests) } : {}),
       };
       const timing = serverTiming(r.timings);
       const outcome = { body: r.body, contentType: CONTENT_TYPES[req.format], headers, width: r.width, height: r.height };

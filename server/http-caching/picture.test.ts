@@ -1,6 +1,5 @@
 // The cache key material (issue 12): every field that changes the picture counts, cacheTtl and
-// captureOnTimeout do not,
-// and header/cookie values appear only as a digest.
+// captureOnTimeout do not, and header/cookie values, css, js and actions appear only as a digest.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cacheKey } from '../cache/index.ts';
@@ -22,6 +21,8 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
     { device: 'iPhone 15 Pro' }, { device: 'iPhone 15 Pro', viewport: { width: 1200, height: 630 } }, { timezone: 'Asia/Tokyo' }, { timezone: 'Europe/Zurich' },
     { locale: 'de-CH' }, { locale: 'fr-CH' }, { geolocation: { latitude: 47.3769, longitude: 8.5417 } }, { geolocation: { latitude: 47.3769, longitude: 8.5417, accuracy: 10 } },
     { mediaType: 'print' }, { reducedMotion: 'reduce' }, { reducedMotion: 'no-preference' }, { javaScriptEnabled: false },
+    { css: 'a{}' }, { css: 'b{}' }, { js: 'return 1' }, { js: 'return 2' }, { actions: [{ click: '#a' }] }, { actions: [{ type: '#a', text: 'x' }] },
+    { blockResourceTypes: ['image'] }, { blockUrls: ['*x*'] }, { clip: { x: 0, y: 0, width: 10, height: 10 } }, { delay: 10 }, { failOnTargetError: true },
   ];
   const keys = variants.map(key);
   assert.equal(new Set([base, ...keys]).size, variants.length + 1, 'all different');
@@ -32,10 +33,13 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
   assert.equal(key({ deterministic: true, timezone: 'UTC', reducedMotion: 'reduce' }), key({ deterministic: true }), 'what deterministic implies, said or not');
 });
 
-test('header and cookie values never appear in the key material', () => {
-  const req = validateRequest({ url: 'https://example.com/', headers: { Authorization: 'Bearer secret-token-1' }, cookies: [{ name: 'session', value: 'secret-cookie-2' }] });
+test('header and cookie values, css, js and actions never appear in the key material', () => {
+  const req = validateRequest({
+    url: 'https://example.com/', headers: { Authorization: 'Bearer secret-token-1' }, cookies: [{ name: 'session', value: 'secret-cookie-2' }],
+    css: '.secret-css-3{}', js: 'secretJs4()', actions: [{ type: '#password', text: 'secret-text-5' }],
+  });
   const material = JSON.stringify(pictureOf(req));
-  assert.ok(!material.includes('secret-token-1') && !material.includes('secret-cookie-2') && !material.includes('session'), material);
+  for (const secret of ['secret-token-1', 'secret-cookie-2', 'session', 'secret-css-3', 'secretJs4', 'secret-text-5', '#password']) assert.ok(!material.includes(secret), material);
   assert.equal(req.headers?.Authorization, 'Bearer secret-token-1', 'the request itself is untouched');
 });
 

@@ -11,7 +11,7 @@ import type { NextFunction, Request, Response } from 'express';
 /** Response headers a cross-origin page may read (docs/api.md "The response"). */
 const EXPOSED = [
   'content-disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action',
-  'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'server-timing', 'retry-after', 'www-authenticate', 'etag', 'mcp-session-id',
+  'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'x-blocked-requests', 'server-timing', 'retry-after', 'www-authenticate', 'etag', 'mcp-session-id',
 ].join(', ');
 
 /** Request headers a cross-origin page may send: the API's and MCP Streamable HTTP's. */

@@ -62,7 +62,7 @@ const HEADERS = {
   TargetStatus: { description: 'url mode: the HTTP status the page answered with (an error page is still captured).', schema: { type: 'integer', minimum: 100, maximum: 599 } },
   CaptureTruncated: {
     description:
-      'fullPage or selector captures only, when the image is shorter than what was asked for: `<full CSS height>; reason=<reason>`. The value ' +
+      'fullPage, selector or clip captures only, when the image is shorter than what was asked for: `<full CSS height>; reason=<reason>`. The value ' +
       `starts with the full height as an integer; the reasons: ${TRUNCATION_REASONS.map((r) => `\`${r}\` (${REASON_WORDS[r]})`).join(', ')}.`,
     schema: { type: 'string', pattern: `^[1-9][0-9]*; reason=(${TRUNCATION_REASONS.join('|')})$`, examples: ['65697; reason=time'] },
   },
@@ -73,6 +73,7 @@ const HEADERS = {
       'The image shows the page as it was then; it is billed, and never stored in the result cache.',
     schema: { type: 'string', pattern: `^(${WAIT_STEPS.join('|')})(, (${WAIT_STEPS.join('|')}))*$`, examples: ['idle', 'load, idle'] },
   },
+  BlockedRequests: { description: 'Only when blockResourceTypes or blockUrls refused something: how many requests (websockets included) the page was refused.', schema: { type: 'integer', minimum: 1 } },
   ServerTiming: { description: 'Duration of each render step, in order (W3C Server Timing): `name;dur=<ms>;desc="<step>"`. Absent on cached results.', schema: { type: 'string' } },
   WwwAuthenticate: { description: 'The Bearer challenge (RFC 6750), with `error="invalid_token"` when a key was sent but is not valid.', schema: { type: 'string', examples: ['Bearer realm="screenshot", error="invalid_token"'] } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
@@ -124,6 +125,7 @@ function imageResponses(cacheControl: keyof typeof HEADERS, balance: boolean) {
         'x-target-status': header('TargetStatus'),
         'x-capture-truncated': header('CaptureTruncated'),
         'x-wait-timed-out': header('WaitTimedOut'),
+        'x-blocked-requests': header('BlockedRequests'),
         'Server-Timing': header('ServerTiming'),
       },
       content: Object.fromEntries(IMAGE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary', contentMediaType: t } }])),

@@ -1,5 +1,6 @@
-// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy content: lazy.ts), or
-// one element's box (rule 2), encoded as png/jpeg/webp. Every capture is one
+// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy
+// content: lazy.ts), one element's box (rule 2) or a region of the page (clip: server/clip/),
+// encoded as png/jpeg/webp. Every capture is one
 // Page.captureScreenshot, however tall (measured on Chromium 156, headless-shell and chromium:
 // 1280x60000 and 2560x24000 in one capture are byte-identical to 4096-px tiles stitched, at a
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
@@ -28,7 +29,7 @@ export interface Capture {
   body: Buffer;
   width: number;
   height: number;
-  /** Set when fullPage or selector output was cut short: the full CSS height and why (server/tall-pages/). */
+  /** Set when fullPage, selector or clip output was cut short: the full CSS height and why (server/tall-pages/). */
   truncated?: Truncation;
 }
 
@@ -41,7 +42,7 @@ interface Clip {
 
 type Format = ScreenshotRequest['format'];
 
-function maxSide(format: Format): number {
+export function maxSide(format: Format): number {
   return format === 'webp' ? WEBP_MAX_SIDE : JPEG_MAX_SIDE;
 }
 
@@ -163,6 +164,8 @@ export async function elementClip(page: Page, selector: string): Promise<Clip> {
 
 /** `tall`: the budget and the height cap of a tall capture (server/tall-pages/); without it nothing is cut for time. */
 export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number, tall: TallCapture = {}): Promise<Capture> {
+  // clip: a region of the page, checked against the ceiling before the render (server/clip/).
+  if (req.clip) return captureClip(page, req, req.clip, maxPixels, { remainingMs: tall.remainingMs });
   if (req.selector !== undefined) {
     return captureClip(page, req, await elementClip(page, req.selector), maxPixels, { remainingMs: tall.remainingMs });
   }

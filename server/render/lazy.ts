@@ -61,7 +61,7 @@ export async function loadLazyContent(page: Page, tracker: InflightTracker, wait
   if (left() <= 0 && !waits.captureOnTimeout) return undefined; // no time for it: the capture comes first
   let started = 0;
   const onRequest = (r: HTTPRequest) => {
-    if (!/^(blob|data):/i.test(r.url())) started++;
+    if (tracker.tracks(r)) started++;
   };
   let outcome: ScrollOutcome | undefined;
   page.on('request', onRequest);

@@ -8,13 +8,18 @@
 //
 // `x-rule` is the wording of a field's rule: a field error reads "<field> must be <x-rule>", so that
 // every message names its field (spec §2.1 rule 3). Cross-field rules live in `allOf`, each with an
-// `x-message` that is the whole error message when that rule fails. Both annotations are stripped
-// from what clients see (publicSchema()).
+// `x-message` that is the whole error message when that rule fails. `x-max-bytes` bounds a string
+// in UTF-8 bytes (JSON Schema's maxLength counts characters). The annotations are stripped from
+// what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
+import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
+import { clipField } from '../clip/fields.ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.ts';
 import { cookiesField, headersField } from '../page-env/fields.ts';
+import { actionsField, cssField, delayField, jsField } from '../prepare/fields.ts';
+import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
@@ -108,6 +113,14 @@ const extensionProperties = {
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
+  css: cssField,
+  js: jsField,
+  actions: actionsField,
+  blockResourceTypes: blockResourceTypesField,
+  blockUrls: blockUrlsField,
+  clip: clipField,
+  delay: delayField,
+  failOnTargetError: failOnTargetErrorField,
   fullPageMaxHeight: fullPageMaxHeightField,
 } as const;
 
@@ -133,6 +146,15 @@ const crossFieldRules = [
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
   },
   ...emulationCrossFieldRules,
+  // Extension: clip is a region of the page, selector one element's box; together they say two things.
+  { not: { required: ['clip', 'selector'] }, 'x-message': 'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)' },
+  // Extension: with the page's scripts off its timers never fire, so a js that awaits one would
+  // hold the render until the budget (measured: 504); said at once instead.
+  {
+    if: { required: ['javaScriptEnabled'], properties: { javaScriptEnabled: { const: false } } },
+    then: { not: { required: ['js'] } },
+    'x-message': 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)',
+  },
   fullPageMaxHeightRule,
 ] as const;
 

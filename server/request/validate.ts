@@ -13,6 +13,8 @@ import { screenshotRequestSchema, HTML_MAX_BYTES, LOSSY_QUALITY_DEFAULT, type Sc
 const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, useDefaults: true }) // cross-field rules require fields declared at the top;
 ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+// A string's bound in UTF-8 bytes (css, js); its error names the field like any other.
+ajv.addKeyword({ keyword: 'x-max-bytes', type: 'string', schemaType: 'number', validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max, errors: false });
 // `x-suggest` on an enum too long to spell in its rule (device): the 400 names the closest values.
 ajv.addKeyword({ keyword: 'x-suggest', schemaType: 'boolean' });
 // `format: uri` on `url`: what a capture can navigate to, an absolute http(s) URL with a host.
@@ -53,9 +55,11 @@ function ruleAt(instancePath: string): { field: string; rule: string; schema: an
 /** The value a JSON pointer names in the body. */
 const valueAt = (body: unknown, instancePath: string): unknown => instancePath.split('/').slice(1).reduce<any>((v, p) => v?.[p], body);
 
-function messageFor(e: ErrorObject, body: unknown): string {
+function messageFor(e: ErrorObject, body: unknown): string | undefined {
   const crossField = /^#\/allOf\/(\d+)\//.exec(e.schemaPath);
   if (crossField) return screenshotRequestSchema.allOf[Number(crossField[1])]['x-message'];
+  // A branch of a field's oneOf (one action per object): the oneOf's own error names the field.
+  if (/\/oneOf\/\d+\//.test(e.schemaPath)) return undefined;
   if (e.keyword === 'required') {
     const missing = (e.params as { missingProperty: string }).missingProperty;
     const parent = ruleAt(e.instancePath).field;
@@ -75,7 +79,7 @@ export function validateRequest(body: unknown): ScreenshotRequest {
   // A copy: ajv writes the defaults into what it checks, and the caller's object stays as sent.
   const copy: unknown = body !== null && typeof body === 'object' && !Array.isArray(body) ? structuredClone(body) : body;
   if (copy === null || typeof copy !== 'object' || Array.isArray(copy)) throw badRequest('body must be a JSON object');
-  if (!check(copy)) throw badRequest([...new Set((check.errors ?? []).map((e) => messageFor(e, copy)))].join('; '));
+  if (!check(copy)) throw badRequest([...new Set((check.errors ?? []).map((e) => messageFor(e, copy)).filter((m) => m !== undefined))].join('; '));
   const b = copy as Record<string, unknown> & ScreenshotRequest;
   if (b.html !== undefined && Buffer.byteLength(b.html, 'utf8') > HTML_MAX_BYTES) {
     throw new ServiceError('payload_too_large', `html must be at most ${HTML_MAX_BYTES} bytes (UTF-8)`);

@@ -11,10 +11,10 @@ export const captureOnTimeoutField = {
   type: 'boolean',
   default: false,
   description:
-    'When a wait does not finish in time (the load event, waitUntil\'s network idle, waitForSelector, fullPage\'s lazy content), capture ' +
+    'When a wait does not finish in time (the load event, waitUntil\'s network idle, waitForSelector, fullPage\'s lazy content, delay), capture ' +
     'the page as it is instead of failing with 504 render_timeout: the waits end 3 s before the 20 s render budget, the clean-up and ' +
     'the capture run in what is left, and the capture is billed as usual. The response header x-wait-timed-out names the waits that ' +
-    'did not finish (load, idle, selector, lazy-scroll, lazy-idle). A document that never started arriving is still a 504. Such a ' +
+    'did not finish (load, idle, selector, lazy-scroll, lazy-idle, delay). A document that never started arriving is still a 504. Such a ' +
     'capture is never stored in the result cache.',
   'x-rule': 'a boolean',
 } as const;

@@ -199,6 +199,39 @@ describe('signed links (GET /v1/screenshot)', () => {
     assert.equal(await balance(k), 20);
   });
 
+  test('css, js, actions, blocking, clip and delay work through a link; failOnTargetError answers 424, free', async () => {
+    const k = await newKey();
+    const hits = fx.hits.length;
+    page(fx, '/prep', `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
+<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`);
+    fx.route('/missing', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone</p>'));
+    const options = {
+      url: `${fx.origin}/prep`, viewport, waitUntil: 'load', blockCookieBanners: false, delay: 50,
+      css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) } #b { display: none }',
+      actions: [{ click: '#b' }, { wait: 10 }],
+      js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+      blockResourceTypes: ['image'], blockUrls: ['*/never/*'],
+      clip: { x: 60, y: 4, width: 20, height: 10 },
+    };
+    // css comes before the actions: with the button hidden by it, the click has nothing to click.
+    const hidden = await get(link(k, options));
+    refused(hidden, 400, 'selector_not_found');
+    assert.match(hidden.json.message, /^actions\[0\]\.click matches an element with no rendered box/);
+    const r = await get(link(k, { ...options, css: options.css.replace('#b { display: none }', '') }));
+    assert.equal(r.status, 200, show(r));
+    const img = await decode(r.body);
+    assert.deepEqual([img.width, img.height], [20, 10], 'the clip');
+    assert.deepEqual(img.at(10, 5).slice(0, 3), [0, 170, 0], 'css, then the click, then js');
+    assert.equal(r.headers.get('x-blocked-requests'), '1');
+    assert.ok(!fx.hits.slice(hits).some((h) => h.startsWith('/prep.png')), 'the image never left the browser');
+    assert.ok(/delay;dur=/.test(r.headers.get('server-timing') ?? ''));
+    const before = await balance(k);
+    const target = await get(link(k, { url: `${fx.origin}/missing`, viewport, waitUntil: 'load', failOnTargetError: true }));
+    refused(target, 424, 'target_error');
+    assert.equal(target.headers.get('x-target-status'), '404');
+    assert.equal(await balance(k), before);
+  });
+
   test('the emulation fields travel in a link: strings, a nested geolocation and booleans typed by the schema', async () => {
     const k = await newKey();
     const { timezone, locale, device, geolocation } = EMULATED;

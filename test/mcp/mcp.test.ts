@@ -147,6 +147,29 @@ test('a render failure (selector_not_found) is an isError result and releases th
   assert.equal(await balance(ts.server), before);
 });
 
+test('preparing the page: css, actions, js, blocking, clip and delay as tool arguments; failOnTargetError is an isError result, free', async () => {
+  page(fx, '/prep.html', `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
+<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`);
+  fx.route('/gone.html', (_req, res) => void res.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'));
+  const hits = fx.hits.length;
+  const r = await call({
+    url: `${fx.origin}/prep.html`, viewport: { width: 200, height: 100 }, waitUntil: 'load', blockCookieBanners: false, delay: 50,
+    css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) }',
+    actions: [{ click: '#b' }], js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+    blockResourceTypes: ['image'], clip: { x: 60, y: 0, width: 40, height: 40 },
+  });
+  assert.notEqual(r.isError, true, textOf(r));
+  const { data, info } = await sharp(imageOf(r).data).raw().toBuffer({ resolveWithObject: true });
+  assert.deepEqual([info.width, info.height], [40, 40], 'the clip');
+  assert.deepEqual([...data.subarray(0, 3)], [0, 170, 0], 'css, the click, then js');
+  assert.ok(!fx.hits.slice(hits).some((h) => h.startsWith('/prep.png')), 'the image never left the browser');
+  const before = await balance(ts.server);
+  const gone = await call({ url: `${fx.origin}/gone.html`, failOnTargetError: true, waitUntil: 'load' });
+  assert.equal(gone.isError, true);
+  assert.match(textOf(gone), /^target_error: the target answered HTTP 410/);
+  assert.equal(await balance(ts.server), before);
+});
+
 test('an image over the MCP budget is re-encoded to fit and the text says what was done', async () => {
   const before = await balance(ts.server);
   const r = await call({ html: NOISE_PAGE, viewport: { width: 1280, height: 720 } });

@@ -5,10 +5,10 @@
 const $ = (id) => document.getElementById(id);
 const KEY_STORE = 'screenshot-playground-key';
 /** Presentation hints only (the schema says what a field is; this says how big its box is). */
-const MULTILINE = new Set(['html']);
+const MULTILINE = new Set(['html', 'css', 'js']);
 const SOURCE = ['url', 'html'];
 /** Response headers shown after a capture, in order. */
-const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'content-type', 'etag', 'x-request-id'];
+const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'x-blocked-requests', 'content-type', 'etag', 'x-request-id'];
 
 /** @type {Map<string, {read: () => unknown, input: HTMLElement, error: HTMLElement}>} */
 const controls = new Map();
@@ -81,6 +81,21 @@ function field(path, schema, fallback) {
     read = () => {
       const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
       return lines.length ? Object.fromEntries(lines.map((l) => [l.split(':')[0].trim(), l.slice(l.indexOf(':') + 1).trim()])) : undefined;
+    };
+  } else if (schema.type === 'array' && schema.items?.type === 'object' && !(schema.items.properties?.name && schema.items.properties?.value)) {
+    // Objects of their own shape (actions): one JSON object per line; a line that is not JSON is
+    // sent as it is, and the server's message says what it must be.
+    input = el('textarea', { id, rows: 3, placeholder: '{"click": "#menu"} (one JSON object per line)', spellcheck: 'false', 'aria-describedby': describedBy });
+    read = () => {
+      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      const parse = (l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return l;
+        }
+      };
+      return lines.length ? lines.map(parse) : undefined;
     };
   } else if (schema.type === 'array' && schema.items?.type === 'object') {
     // Name/value objects (cookies): one "name=value" per line.
