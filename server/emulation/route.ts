@@ -13,7 +13,7 @@ export function devicesRoute() {
 }
 
 /** The path item of GET /v1/devices in /openapi.json (server/http/openapi.ts). */
-export function devicesPathItem(requestIdHeader: Record<string, unknown>) {
+export function devicesPathItem(answerHeaders: Record<string, unknown>) {
   const dims = (what: string) => ({ type: 'number', description: what });
   return {
     get: {
@@ -27,7 +27,7 @@ export function devicesPathItem(requestIdHeader: Record<string, unknown>) {
       responses: {
         '200': {
           description: 'The presets, in a stable order.',
-          headers: { 'x-request-id': requestIdHeader },
+          headers: answerHeaders,
           content: {
             'application/json': {
               schema: {

@@ -1,10 +1,10 @@
-// The cache key material (issue 12): every field that changes the picture counts, cacheTtl and
-// captureOnTimeout do not, and header/cookie values, css, js and actions appear only as a digest.
+// The cache key material: every field that changes the picture counts, cacheTtl and
+// captureOnTimeout do not, and header/cookie values, css, js and actions appear only as a digest. The picture's ETag.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cacheKey } from '../cache/index.ts';
 import { validateRequest } from '../request/validate.ts';
-import { etagOf, ifNoneMatchHits, linkCacheControl } from './conditional.ts';
+import { etagOf, ifNoneMatchHits } from './etag.ts';
 import { pictureOf } from './picture.ts';
 
 const key = (body: Record<string, unknown>) => cacheKey('acc', pictureOf(validateRequest({ url: 'https://example.com/', ...body })));
@@ -43,13 +43,10 @@ test('header and cookie values, css, js and actions never appear in the key mate
   assert.equal(req.headers?.Authorization, 'Bearer secret-token-1', 'the request itself is untouched');
 });
 
-test('ETag, If-None-Match and the link Cache-Control', () => {
+test('ETag and If-None-Match', () => {
   const tag = etagOf(Buffer.from('png bytes'));
   assert.match(tag, /^"[A-Za-z0-9_-]{43}"$/);
   assert.equal(etagOf(Buffer.from('png bytes')), tag);
   assert.ok(ifNoneMatchHits(tag, tag) && ifNoneMatchHits(`"x", W/${tag}`, tag) && ifNoneMatchHits('*', tag));
   assert.ok(!ifNoneMatchHits('"other"', tag) && !ifNoneMatchHits(undefined, tag) && !ifNoneMatchHits('', tag));
-  assert.equal(linkCacheControl(300, 10_000, 1_000), 'public, max-age=300, immutable');
-  assert.equal(linkCacheControl(86400, 1_060, 1_000), 'public, max-age=60, immutable', 'never past the expiry');
-  assert.equal(linkCacheControl(0, 10_000, 1_000), 'public, no-cache');
 });

@@ -1,4 +1,4 @@
-// What identifies the picture a request produces, for the result cache's key (issue 12): every
+// What identifies the picture a request produces, for the result cache's key: every
 // validated field that can change the image (the extensions included: deterministic, headers,
 // cookies, and the emulation fields as resolved: a device preset's viewport and userAgent, one
 // spelling of timezone and locale), and nothing else. `cacheTtl` is left out: it says how old a

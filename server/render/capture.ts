@@ -4,8 +4,8 @@
 // Page.captureScreenshot, however tall (measured on Chromium 156, headless-shell and chromium:
 // 1280x60000 and 2560x24000 in one capture are byte-identical to 4096-px tiles stitched, at a
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
-// lossless re-encode by sharp on libuv's thread pool, off the event loop (issue 13: on a gradient
-// share card, less than half the time of Chromium's default PNG encoder, and fewer bytes).
+// lossless re-encode by sharp on libuv's thread pool, off the event loop (on a gradient share card,
+// less than half the time of Chromium's default PNG encoder, and fewer bytes; `npm run bench`).
 // The output-size ceiling protects the server (docs/api.md "Limits"). Where a tall capture is cut
 // (the ceiling, the budget, fullPageMaxHeight, an endless page) and whether the re-encode fits in
 // the budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
@@ -13,7 +13,7 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
 import { planCut, type TallCapture } from '../tall-pages/index.ts';
 import type { Truncation } from '../tall-pages/truncation.ts';
 
@@ -23,7 +23,6 @@ export const JPEG_MAX_SIDE = 65535;
 const BIG_PNG_PIXELS = 4_000_000;
 /** Over this, an image is photographic: adaptive filtering is tried too (see compactPng). */
 const PHOTO_BYTES_PER_PIXEL = 0.5;
-const DEFAULT_QUALITY = 80;
 
 export interface Capture {
   body: Buffer;
@@ -72,7 +71,7 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
   const bytes = await captureCost.measure(format, pixels, () =>
     page.screenshot({
       type: format,
-      ...(format !== 'png' ? { quality: quality ?? DEFAULT_QUALITY } : { optimizeForSpeed: true }),
+      ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
       ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
       omitBackground: omitBackground && format !== 'jpeg',
       fromSurface: true,
@@ -92,8 +91,8 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
  * losslessly: the same pixels, alpha kept. First without adaptive filtering, which on rendered
  * pages (flat colour, gradients, text) is both quicker and smaller; an image that stays over
  * PHOTO_BYTES_PER_PIXEL after it is photographic, where per-row filters pay: it is encoded again
- * with them and the smaller kept (issue 13: a gradient card 0.4x the time and bytes of Chromium's
- * default encoder; a card with a photo about 0.9x of both).
+ * with them and the smaller kept (`npm run bench`: a gradient card 0.4x the time and bytes of
+ * Chromium's default encoder; a card with a photo about 0.9x of both).
  */
 export async function compactPng(fast: Buffer): Promise<Buffer> {
   const img = sharp(fast, { limitInputPixels: false });

@@ -1,6 +1,6 @@
 // One render, as a pipeline of small named steps on a prepared, isolated page:
 // viewport -> load (goto | setContent) -> css -> wait (waitUntil, waitForSelector) -> lazy content
-// -> cleanup -> actions -> js -> delay -> capture (the order, and why: server/prepare/index.ts).
+// -> cleanup -> actions -> js -> delay -> last look -> capture (the order, and why: server/prepare/index.ts).
 // Every step runs under the request's Deadline (spec §4.1 rule 6); with captureOnTimeout the waits
 // end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
@@ -109,9 +109,16 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       scroll = await loadLazyContent(page, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
     }
 
-    const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
+    await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
+    // The last look hides a banner the page added after the clean-up. What the caller's own
+    // actions or script make the page show is theirs to keep (an opened menu is not a late
+    // banner), so with those the last look comes before them; otherwise right before the capture.
+    const ownSteps = (req.actions?.length ?? 0) > 0 || req.js !== undefined;
+    const lastLook = () => deadline.step('last-look', hops.guard(cleanup.lastLook(waits.cleanupEnd())));
+    const early = ownSteps ? await lastLook() : undefined;
     await prepareForCapture(page, client, req, deadline, waits, hops); // actions, js, delay
     await hops.guard(freezer.settle(deadline));
+    const bannerAction = early ?? (await lastLook());
     // A tall capture is planned against what is left of the budget (server/tall-pages/).
     const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));

@@ -24,6 +24,8 @@ import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fie
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
+/** spec §8: the whole capture, waits included; RENDER_BUDGET_MS may only shorten it. */
+export const RENDER_BUDGET_MAX_MS = 20_000;
 export const VIEWPORT_MAX = 10000; // spec §8
 export const HIDE_SELECTORS_MAX = 50; // spec §8
 export const HIDE_SELECTOR_MAX_CHARS = 500; // spec §8

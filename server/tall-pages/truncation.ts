@@ -1,7 +1,8 @@
-// A capture cut short of what was asked for, and how the answer says so: the response header
-// x-capture-truncated (REST) and the MCP result's facts carry the full CSS height and the reason.
+// A capture cut short of what was asked for, and how the answer says so: a fact of the render's
+// result (server/render/pipeline.ts `truncated`), written by the response registry
+// (server/response/capture-headers.ts) into x-capture-truncated and the MCP result's facts:
 //
-//   x-capture-truncated: <full CSS height>; reason=<size|time|height|endless>
+//   x-capture-truncated: <full CSS height>; reason=<height|endless|size|time>
 //
 // The value starts with the full height as a bare integer, as it always did (a client that reads
 // the leading integer keeps working); the reason follows as a parameter, in the style of
@@ -17,9 +18,7 @@ export interface Truncation {
   reason: TruncationReason;
 }
 
-export const TRUNCATED_HEADER = 'x-capture-truncated';
-
-/** What each reason means, for people: "the capture was <words>" (the MCP text, the OpenAPI description). */
+/** What each reason means, for people: "the capture was <words>" (the MCP text, the header's description). */
 export const REASON_WORDS: Readonly<Record<TruncationReason, string>> = {
   height: 'cut at the request\'s fullPageMaxHeight',
   endless: 'cut where the page had grown to as it was scrolled: it keeps growing (an endless feed)',
@@ -31,7 +30,7 @@ export function formatTruncation(t: Truncation): string {
   return `${t.fromHeight}; reason=${t.reason}`;
 }
 
-/** The header's value read back (the MCP facts); a bare integer (the old form) reads as reason size. */
+/** The header's value read back (clients, tests); a bare integer (the old form) reads as reason size. */
 export function parseTruncation(value: string | undefined): Truncation | undefined {
   const m = /^\s*(\d+)\s*(?:;\s*reason=([a-z]+)\s*)?$/.exec(value ?? '');
   if (!m) return undefined;

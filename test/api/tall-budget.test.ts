@@ -5,7 +5,8 @@
 // 65,000 px page whole in what is left after loading and scrolling it (and no test waits 20 s).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseTruncation, TRUNCATED_HEADER } from '../../server/tall-pages/truncation.ts';
+import { HEADER } from '../../server/response/registry.ts';
+import { parseTruncation } from '../../server/tall-pages/truncation.ts';
 import { shoot, show } from '../support/http.ts';
 import { decode, keep, near } from '../support/image.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -37,7 +38,7 @@ test('a page too tall for the time left: 200 with the rows that fit, x-capture-t
   assert.equal(r.status, 200, `not a 504: ${show(r)}`);
   assert.ok(r.ms < BUDGET_MS + SLACK_MS, `within the budget (${r.ms} ms)`);
   assert.equal(r.headers.get('x-credits-charged'), '1', 'billed as a success');
-  assert.deepEqual(parseTruncation(r.headers.get(TRUNCATED_HEADER) ?? undefined), { fromHeight: BANDS * 1000, reason: 'time' }, `${TRUNCATED_HEADER}: ${r.headers.get(TRUNCATED_HEADER)}`);
+  assert.deepEqual(parseTruncation(r.headers.get(HEADER.captureTruncated) ?? undefined), { fromHeight: BANDS * 1000, reason: 'time' }, `${HEADER.captureTruncated}: ${r.headers.get(HEADER.captureTruncated)}`);
   keep('tall-budget.png', r.body);
 
   const img = await decode(r.body);

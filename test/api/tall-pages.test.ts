@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENDLESS_GROWTH_VIEWPORTS } from '../../server/tall-pages/fields.ts';
-import { parseTruncation, TRUNCATED_HEADER } from '../../server/tall-pages/truncation.ts';
+import { HEADER } from '../../server/response/registry.ts';
+import { parseTruncation } from '../../server/tall-pages/truncation.ts';
 import { shoot, show, type Reply } from '../support/http.ts';
 import { decode, keep, near } from '../support/image.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -44,10 +45,10 @@ const viewport = { width: 400, height: 300 };
 function assertCut(r: Reply, reason: string): number {
   assert.equal(r.status, 200, show(r));
   assert.equal(r.headers.get('x-credits-charged'), '1', 'billed as a success');
-  const cut = parseTruncation(r.headers.get(TRUNCATED_HEADER) ?? undefined);
-  assert.ok(cut, `${TRUNCATED_HEADER}: ${r.headers.get(TRUNCATED_HEADER)}`);
-  assert.equal(cut.reason, reason, `${TRUNCATED_HEADER}: ${r.headers.get(TRUNCATED_HEADER)}`);
-  assert.match(r.headers.get(TRUNCATED_HEADER)!, new RegExp(`^\\d+; reason=${reason}$`));
+  const cut = parseTruncation(r.headers.get(HEADER.captureTruncated) ?? undefined);
+  assert.ok(cut, `${HEADER.captureTruncated}: ${r.headers.get(HEADER.captureTruncated)}`);
+  assert.equal(cut.reason, reason, `${HEADER.captureTruncated}: ${r.headers.get(HEADER.captureTruncated)}`);
+  assert.match(r.headers.get(HEADER.captureTruncated)!, new RegExp(`^\\d+; reason=${reason}$`));
   return cut.fromHeight;
 }
 
@@ -109,7 +110,7 @@ describe('fullPageMaxHeight on a page that does not grow', () => {
   test('a page shorter than the bound is captured whole, with no x-capture-truncated', async () => {
     const r = await shoot(srv.url, { html: page, fullPage: true, fullPageMaxHeight: 5000, viewport, waitUntil: 'load' });
     assert.equal(r.status, 200, show(r));
-    assert.equal(r.headers.get(TRUNCATED_HEADER), null);
+    assert.equal(r.headers.get(HEADER.captureTruncated), null);
     const img = await decode(r.body);
     assert.deepEqual([img.width, img.height], [400, 3000]);
   });
