@@ -5,7 +5,9 @@
 // self-test fails when a spec rule has no case (conformance/self-test/cases.test.ts); `--coverage`
 // prints the matrix. The rules live here and only here.
 
-export type RuleSource = 'spec' | 'design' | 'threat-model' | 'extension';
+import type { Clause } from './model.ts';
+
+export type RuleSource = Clause['source'];
 
 export interface Rule {
   id: string;
