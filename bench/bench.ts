@@ -1,13 +1,13 @@
 // `npm run bench [-- --json FILE] [--quick]`: speed figures measured side by side in one run, on
-// the same browser binary. Not a test: it prints figures and ratios against the targets of
-// issue 2 (and the cleanup overheads of issue 4); it never fails a build.
+// the same browser binary. Not a test: it prints figures and ratios against the
+// targets in docs/performance.md (and the cleanup overheads); it never fails a build.
 //
 //   floor       raw puppeteer setContent + screenshot on an already open page (no isolation)
 //   naive       an HTTP server that creates a context and page per request
 //   per-launch  an HTTP server that launches a browser per request
 //   ours        the reference server, end to end over HTTP
 //
-// Then the workload (issue 13, bench/pages.ts): a mix of real-looking pages (share card, article
+// Then the workload (bench/pages.ts): a mix of real-looking pages (share card, article
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
@@ -260,7 +260,7 @@ row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.to
 results.pngCard = card;
 
 mark('cleanup');
-// Cleanup overhead (issue 4), when the cleanup bench exists.
+// Cleanup overhead, when the cleanup bench exists.
 try {
   const mod = await import('./cleanup-bench.ts');
   const cb = await launchBrowser({ executablePath: config.chromiumPath, args: [] });

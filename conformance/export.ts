@@ -1,4 +1,4 @@
-// Language-neutral cases (issue 19): `--export DIR` writes every case as plain JSON in the shape
+// Language-neutral cases: `--export DIR` writes every case as plain JSON in the shape
 // of case.schema.json, with what a runner in any language needs beside them:
 //   DIR/index.json           suite version, the cases (id, profile, file) and how to run them
 //   DIR/case.schema.json     the JSON Schema of a case file (it documents directives and checks)

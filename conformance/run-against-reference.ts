@@ -5,8 +5,7 @@
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
 // suite spreads cases over them so per-key limits and the free allowance are not the suite's own
 // doing) and one fresh key for the billing case; runs the suite; exits non-zero on any failure.
-// --twice: then runs `core` a second time against the same server, its cache now warm (issue 19:
-// hosted APIs cache too), and fails unless every core case has the same verdict both times.
+// --twice: then runs `core` a second time against the same server, its cache now warm (// hosted APIs cache too), and fails unless every core case has the same verdict both times.
 //
 // Isolation: unless --no-isolate, the whole run re-executes itself inside a new user+network
 // namespace (`unshare -rn`, loopback only), so the security profile's off-machine private

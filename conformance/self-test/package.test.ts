@@ -1,4 +1,4 @@
-// The suite installs and runs as a package (issue 10): `npm pack` the repository, install the
+// The suite installs and runs as a package: `npm pack` the repository, install the
 // tarball in an empty folder from the local npm cache only (`npm ci --offline` with a lockfile
 // made of this repository's pinned production tree, so that no test reaches the network), then
 // the installed `screenshot-conformance` answers --help and runs a few cases against a reference

@@ -64,7 +64,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   let visitor: Emulation | undefined;
   let env: PageEnv | undefined;
   try {
-    // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
+    // Extensions, each a room of its own; each is a no-op unless the request asks for it.
     visitor = await applyEmulation(page, client, req, url, deadline); // device, timezone, locale, geolocation, media, scripts, userAgent
     env = await applyPageEnv(page, req, url, deadline); // origin-only headers/cookies
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below

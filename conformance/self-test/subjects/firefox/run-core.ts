@@ -1,4 +1,4 @@
-// The suite's second subject engine (issue 19), what `npm test` runs:
+// The suite's second subject engine, what `npm test` runs:
 //   node --import tsx conformance/self-test/subjects/firefox/run-core.ts [--grep RE] [--workers N] [--report DIR] [--no-isolate]
 // Starts the suite's fixture server and the Firefox subject (server.ts, port 0, the fixture origins
 // allowed), runs the `core` profile against it with this folder's expectations.json, and exits
