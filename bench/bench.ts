@@ -1,19 +1,20 @@
 // `npm run bench [-- --json FILE] [--quick]`: speed figures measured side by side in one run, on
-// the same browser binary. Not a test: it prints figures and ratios against the targets of
-// issue 2 (and the cleanup overheads of issue 4); it never fails a build.
+// the same browser binary. Not a test: it prints figures and ratios against the
+// targets in docs/performance.md (and the cleanup overheads); it never fails a build.
 //
 //   floor       raw puppeteer setContent + screenshot on an already open page (no isolation)
 //   naive       an HTTP server that creates a context and page per request
 //   per-launch  an HTTP server that launches a browser per request
 //   ours        the reference server, end to end over HTTP
 //
-// Then the workload (issue 13, bench/pages.ts): a mix of real-looking pages (share card, article
+// Then the workload (bench/pages.ts): a mix of real-looking pages (share card, article
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
-// the frame-pacing flags. The headline ratios are in --json under `ratios`. Then request blocking on
-// the mix (bench/blocking.ts); `--only blocking` runs that section alone. Then the comparison of
-// POST /v1/compare (bench/compare.ts, no browser); `--only compare` runs it alone.
+// the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
+// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
+// POST /v1/compare (bench/compare.ts, no browser). `--only blocking`, `--only tall` and
+// `--only compare` run one of those sections alone.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -26,6 +27,7 @@ import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from
 import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
+import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 
 const args = process.argv.slice(2);
@@ -41,7 +43,7 @@ const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixe
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
 const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
-const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`];
+const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`, `${os.tmpdir()}/bench-data-${process.pid}-tall`];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
 // Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
@@ -82,14 +84,27 @@ const blocking = () =>
       return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
     },
   );
+// Tall and endless pages, A/B (bench/tall.ts): its own server.
+const tallSection = async () => {
+  try {
+    return await benchTall(loadConfig({ ...benchEnv(dataDirs[3]!), CACHE_TTL_SECONDS: '0' }), quick ? 1 : 3);
+  } finally {
+    rmSync(dataDirs[3]!, { recursive: true, force: true });
+  }
+};
 if (only === 'blocking') {
   const b = await blocking();
   rmSync(dataDirs[2]!, { recursive: true, force: true });
   for (const r of blockingRows(b)) console.log(r.filter(Boolean).join(' | '));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ blocking: b }, null, 2));
   process.exit(0);
+} else if (only === 'tall') {
+  const t = await tallSection();
+  for (const r of tallRows(t)) console.log(r.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
+  process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows blocking and compare (not ${only})`);
+  console.error(`bench: --only knows three sections, blocking, tall and compare (not ${only})`);
   process.exit(2);
 }
 const MIX_N = quick ? 8 : 24; // open loop at 2 req/s over the mix: 4 s / 12 s per measure
@@ -235,6 +250,11 @@ const fp = await peakMemoryDuring(() => post(shotUrl, JSON.stringify({ html: tal
 row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`, '');
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
 
+mark('tall');
+const tallFigures = await tallSection();
+for (const r of tallRows(tallFigures)) row(r[0]!, r[1]!, r[2]!, r[3]!, '');
+results.tall = tallFigures;
+
 mark('event loop');
 // Small captures beside a tall fullPage (1280x30000) captured again and again.
 const eld = await eventLoopUnderFullPage(post(shotUrl, body()), post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false })), quick ? 10 : 24);
@@ -249,7 +269,7 @@ row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.to
 results.pngCard = card;
 
 mark('cleanup');
-// Cleanup overhead (issue 4), when the cleanup bench exists.
+// Cleanup overhead, when the cleanup bench exists.
 try {
   const mod = await import('./cleanup-bench.ts');
   const cb = await launchBrowser({ executablePath: config.chromiumPath, args: [] });

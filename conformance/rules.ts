@@ -5,7 +5,9 @@
 // self-test fails when a spec rule has no case (conformance/self-test/cases.test.ts); `--coverage`
 // prints the matrix. The rules live here and only here.
 
-export type RuleSource = 'spec' | 'design' | 'threat-model' | 'extension';
+import type { Clause } from './model.ts';
+
+export type RuleSource = Clause['source'];
 
 export interface Rule {
   id: string;
@@ -146,7 +148,7 @@ export const RULES: readonly Rule[] = [
   threat('T/isolation', 'Fresh incognito context per request, disposed afterwards; nothing shared between requests (cookies, storage, cache, service workers).'),
   threat('T/dos', 'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.'),
 
-  // The reference server's MCP decisions (issue 7; reference profile only)
+  // The reference server's MCP decisions (reference profile only)
   design('mcp/tool', 'One tool, `take_screenshot`, whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
   design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
   design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
@@ -177,6 +179,7 @@ export const RULES: readonly Rule[] = [
   ext('X/clip', '`clip`: `{x, y, width, height}` in CSS pixels of the page: the picture is exactly that region (times the scale factor), with or without `fullPage`.'),
   ext('X/delay', '`delay`: milliseconds waited after everything else and before the capture.'),
   ext('X/failOnTargetError', '`failOnTargetError`: when the target\'s main document answers 4xx/5xx, an error (not billed) instead of a picture of that page.'),
+  ext('X/fullPageMaxHeight', '`fullPageMaxHeight` (fullPage only): a page taller than this many CSS pixels is captured from its top down to exactly that height, and `x-capture-truncated` is `<full height>; reason=height`; a shorter page is captured whole.'),
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

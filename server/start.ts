@@ -96,7 +96,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, log })),
     corsOrigins: config.corsOrigins,
-    // Signed links (issue 12): the store's signing secrets, sealed with the KEK (server/links/kek.ts).
+    // Signed links: the store's signing secrets, sealed with the KEK (server/links/kek.ts).
     links: { db: accounts.db, kek },
   });
 

@@ -10,13 +10,14 @@ import { compareCases } from './ext-compare.ts';
 import { extPrepareCases } from './ext-prepare.ts';
 import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
+import { extTallCases } from './ext-tall.ts';
 import { mcpCases } from './mcp.ts';
 import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...compareCases, ...pairwiseCases()];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...extTallCases, ...compareCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }

@@ -1,4 +1,4 @@
-// Signed render links (issue 12): how the options of POST /v1/screenshot travel in a query string,
+// Signed render links: how the options of POST /v1/screenshot travel in a query string,
 // and the one canonical form that is signed.
 //
 // Flattening (toQuery / fromQuery), typed by the one request schema:

@@ -1,4 +1,4 @@
-// Checking a signed link (issue 12): which key signed it, whether the signature matches the
+// Checking a signed link: which key signed it, whether the signature matches the
 // canonical query under that key's secret (constant time), and whether it has expired; then its
 // options. Errors (server/errors.ts): 400 bad_request for a malformed link parameter, 403
 // link_key_invalid, 403 link_signature_invalid, 410 link_expired. The signature is checked before

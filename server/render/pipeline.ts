@@ -15,9 +15,11 @@ import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import { applyCss, prepareForCapture } from '../prepare/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
+import { heightCap, scrollBounds, type ScrollOutcome } from '../tall-pages/index.ts';
+import type { Truncation } from '../tall-pages/truncation.ts';
 import { checkTargetStatus } from '../target-error/index.ts';
 import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
-import { capture } from './capture.ts';
+import { capture, rowLimit } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
 import { loadLazyContent } from './lazy.ts';
@@ -31,7 +33,8 @@ export interface RenderResult {
   height: number;
   bannerAction: BannerAction;
   targetStatus?: number;
-  truncatedFrom?: number;
+  /** fullPage, selector or clip: the capture was cut short (server/tall-pages/: height, endless, size or time). */
+  truncated?: Truncation;
   /** Step durations, for the Server-Timing header. */
   timings: StepTiming[];
   /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
@@ -67,7 +70,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   let visitor: Emulation | undefined;
   let env: PageEnv | undefined;
   try {
-    // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
+    // Extensions, each a room of its own; each is a no-op unless the request asks for it.
     visitor = await applyEmulation(page, client, req, url, deadline); // device, timezone, locale, geolocation, media, scripts, userAgent
     env = await applyPageEnv(page, req, url, deadline); // origin-only headers/cookies
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
@@ -104,9 +107,12 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
-    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly.
+    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly;
+    // nor can it grow as it is scrolled.
+    let scroll: ScrollOutcome | undefined;
     if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
-      await loadLazyContent(page, tracker, waits, hops);
+      const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
+      scroll = await loadLazyContent(page, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
     }
 
     await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
@@ -119,7 +125,9 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     await prepareForCapture(page, client, req, deadline, waits, hops); // actions, js, delay
     await hops.guard(freezer.settle(deadline));
     const bannerAction = early ?? (await lastLook());
-    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
+    // A tall capture is planned against what is left of the budget (server/tall-pages/).
+    const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
+    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
     const boxes = deps.measure?.length ? await deadline.step('boxes', measureBoxes(page, req, deps.measure, shot)) : undefined;
     return { ...shot, ...(boxes ? { boxes } : {}), bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
   } finally {

@@ -1,4 +1,4 @@
-// The MCP server end to end (spec §4.2, §5; issue 7): the official SDK client over loopback
+// The MCP server end to end (spec §4.2, §5): the official SDK client over loopback
 // against a real reference server (real Chromium, real store). One server for the whole file;
 // every credit check reads the ledger itself.
 import { after, before, test } from 'node:test';
@@ -225,7 +225,7 @@ test('unknown tool name is a protocol error, not a capture', async () => {
   assert.equal(await balance(ts.server), before);
 });
 
-test('auth: the SDK client says the API key is missing or invalid (issue 14)', async () => {
+test('auth: the SDK client says the API key is missing or invalid', async () => {
   // The TypeScript SDK prints the 401 body after "Error POSTing to endpoint:"; the message is in it.
   await assert.rejects(connect(mcpUrl(ts), null), (e: Error) => /401|Error POSTing/.test(e.message) && /the API key is missing/.test(e.message));
   await assert.rejects(connect(mcpUrl(ts), 'wrong-key-0123456789abcdef'), (e: Error) => /the API key is invalid/.test(e.message));

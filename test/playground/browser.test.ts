@@ -1,4 +1,4 @@
-// The playground page (GET /) and cross-origin calls, in a real browser (issue 14): Playwright
+// The playground page (GET /) and cross-origin calls, in a real browser: Playwright
 // driving the system Chromium against a reference server on port 0. The form is filled by its
 // labels (so every control has one), the image is decoded by the page, errors must appear next to
 // the field they name. CORS is checked from two other origins: one listed in CORS_ORIGINS, one not.
@@ -150,7 +150,7 @@ test('a bad field shows the server message next to that field', async () => {
   assert.deepEqual(consoleErrors, [], 'no script or CSP errors on the page');
 });
 
-test('extension fields (issue 12): headers and cookies as lines, an enum without default sends nothing', async () => {
+test('extension fields: headers and cookies as lines, an enum without default sends nothing', async () => {
   await page.getByLabel('html', { exact: true }).fill('<p>x</p>');
   await page.getByLabel('headers', { exact: true }).fill('X-Tenant: 7\nAccept-Language: fr');
   await page.getByLabel('cookies', { exact: true }).fill('session=abc=1');
