@@ -12,8 +12,9 @@
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
-// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts). `--only blocking`
-// and `--only tall` run one of those sections alone.
+// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
+// POST /v1/compare (bench/compare.ts, no browser). `--only blocking`, `--only tall` and
+// `--only compare` run one of those sections alone.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -24,6 +25,7 @@ import { startBaselineServer, type Baseline } from './baselines.ts';
 import { startFloor } from './floor.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
+import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
@@ -53,6 +55,13 @@ const mark = (name: string) => {
   section = [name, now];
 };
 
+if (only === 'compare') {
+  const c = await compareBench(quick);
+  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${os.cpus().length} cores`);
+  for (const r of compareRows(c)) console.log(r.join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ compare: c }, null, 2));
+  process.exit(0);
+}
 // The workload pages, written to fixtures/bench/ to look at (deterministic: unchanged files stay as they are).
 const { mix, long } = await buildPages();
 for (const p of [...mix, ...long]) {
@@ -95,7 +104,7 @@ if (only === 'blocking') {
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
   process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows two sections, blocking and tall (not ${only})`);
+  console.error(`bench: --only knows three sections, blocking, tall and compare (not ${only})`);
   process.exit(2);
 }
 const MIX_N = quick ? 8 : 24; // open loop at 2 req/s over the mix: 4 s / 12 s per measure
@@ -277,6 +286,9 @@ await ours.close();
 mark('blocking');
 results.blocking = await blocking();
 rows.push(...blockingRows(results.blocking as Awaited<ReturnType<typeof blocking>>));
+mark('compare');
+results.compare = await compareBench(quick);
+rows.push(...compareRows(results.compare as Awaited<ReturnType<typeof compareBench>>));
 for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;

@@ -159,6 +159,7 @@ export const RULES: readonly Rule[] = [
   ext('X/cacheTtl', '`cacheTtl`: seconds a cached capture of the same url-mode request may be reused; 0 always renders afresh.'),
   ext('X/deterministic', '`deterministic`: what moves on its own stands still, so that two captures of an unchanged page are identical (virtual time from 2025-01-01T00:00:00Z, seeded Math.random, animations finished or stopped).'),
   ext('X/colorScheme', '`colorScheme`: the page sees `prefers-color-scheme` as `light` or `dark`.'),
+  ext('X/compare', '`POST /v1/compare`: a capture compared with a baseline (a picture, or a second capture request); `x-diff-pixels` counts the differing pixels outside the masks (`ignoreRegions`, `ignoreSelectors`), `x-diff-regions` says where they are, in picture pixels.'),
   ext('X/userAgent', '`userAgent`: the page\'s navigator.userAgent and the User-Agent of its requests.'),
   ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
   ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),

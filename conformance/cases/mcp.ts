@@ -134,7 +134,7 @@ export const mcpCases: Case[] = [
   },
   {
     id: 'mcp-ref-tool-schema',
-    must: 'The MCP server MUST list one tool, take_screenshot, whose input schema is the REST body schema (every field, bound and default) with the cross-field rules in words.',
+    must: 'The MCP server MUST list take_screenshot first, whose input schema is the REST body schema (every field, bound and default) with the cross-field rules in words.',
     rules: ['mcp/tool', '2.1/format', '2.1/waitUntil', '2.1/blockCookieBanners'],
     profile: 'reference',
     needs: ['mcp'],
@@ -142,7 +142,6 @@ export const mcpCases: Case[] = [
     expect: {
       status: 200,
       json: [
-        { path: ['tools'], length: 1, label: 'exactly one tool' },
         { path: ['tools', 0, 'name'], equals: 'take_screenshot' },
         { path: [...toolSchema, 'properties'], equals: restSchema.properties, label: 'the REST body fields, bounds and defaults' },
         ...reference.crossFieldRules.map((rule) => ({ path: [...toolSchema, 'description'], matches: escape(rule), label: `states "${rule}"` })),

@@ -52,8 +52,8 @@ const cli = (args: string[]) => run(path.join(project, 'node_modules', '.bin', '
 test('the package ships the suite and what it needs, not the server or the suite\'s own tests', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-  for (const f of ['conformance/cli.js', 'conformance/runner.ts', 'conformance/case.schema.json', 'conformance/RUNNING.md', 'fixtures/pages/plain.html', 'fixtures/consent/manifest.json', 'golden/viewport.default-1280x720.png', 'conformance/data/reference-request.json', 'fixtures/consent/manifest.ts']) assert.ok(files.includes(f), `${f} is shipped`);
-  for (const f of files) assert.ok(!/^(conformance\/(self-test|mutants|tools)\/|test\/|bench\/|server\/)/.test(f), `${f} is not shipped`);
+  for (const f of ['conformance/cli.js', 'conformance/runner.ts', 'conformance/case.schema.json', 'conformance/RUNNING.md', 'fixtures/pages/plain.html', 'fixtures/consent/manifest.json', 'golden/viewport.default-1280x720.png', 'conformance/data/reference-request.json', 'fixtures/consent/manifest.ts', 'lib/visual-diff/diff.ts']) assert.ok(files.includes(f), `${f} is shipped`);
+  for (const f of files) assert.ok(!/^(conformance\/(self-test|mutants|tools)\/|test\/|bench\/|server\/|lib\/.*\.test\.ts$)/.test(f), `${f} is not shipped`);
   assert.ok(!existsSync(path.join(project, 'node_modules', '@playwright')), 'no dev dependency is installed');
 });
 

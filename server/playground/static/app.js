@@ -25,13 +25,23 @@ function resolve(doc, node) {
   return node;
 }
 
-async function requestSchema() {
-  const res = await fetch('/openapi.json');
+const DOC = fetch('/openapi.json').then((res) => {
   if (!res.ok) throw new Error(`GET /openapi.json answered ${res.status}`);
-  const doc = await res.json();
-  const body = resolve(doc, doc.paths['/v1/screenshot'].post.requestBody);
-  return resolve(doc, body.content['application/json'].schema);
+  return res.json();
+});
+
+async function bodySchema(path) {
+  const doc = await DOC;
+  const op = doc.paths[path]?.post;
+  if (!op) return undefined;
+  return resolve(doc, resolve(doc, op.requestBody).content['application/json'].schema);
 }
+
+const requestSchema = () => bodySchema('/v1/screenshot');
+
+/** The comparison's own fields (those of POST /v1/compare that a capture request has not, but the baseline, chosen above them). */
+const COMPARE_PATH = '/v1/compare';
+const compareOnly = new Set();
 
 const idFor = (path) => `f-${path.replace(/\./g, '-')}`;
 
@@ -131,6 +141,35 @@ async function buildForm() {
   $('loading').remove();
   for (const [k, s] of Object.entries(schema.properties)) (SOURCE.includes(k) ? $('source-fields') : $('option-fields')).append(field(k, s));
   showSource();
+  const compare = await bodySchema(COMPARE_PATH);
+  if (!compare) return; // a server without comparisons
+  for (const [k, s] of Object.entries(compare.properties)) {
+    if (k in schema.properties || k === 'baseline') continue;
+    compareOnly.add(k);
+    $('compare-fields').append(field(k, s));
+  }
+  $('compare').hidden = false;
+}
+
+const comparing = () => !$('compare').hidden && $('compare-on').checked;
+/** The last screenshot taken here, in base64: the baseline of "the previous screenshot". */
+let lastShot;
+
+function showCompare() {
+  $('compare-options').hidden = !$('compare-on').checked;
+  $('field-baseline-url').hidden = document.querySelector('input[name=baseline]:checked').value !== 'url';
+  $('submit').textContent = comparing() ? 'Compare' : 'Take screenshot';
+}
+
+/** The compare request: the capture's options, the comparison's, and the baseline. */
+function compareBody(capture) {
+  if (document.querySelector('input[name=baseline]:checked').value === 'url') {
+    const options = { ...capture, url: $('baseline-url').value.trim() };
+    delete options.html;
+    return { ...capture, baseline: { request: options } };
+  }
+  if (!lastShot) throw new Error('take a screenshot first: it is the baseline');
+  return { ...capture, baseline: { image: lastShot } };
 }
 
 function source() {
@@ -151,6 +190,7 @@ function body() {
   for (const [path, c] of controls) {
     if (path.includes('.')) continue; // nested values are read by their object
     if (SOURCE.includes(path) && path !== source()) continue;
+    if (compareOnly.has(path) && !comparing()) continue;
     const v = c.read();
     if (v !== undefined) out[path] = v;
   }
@@ -179,7 +219,9 @@ function placeError(status, err) {
   for (const part of String(err.message ?? '').split('; ')) {
     const path = /^([A-Za-z]+(?:\.[A-Za-z]+)*)/.exec(part)?.[1];
     const c = path && controls.get(path);
-    if (c) {
+    if (path?.startsWith('baseline')) {
+      showError('err-baseline', part);
+    } else if (c) {
       showError(`err-${path}`, part, c.input);
       first ??= c.input;
     } else if (/\b(url|html)\b/.test(part)) {
@@ -237,13 +279,24 @@ async function submit(event) {
   clearErrors();
   const key = $('key').value.trim();
   $('submit').disabled = true;
-  $('status').textContent = 'Rendering…';
+  $('status').textContent = comparing() ? 'Rendering and comparing…' : 'Rendering…';
   const started = performance.now();
   try {
     const names = await HEADERS;
     const headers = { [names.send.type]: 'application/json' };
     if (key) headers[names.send.key] = `Bearer ${key}`;
-    const res = await fetch('/v1/screenshot', { method: 'POST', headers, body: JSON.stringify(body()) });
+    let target = '/v1/screenshot';
+    let payload = body();
+    if (comparing()) {
+      try {
+        payload = compareBody(payload);
+      } catch (e) {
+        showError('err-baseline', e.message);
+        return;
+      }
+      target = COMPARE_PATH;
+    }
+    const res = await fetch(target, { method: 'POST', headers, body: JSON.stringify(payload) });
     if (!res.ok) {
       const err = await res.json().catch(() => ({ error: 'error', message: res.statusText }));
       $('status').textContent = `${res.status} ${err.error}`;
@@ -252,6 +305,7 @@ async function submit(event) {
       return;
     }
     const blob = await res.blob();
+    if (target !== COMPARE_PATH) lastShot = await base64Of(blob);
     if (objectUrl) URL.revokeObjectURL(objectUrl);
     objectUrl = URL.createObjectURL(blob);
     const img = $('shot');
@@ -274,8 +328,19 @@ async function submit(event) {
   }
 }
 
+function base64Of(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
+}
+
 // ---------------------------------------------------------------- start
 
+$('compare-on').addEventListener('change', showCompare);
+for (const r of document.querySelectorAll('input[name=baseline]')) r.addEventListener('change', showCompare);
 $('key').value = sessionStorage.getItem(KEY_STORE) ?? '';
 $('key').addEventListener('input', () => sessionStorage.setItem(KEY_STORE, $('key').value.trim()));
 for (const r of document.querySelectorAll('input[name=source]')) r.addEventListener('change', showSource);
