@@ -149,7 +149,7 @@ export const RULES: readonly Rule[] = [
   threat('T/dos', 'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.'),
 
   // The reference server's MCP decisions (reference profile only)
-  design('mcp/tool', 'One tool, `take_screenshot`, whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
+  design('mcp/tool', 'The capture tool, `take_screenshot` (listed first; `compare_screenshots` beside it), whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
   design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
   design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
   design('mcp/size-budget', 'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.'),
