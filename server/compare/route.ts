@@ -5,11 +5,10 @@
 // it is the next comparison's baseline). Signed links answer publicly (no balance), like capture
 // links (server/links/route.ts).
 import type { NextFunction, Request, Response } from 'express';
-import { badRequest } from '../errors.ts';
 import { cachePolicy } from '../http-caching/cache-control.ts';
 import { whileConnected } from '../http/while-connected.ts';
-import { parseQuery } from '../links/canonical.ts';
-import { verifyLink, type VerifyDeps } from '../links/verify.ts';
+import { signedLinkOf } from '../links/route.ts';
+import type { VerifyDeps } from '../links/verify.ts';
 import type { Metrics } from '../metrics.ts';
 import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Audience } from '../response/facts.ts';
@@ -58,14 +57,9 @@ export function comparePost(deps: CompareRouteDeps) {
 
 export function compareLink(deps: CompareRouteDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const q = req.originalUrl.indexOf('?');
-    const raw = q < 0 ? '' : req.originalUrl.slice(q + 1);
-    if (raw === '') return next();
-    const pairs = parseQuery(raw);
-    if (!pairs.some(([n]) => n === 'signature')) {
-      throw badRequest(`a GET ${COMPARE_PATH} is a signed link: keyId, expires and signature are required (docs/compare.md); or POST the options with an API key`);
-    }
-    const link = await verifyLink(pairs, deps.verify, COMPARE_PATH);
+    const signed = await signedLinkOf(req, deps.verify, COMPARE_PATH, 'docs/compare.md');
+    if (!signed) return next();
+    const { link, pairs } = signed;
     const body = compareBodyFromQuery(pairs);
     // As for capture links, the request's Cache-Control is not asked: a crawler's no-cache must not cost the link's owner renders.
     const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.compare(link.account, body, { cache: { lookup: true, store: true }, signal }));
