@@ -21,8 +21,22 @@ export function runIfEntry(moduleUrl: string, main: (argv: string[]) => Promise<
  * Re-executes the script at `moduleUrl` inside `unshare -rn` with loopback up, `insideVar` set to 1
  * in its environment; returns its exit code, or null when namespaces are unavailable here.
  */
-export function reexecIsolated(moduleUrl: string, argv: string[], insideVar: string): number | null {
+function reexecIsolated(moduleUrl: string, argv: string[], insideVar: string): number | null {
   if (spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status !== 0) return null;
   const cmd = [process.execPath, ...process.execArgv, fileURLToPath(moduleUrl), ...argv].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
   return spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${cmd}`], { stdio: 'inherit', env: { ...process.env, [insideVar]: '1' } }).status ?? 1;
+}
+
+/**
+ * Where a script that wants isolation runs: `{inside: true}` once re-executed in the namespace;
+ * `{exitCode}` for the outer process, whose child did the work; `{inside: false}` without
+ * isolation (not asked, or namespaces unavailable here: then `unavailable` is printed).
+ */
+export function isolated(moduleUrl: string, argv: string[], insideVar: string, wanted: boolean, unavailable: string): { inside: boolean; exitCode?: number } {
+  if (process.env[insideVar] === '1') return { inside: true };
+  if (!wanted) return { inside: false };
+  const code = reexecIsolated(moduleUrl, argv, insideVar);
+  if (code !== null) return { inside: false, exitCode: code };
+  console.warn(unavailable);
+  return { inside: false };
 }

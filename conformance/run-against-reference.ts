@@ -26,7 +26,7 @@ import { SUITE_VERSION, type SuiteOptions } from './options.ts';
 import { REPO_ROOT } from './fixtures.ts';
 import { runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
-import { reexecIsolated, runIfEntry } from './entry.ts';
+import { isolated, runIfEntry } from './entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'SCREENSHOT_CONFORMANCE_IN_NAMESPACE';
@@ -106,15 +106,10 @@ function parse(argv: string[]) {
   return o;
 }
 
-
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const inside = process.env[INSIDE] === '1';
-  if (o.isolate && !inside) {
-    const code = reexecIsolated(import.meta.url, argv, INSIDE);
-    if (code !== null) return code;
-    console.warn('run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)');
-  }
+  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, 'run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)');
+  if (exitCode !== undefined) return exitCode;
   const target = await startReferenceTarget();
   console.log(`run-against-reference: reference server at ${target.baseUrl}, fixtures at ${target.fixtureOrigins.join(' and ')}${inside ? ', inside an isolated network namespace' : ''}${target.mcpUrl ? '' : '; MCP not mounted (its cases are skipped)'}`);
   try {

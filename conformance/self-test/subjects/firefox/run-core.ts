@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../../../fixtures.ts';
 import type { SuiteOptions } from '../../../options.ts';
 import { runSuite } from '../../../runner.ts';
 import { startSubject } from './server.ts';
-import { reexecIsolated } from '../../../entry.ts';
+import { isolated } from '../../../entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'FIREFOX_SUBJECT_IN_NAMESPACE';
@@ -31,15 +31,10 @@ function parse(argv: string[]) {
   return o;
 }
 
-
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const inside = process.env[INSIDE] === '1';
-  if (o.isolate && !inside) {
-    const code = reexecIsolated(import.meta.url, argv, INSIDE);
-    if (code !== null) return code;
-    console.warn('run-core: network namespaces unavailable; the metadata-address case is skipped');
-  }
+  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, 'run-core: network namespaces unavailable; the metadata-address case is skipped');
+  if (exitCode !== undefined) return exitCode;
   const started = Date.now();
   const fixtures = await startFixtureServer();
   const keys = Array.from({ length: 20 }, () => `ff-${randomBytes(8).toString('hex')}`);
