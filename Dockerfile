@@ -27,6 +27,7 @@ RUN npm ci --omit=dev && npm ls --omit=dev >/dev/null && npm cache clean --force
 
 COPY tsconfig.json README.md ./
 COPY server server
+COPY lib lib
 
 # DATA_DIR (the embedded store) is used only without DATABASE_URL; TMPDIR holds Chromium's
 # throwaway profiles. `node` (uid 1000) is the base image's unprivileged user: Chromium runs its
