@@ -11,7 +11,8 @@
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
-// the frame-pacing flags. The headline ratios are in --json under `ratios`.
+// the frame-pacing flags. The headline ratios are in --json under `ratios`. Then request blocking on
+// the mix (bench/blocking.ts); `--only blocking` runs that section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -27,12 +28,14 @@ import { startFloor } from './floor.ts';
 import { formatByKind } from './cpu.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
 import { fmtRate, offeredLoad, openLoopCount, plainRate as plainRateOf } from './offered-load.ts';
+import { blockingOnMix, blockingRows } from './blocking.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 
 const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const quick = args.includes('--quick');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const N = quick ? 8 : 30;
 const KEY = 'bench-key-0123456789abcdef';
 const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
@@ -42,7 +45,7 @@ const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixe
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
 const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
-const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`];
+const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
 // Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
@@ -59,6 +62,32 @@ const { mix, long } = await buildPages();
 for (const p of [...mix, ...long]) {
   const file = path.join(BENCH_DIR, `${p.name}.html`);
   if (!existsSync(file) || readFileSync(file, 'utf8') !== p.html) writeFileSync(file, p.html);
+}
+// Request blocking on the mix (bench/blocking.ts): its own server, allowed to reach the site that serves the mix.
+const blocking = () =>
+  blockingOnMix(
+    mix,
+    quick ? 3 : 8,
+    async (allow) => {
+      const s = await startServer(loadConfig({ ...benchEnv(dataDirs[2]!), EGRESS_ALLOW: allow, CACHE_TTL_SECONDS: '0' }));
+      return { url: s.url, close: () => s.close() };
+    },
+    async (url, payload) => {
+      const t = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(payload) });
+      const buf = Buffer.from(await res.arrayBuffer());
+      return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
+    },
+  );
+if (only === 'blocking') {
+  const b = await blocking();
+  rmSync(dataDirs[2]!, { recursive: true, force: true });
+  for (const r of blockingRows(b)) console.log(r.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ blocking: b }, null, 2));
+  process.exit(0);
+} else if (only !== undefined) {
+  console.error(`bench: --only knows one section, blocking (not ${only})`);
+  process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
 const SAT_LEVELS = quick ? [2] : [2, 4];
@@ -241,6 +270,10 @@ try {
   row('cleanup overhead', 'not measured', String(e).slice(0, 60), '', '');
 }
 await ours.close();
+
+mark('blocking');
+results.blocking = await blocking();
+rows.push(...blockingRows(results.blocking as Awaited<ReturnType<typeof blocking>>));
 for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;
@@ -270,6 +303,7 @@ results.ratios = {
   pngCardVsChromiumDefault: card.oursMedianMs / card.chromiumMedianMs,
   pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
   fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },
+  blocking: (results.blocking as Awaited<ReturnType<typeof blocking>>).ratios,
 };
 mark('end');
 results.sectionSeconds = sectionSeconds;

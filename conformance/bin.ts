@@ -12,6 +12,7 @@ import { exportCases, loadExport } from './export.ts';
 import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
 import { requestsOf, type Case } from './model.ts';
 import { parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
+import { complete, formatPairwise, pairwiseCoverage } from './pairwise/coverage.ts';
 import { resolveValue, type ResolveContext } from './resolve.ts';
 import { casesOf, runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
@@ -55,9 +56,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (flags.coverage) {
     console.log(formatCoverage(cases));
+    const pairs = pairwiseCoverage(cases);
+    console.log(`\n${formatPairwise(pairs)}`);
     const missing = uncovered(cases);
     if (missing.length) console.error(`\nrules without a case: ${missing.map((r) => r.id).join(', ')}`);
-    return missing.length ? 1 : 0;
+    const short = pairs.filter((r) => !complete(r));
+    if (short.length) console.error(`\npairs not covered in: ${short.map((r) => r.plan.profile).join(', ')}`);
+    return missing.length || short.length ? 1 : 0;
   }
   if (flags.list) {
     await print(JSON.stringify(casesOf(options, cases).map((c) => listed(c, options)), null, 2));

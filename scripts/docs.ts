@@ -3,6 +3,7 @@
 //   request fields   server/request/schema.ts (each property's type, bounds, default, description)
 //   error codes      server/errors.ts (ERROR_CATALOGUE)
 //   settings         server/settings.ts (SETTINGS)
+//   response headers server/response/ (the response registry)
 // A table sits between `<!-- generated: NAME -->` and `<!-- end generated -->` in a docs file;
 // the text around it is written by hand. `npm run docs` rewrites the tables in place;
 // test/docs/generated.test.ts fails when a file is not what this script would write.
@@ -13,6 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { ERROR_CATALOGUE } from '../server/errors.ts';
 import { EXTENSION_FIELDS, SPEC_FIELDS, screenshotRequestSchema } from '../server/request/schema.ts';
 import { SETTINGS } from '../server/settings.ts';
+import { CAPTURE_HEADERS } from '../server/response/capture-headers.ts';
+import { OCCASIONS, type ResponseHeader } from '../server/response/header.ts';
+import { PROTOCOL_HEADERS } from '../server/response/protocol-headers.ts';
+import { wireName } from '../server/response/registry.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,6 +28,7 @@ const code = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}
 
 /** A field's type in words: `png` \| `jpeg`, number 1..100, string[] (at most 50), object... */
 function typeOf(s: Schema): string {
+  if (s.enum && s['x-suggest']) return `string: one of ${s.enum.length} names`; // too many to spell (device presets): the description says where they are listed
   if (s.enum) return s.enum.map(code).join(' | ');
   const bounds = (lo: unknown, hi: unknown) => (lo !== undefined || hi !== undefined ? ` ${lo ?? ''}..${hi ?? ''}` : '');
   switch (s.type) {
@@ -30,6 +36,7 @@ function typeOf(s: Schema): string {
     case 'integer':
       return `${s.type}${bounds(s.minimum, s.maximum)}`;
     case 'string':
+      if (s['x-max-bytes'] !== undefined) return `string (at most ${s['x-max-bytes']} UTF-8 bytes)`;
       return s.maxLength !== undefined ? `string (at most ${s.maxLength} characters)` : 'string';
     case 'array': {
       const item = s.items?.type === 'object' ? `{${Object.keys(s.items.properties ?? {}).join(', ')}}` : (s.items?.type ?? 'value');
@@ -79,6 +86,19 @@ export function settingsTable(): string {
   return rows.join('\n');
 }
 
+/** When a header is sent, in words: its occasions, the error codes that carry it, and whether signed links get it. */
+function sentWith(h: ResponseHeader): string {
+  const words = h.sent.map((o) => (o === 'error' && h.fromError?.codes ? `errors ${h.fromError.codes.map(code).join(', ')}` : OCCASIONS[o]));
+  return `${words.join('; ')}${h.privateOnly ? ' (not on signed links)' : ''}`;
+}
+
+/** One row per header of the registry: name, when it is sent, whether a page on a listed origin may read it, what it says. */
+export function headersTable(headers: Record<string, ResponseHeader>): string {
+  const rows = ['| header | sent with | readable cross-origin | meaning |', '|---|---|---|---|'];
+  for (const h of Object.values(headers)) rows.push(`| \`${wireName(h)}\` | ${cell(sentWith(h))} | ${h.expose ? 'yes' : h.safelisted ? 'yes (safelisted)' : ''} | ${cell(h.description)} |`);
+  return rows.join('\n');
+}
+
 /** Every generated table, by the name its marker uses. */
 export const TABLES: Record<string, () => string> = {
   'request-fields': () => fieldsTable(SPEC_FIELDS),
@@ -86,6 +106,8 @@ export const TABLES: Record<string, () => string> = {
   'cross-field-rules': crossFieldRules,
   errors: errorsTable,
   settings: settingsTable,
+  'response-headers': () => headersTable(CAPTURE_HEADERS),
+  'other-headers': () => headersTable(PROTOCOL_HEADERS),
 };
 
 const BLOCK = /(<!-- generated: ([a-z-]+) -->)[\s\S]*?(<!-- end generated -->)/g;

@@ -71,6 +71,15 @@ count_node "$klog"
 [ "$status" = 0 ] || failed_stages+=(cluster)
 echo "reference deployment stage: $(( $(date +%s) - started )) s"
 
+stage "the image: Dockerfile, compose.yaml, deploy/ built and run in podman (npm run test:image, test/image)"
+# Installs podman and makes its base image when missing (cached for the next run); one line per check.
+ilog=$(mktemp)
+timeout 1500 bash scripts/image/test.sh 2>&1 | tee "$ilog"
+status=${PIPESTATUS[0]}
+read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
+
 stage "conformance suite against a fresh reference server (core, reference, security; then core again, cache warm)"
 clog=$(mktemp)
 timeout 900 node --import tsx conformance/run-against-reference.ts --twice 2>&1 | tee "$clog"

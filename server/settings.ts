@@ -2,6 +2,8 @@
 // once. server/config.ts parses them into a Config; the configuration reference
 // (docs/configuration.md) is generated from this table, so a variable cannot be added without
 // its documentation (test/docs/generated.test.ts).
+import { CACHE_TTL_MAX_SECONDS } from './http-caching/fields.ts';
+import { RENDER_BUDGET_MAX_MS } from './request/schema.ts';
 import { DEFAULT_SANDBOX } from './sandbox/index.ts';
 
 export interface IntSetting {
@@ -35,9 +37,9 @@ export const SETTINGS = {
   BROWSER_RECYCLE_AFTER: int(500, 1, 1_000_000, 'renders before the browser process is replaced'),
   BROWSER_SANDBOX: text(DEFAULT_SANDBOX.mode, "Chromium's sandbox: `auto` = on wherever it starts, else a `WARN` line naming the reason at every browser launch and the browser runs without it; `require` = on, or the server does not start; `off` = never (`--no-sandbox`, as root too)"),
   BROWSER_SANDBOX_USER: text(`${DEFAULT_SANDBOX.uid}:${DEFAULT_SANDBOX.gid}`, 'numeric `uid:gid` (not root) Chromium runs as when the server runs as root, so that its sandbox can be on (`nobody:nogroup` on Debian; a dedicated user is better). `TMPDIR` must be searchable by it'),
-  RENDER_BUDGET_MS: int(20000, 1000, 20000, 'the render budget (spec §8: 20 s; lower only for tests)'),
+  RENDER_BUDGET_MS: int(RENDER_BUDGET_MAX_MS, 1000, RENDER_BUDGET_MAX_MS, `the render budget (spec §8: ${RENDER_BUDGET_MAX_MS / 1000} s; lower only for tests)`),
   MAX_OUTPUT_PIXELS: int(100_000_000, 1, 1_000_000_000, 'output-size ceiling in pixels'),
-  CACHE_TTL_SECONDS: int(300, 0, 86400 * 30, 'url-mode result cache lifetime: the `cacheTtl` of a request that gives none (0 = the cache is off)'),
+  CACHE_TTL_SECONDS: int(300, 0, CACHE_TTL_MAX_SECONDS, 'url-mode result cache lifetime: the `cacheTtl` of a request that gives none (0 = the cache is off)'),
   CACHE_MAX_BYTES: int(128 * 1024 * 1024, 0, 2 ** 40, 'result cache size bound, for all replicas together (it lives in the store; least recently used evicted first; 0 = off)'),
   DRAIN_SECONDS: int(0, 0, 300, "after SIGTERM, how long `/readyz` answers 503 while requests are still served, before the listener closes (set it above your balancer's time to notice: 5 behind the shipped HAProxy)"),
   RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000, 'requests per key per minute (0 = off)'),

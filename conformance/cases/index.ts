@@ -6,13 +6,16 @@ import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
 import { coreRequestCases } from './core-request.ts';
+import { extPrepareCases } from './ext-prepare.ts';
+import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
 import { mcpCases } from './mcp.ts';
+import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }

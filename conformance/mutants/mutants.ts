@@ -5,7 +5,9 @@
 import sharp from 'sharp';
 import { request } from 'undici';
 import { screenshotRequestSchema } from '../../server/request/schema.ts';
-import { jsonOf, jsonResponse, withJson, type ProxyHooks } from './proxy.ts';
+import { body, isShot, jsonOf, jsonResponse, withJson } from './proxy.ts';
+import { PAIR_MUTANTS } from './pairs.ts';
+import type { ProxyHooks } from './proxy.ts';
 
 export interface Mutant {
   id: string;
@@ -14,21 +16,6 @@ export interface Mutant {
   description: string;
   cases: RegExp;
   hooks: ProxyHooks;
-}
-
-const isShot = (path: string, method: string) => method === 'POST' && path.split('?')[0] === '/v1/screenshot';
-
-/** A request hook that rewrites the JSON body of screenshot requests. */
-function body(edit: (b: Record<string, any>) => Record<string, any> | { respond: ReturnType<typeof jsonResponse> }): ProxyHooks {
-  return {
-    onRequest(req) {
-      if (!isShot(req.path, req.method)) return req;
-      const b = jsonOf(req);
-      if (!b) return req;
-      const out = edit(structuredClone(b));
-      return 'respond' in out && out.respond && typeof out.respond === 'object' && 'status' in out.respond ? out.respond : withJson(req, out);
-    },
-  };
 }
 
 /** The known request fields, from the one schema. */
@@ -312,11 +299,116 @@ export const MUTANTS: Mutant[] = [
     hooks: body(({ deterministic: _d, ...b }) => b),
   },
   {
+    id: 'ignores-device',
+    breaks: 'X/device',
+    description: 'declares device but renders at the viewport it is given, as a desktop',
+    cases: /^ext\.(device\.|emulation\.combined$)/,
+    hooks: body(({ device: _d, ...b }) => b),
+  },
+  {
+    id: 'ignores-timezone',
+    breaks: 'X/timezone',
+    description: 'declares timezone but keeps the server\'s',
+    cases: /^ext\.(timezone\.|timezone-locale\.)/,
+    hooks: body(({ timezone: _t, ...b }) => b),
+  },
+  {
+    id: 'ignores-locale',
+    breaks: 'X/locale',
+    description: 'declares locale but keeps the browser\'s',
+    cases: /^ext\.(locale\.|timezone-locale\.)/,
+    hooks: body(({ locale: _l, ...b }) => b),
+  },
+  {
+    id: 'ignores-geolocation',
+    breaks: 'X/geolocation',
+    description: 'declares geolocation but never gives the page a position',
+    cases: /^ext\.geolocation\./,
+    hooks: body(({ geolocation: _g, ...b }) => b),
+  },
+  {
+    id: 'ignores-media-type',
+    breaks: 'X/mediaType',
+    description: 'declares mediaType but always lays pages out for the screen',
+    cases: /^ext\.mediaType\./,
+    hooks: body(({ mediaType: _m, ...b }) => b),
+  },
+  {
+    id: 'ignores-reduced-motion',
+    breaks: 'X/reducedMotion',
+    description: 'declares reducedMotion but leaves the browser\'s preference (or deterministic\'s)',
+    cases: /^ext\.reducedMotion\./,
+    hooks: body(({ reducedMotion: _r, ...b }) => b),
+  },
+  {
+    id: 'ignores-javascript-enabled',
+    breaks: 'X/javaScriptEnabled',
+    description: 'declares javaScriptEnabled but always runs the page\'s scripts',
+    cases: /^ext\.javaScriptEnabled\./,
+    hooks: body(({ javaScriptEnabled: _j, ...b }) => b),
+  },
+  {
     id: 'ignores-capture-on-timeout',
     breaks: 'X/captureOnTimeout',
     description: 'declares captureOnTimeout but answers 504 as without it',
     cases: /^ext\.captureOnTimeout\./,
     hooks: body(({ captureOnTimeout: _c, ...b }) => b),
+  },
+  {
+    id: 'ignores-css',
+    breaks: 'X/css',
+    description: 'declares css but never applies it',
+    cases: /^ext\.css\./,
+    hooks: body(({ css: _c, ...b }) => b),
+  },
+  {
+    id: 'ignores-js',
+    breaks: 'X/js',
+    description: 'declares js but never runs it',
+    cases: /^ext\.js\./,
+    hooks: body(({ js: _j, ...b }) => b),
+  },
+  {
+    id: 'ignores-actions',
+    breaks: 'X/actions',
+    description: 'declares actions but never runs them',
+    cases: /^ext\.actions\./,
+    hooks: body(({ actions: _a, ...b }) => b),
+  },
+  {
+    id: 'ignores-block-resource-types',
+    breaks: 'X/blockResourceTypes',
+    description: 'declares blockResourceTypes but lets every request through',
+    cases: /^ext\.blockResourceTypes\./,
+    hooks: body(({ blockResourceTypes: _t, ...b }) => b),
+  },
+  {
+    id: 'ignores-block-urls',
+    breaks: 'X/blockUrls',
+    description: 'declares blockUrls but lets every request through',
+    cases: /^ext\.blockUrls\./,
+    hooks: body(({ blockUrls: _u, ...b }) => b),
+  },
+  {
+    id: 'ignores-clip',
+    breaks: 'X/clip',
+    description: 'declares clip but captures the window',
+    cases: /^ext\.clip\./,
+    hooks: body(({ clip: _c, ...b }) => b),
+  },
+  {
+    id: 'ignores-delay',
+    breaks: 'X/delay',
+    description: 'declares delay but captures at once',
+    cases: /^ext\.delay\./,
+    hooks: body(({ delay: _d, ...b }) => b),
+  },
+  {
+    id: 'ignores-fail-on-target-error',
+    breaks: 'X/failOnTargetError',
+    description: 'declares failOnTargetError but captures the error page',
+    cases: /^ext\.failOnTargetError\./,
+    hooks: body(({ failOnTargetError: _f, ...b }) => b),
   },
   {
     id: 'ignores-cache-ttl',
@@ -325,4 +417,6 @@ export const MUTANTS: Mutant[] = [
     cases: /^ext\.cacheTtl\./,
     hooks: body(({ cacheTtl: _c, ...b }) => b),
   },
+  // Pairs: each option right alone, one pair broken (pairs.ts; the pairwise cases holding it).
+  ...PAIR_MUTANTS,
 ];

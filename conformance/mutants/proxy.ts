@@ -59,6 +59,21 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(body)) };
 }
 
+export const isShot = (path: string, method: string) => method === 'POST' && path.split('?')[0] === '/v1/screenshot';
+
+/** A request hook that rewrites the JSON body of screenshot requests. */
+export function body(edit: (b: Record<string, any>) => Record<string, any> | { respond: ReturnType<typeof jsonResponse> }): ProxyHooks {
+  return {
+    onRequest(req) {
+      if (!isShot(req.path, req.method)) return req;
+      const b = jsonOf(req);
+      if (!b) return req;
+      const out = edit(structuredClone(b));
+      return 'respond' in out && out.respond && typeof out.respond === 'object' && 'status' in out.respond ? out.respond : withJson(req, out);
+    },
+  };
+}
+
 export async function startProxy(upstream: string, hooks: ProxyHooks): Promise<RunningProxy> {
   const base = upstream.replace(/\/+$/, '');
   const server: Server = createServer(async (inReq, outRes) => {

@@ -197,10 +197,10 @@ for (const store of STORES) {
         const err = await l.checkRateLimit(account).then(() => null, (e) => e);
         assert.ok(isCode('rate_limited')(err), 'the fourth request in the minute is refused');
         assert.equal((err as ServiceError).status, 429);
-        assert.equal((err as ServiceError).headers['retry-after'], '45');
+        assert.equal((err as ServiceError).facts.retryAfterSeconds, 45);
         await l.checkRateLimit(other); // per account
         now += 40_500;
-        await assert.rejects(l.checkRateLimit(account), (e: ServiceError) => e.headers['retry-after'] === '5');
+        await assert.rejects(l.checkRateLimit(account), (e: ServiceError) => e.facts.retryAfterSeconds === 5);
         now += 4_500; // the next minute
         await l.checkRateLimit(account);
         await l.sweep(); // drops old windows

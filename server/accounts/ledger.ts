@@ -79,9 +79,7 @@ export class SqlLedger implements Accounts {
     );
     if (rows.length) return;
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    throw new ServiceError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry after ${retryAfter} s`, {
-      'retry-after': String(retryAfter),
-    });
+    throw new ServiceError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry after ${retryAfter} s`, { retryAfterSeconds: retryAfter });
   }
 
   async reserve(account: Account): Promise<Reservation> {

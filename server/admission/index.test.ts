@@ -52,7 +52,7 @@ function admission(over: Partial<AdmissionOptions> = {}) {
 const overloaded = (reason: RegExp, retryAfter: number) => (e: unknown) => {
   assert.ok(e instanceof Overloaded, String(e));
   assert.match(e.message, reason);
-  assert.equal(e.headers['retry-after'], String(retryAfter));
+  assert.equal(e.facts.retryAfterSeconds, retryAfter);
   return true;
 };
 

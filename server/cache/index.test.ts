@@ -1,9 +1,10 @@
 // The result cache's keys (normalised url-mode requests per account and browser version, html
-// never cached) and Cache-Control handling. The store itself: shared.test.ts.
+// never cached). The store itself: shared.test.ts; the request's Cache-Control:
+// server/http-caching/cache-control.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateRequest } from '../request/validate.ts';
-import { cacheKey, cachePolicy, canonicalJson } from './index.ts';
+import { cacheKey, canonicalJson } from './index.ts';
 
 test('cacheKey: identical normalised requests share a key, per account; any field difference does not', () => {
   const k = (acc: string, body: object) => cacheKey(acc, validateRequest(body));
@@ -21,13 +22,4 @@ test('cacheKey: identical normalised requests share a key, per account; any fiel
 
 test('canonicalJson sorts keys at every level and drops undefined', () => {
   assert.equal(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: undefined, w: null }], c: 'x' } }), '{"a":{"c":"x","d":[2,{"w":null,"y":1}]},"b":1}');
-});
-
-test('Cache-Control: no-cache and max-age=0 render fresh; no-store also stores nothing', () => {
-  assert.deepEqual(cachePolicy(undefined), { lookup: true, store: true });
-  assert.deepEqual(cachePolicy('no-cache'), { lookup: false, store: true });
-  assert.deepEqual(cachePolicy('No-Cache, foo'), { lookup: false, store: true });
-  assert.deepEqual(cachePolicy('max-age=0'), { lookup: false, store: true });
-  assert.deepEqual(cachePolicy('max-age=60'), { lookup: true, store: true });
-  assert.deepEqual(cachePolicy('no-store'), { lookup: false, store: false });
 });

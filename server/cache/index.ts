@@ -9,14 +9,15 @@
 import { createHash } from 'node:crypto';
 import type { ScreenshotRequest } from '../request/schema.ts';
 import type { ServiceError } from '../errors.ts';
+import type { PictureFacts } from '../response/facts.ts';
 
 export interface CachedResult {
   body: Buffer;
   contentType: string;
-  /** Response headers that belong to the image (content-disposition, x-banner-action, ...). */
-  headers: Record<string, string>;
   width: number;
   height: number;
+  /** What the render found out about the picture (banner action, target status...): a hit answers the same. */
+  picture: PictureFacts;
   /** When the entry was stored (epoch ms); set by the cache on get. */
   storedAt?: number;
 }
@@ -31,7 +32,7 @@ export interface ResultCache {
    * replica), waits for it and returns its result (`joined`); else makes the caller the one that
    * renders (`lead`), which it ends with lead.end() whatever happened. A waiter stops waiting
    * when `deadline.at` (epoch ms) passes and rejects with `deadline.expired()`: the time spent
-   * waiting for another render counts against the request's own budget (issue 15).
+   * waiting for another render counts against the request's own budget.
    */
   acquire(key: string, opts?: { maxAgeSeconds?: number; signal?: AbortSignal; deadline?: WaitDeadline }): Promise<Acquired>;
   /** False when CACHE_TTL_SECONDS or CACHE_MAX_BYTES is 0: nothing is looked up or stored. */
@@ -54,25 +55,21 @@ export function canonicalJson(v: unknown): string {
 }
 
 /**
+ * The shape of a stored entry, part of every key: replicas that store another shape (during a
+ * rolling upgrade) never read each other's entries, which expire by themselves. Bump it when
+ * CachedResult changes.
+ */
+const ENTRY_SHAPE = 'picture-facts';
+
+/**
  * The cache key of a validated url-mode request for one account: the account id and a SHA-256 of
- * the browser's version and the canonical JSON of the normalised request (validateRequest has
- * applied the defaults and normalised the URL, so `{url}` and `{url, format: "png"}` share an
- * entry; a new Chromium renders afresh).
+ * the entry shape, the browser's version and the canonical JSON of the normalised request
+ * (validateRequest has applied the defaults and normalised the URL, so `{url}` and
+ * `{url, format: "png"}` share an entry; a new Chromium renders afresh).
  */
 export function cacheKey(accountId: string, req: ScreenshotRequest, browserVersion = ''): string {
   if (req.html !== undefined || req.url === undefined) throw new Error('cacheKey: html results are never cached');
-  return `${accountId}:${createHash('sha256').update(`${browserVersion}\n${canonicalJson(req)}`).digest('base64url')}`;
-}
-
-/**
- * What a request's `Cache-Control` asks of the cache: `no-cache` or `max-age=0` renders fresh (and
- * the fresh result replaces the cached one); `no-store` renders fresh and stores nothing.
- */
-export function cachePolicy(cacheControl: string | undefined): { lookup: boolean; store: boolean } {
-  const d = (cacheControl ?? '').toLowerCase().split(',').map((s) => s.trim());
-  const noStore = d.includes('no-store');
-  const fresh = noStore || d.includes('no-cache') || d.some((x) => /^max-age\s*=\s*"?0"?$/.test(x));
-  return { lookup: !fresh, store: !noStore };
+  return `${accountId}:${createHash('sha256').update(`${ENTRY_SHAPE}\n${browserVersion}\n${canonicalJson(req)}`).digest('base64url')}`;
 }
 
 /** When a request stops waiting for an identical render, and the error it then gets. */

@@ -5,6 +5,7 @@
 // connections, two cache instances) share entries and flights.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { pictureFacts } from '../../test/support/facts.ts';
 import { STORES, type TestStore } from '../../test/support/stores.ts';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import type { CachedResult, ResultCache } from './index.ts';
@@ -15,7 +16,7 @@ import { ServiceError } from '../errors.ts';
 const result = (bytes: number, tag = 'x'): CachedResult => ({
   body: Buffer.alloc(bytes, tag),
   contentType: 'image/png',
-  headers: { 'content-disposition': 'inline; filename="screenshot.png"', 'x-banner-action': 'none' },
+  picture: pictureFacts({ etag: `"${tag}"`, targetStatus: 404 }),
   width: 10,
   height: 10,
 });
@@ -53,7 +54,7 @@ for (const { name, make, skip } of STORES) {
       const hit = await c!.get('k');
       assert.equal(hit?.body.length, 100);
       assert.equal(hit?.storedAt, stored);
-      assert.deepEqual(hit?.headers, result(1).headers);
+      assert.deepEqual(hit?.picture, result(1).picture, 'the picture\'s facts come back as stored');
       assert.equal(await c!.get('k', { maxAgeSeconds: 299 }), undefined, 'older than max age');
       assert.ok(await c!.get('k', { maxAgeSeconds: 300 }));
       clock += 1;

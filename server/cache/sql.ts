@@ -1,6 +1,7 @@
 // The result cache's statements, on the shared store (server/store: PostgreSQL shared by every
 // replica, or the embedded PGlite store of one process). Its tables, result_cache and
 // result_cache_flights, are migration 3 of server/store/migrations.ts, which says what they hold.
+import type { PictureFacts } from '../response/facts.ts';
 import type { Db } from '../store/index.ts';
 import type { CachedResult } from './index.ts';
 
@@ -8,13 +9,13 @@ import type { CachedResult } from './index.ts';
 const ENTRY_OVERHEAD = 256;
 
 export function entryBytes(key: string, v: CachedResult): number {
-  return ENTRY_OVERHEAD + key.length + v.body.length + v.contentType.length + JSON.stringify(v.headers).length;
+  return ENTRY_OVERHEAD + key.length + v.body.length + v.contentType.length + JSON.stringify(v.picture).length;
 }
 
 interface Row {
   body: Uint8Array;
   content_type: string;
-  headers: Record<string, string> | string;
+  headers: PictureFacts | string;
   width: number;
   height: number;
   stored_at: string | number;
@@ -35,7 +36,7 @@ export class CacheTables {
     return {
       body: Buffer.from(r.body),
       contentType: r.content_type,
-      headers: typeof r.headers === 'string' ? JSON.parse(r.headers) : r.headers,
+      picture: typeof r.headers === 'string' ? JSON.parse(r.headers) : r.headers,
       width: Number(r.width),
       height: Number(r.height),
       storedAt: Number(r.stored_at),
@@ -49,7 +50,7 @@ export class CacheTables {
        ON CONFLICT (key) DO UPDATE SET body = excluded.body, content_type = excluded.content_type,
          headers = excluded.headers, width = excluded.width, height = excluded.height, bytes = excluded.bytes,
          stored_at = excluded.stored_at, expires_at = excluded.expires_at, used_at = excluded.used_at`,
-      [key, v.body, v.contentType, JSON.stringify(v.headers), v.width, v.height, bytes, now, expiresAt],
+      [key, v.body, v.contentType, JSON.stringify(v.picture), v.width, v.height, bytes, now, expiresAt],
     );
   }
 

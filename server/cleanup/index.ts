@@ -17,6 +17,13 @@ export interface CleanupOptions {
   blockCookieBanners: boolean;
   hideSelectors: string[];
   blockAds: boolean;
+  /**
+   * false: the page renders without its scripts (server/emulation/). The CMP driver is skipped
+   * then: it waits on timers, which do not fire in such a page, and a consent platform needs its
+   * scripts to show a banner or to take a rejection at all; what the markup itself shows is hidden
+   * by the DOM clean-up, which needs no timers. Absent: on.
+   */
+  javaScriptEnabled?: boolean;
 }
 
 /**
@@ -139,7 +146,7 @@ async function runFinish(
     return { action: 'none', cmp: null, frames, optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: 'no time left for the clean-up' };
   }
   if (opts.blockCookieBanners) {
-    const pass = await rejectPass(page, budgetEnd, hardEnd, bind);
+    const pass = await rejectPass(page, budgetEnd, hardEnd, bind, opts.javaScriptEnabled !== false);
     frames = pass.frames;
     domWork ||= pass.domWork;
   }
@@ -187,6 +194,7 @@ async function rejectPass(
   budgetEnd: number,
   hardEnd: number,
   bind: () => Promise<void>,
+  scripts: boolean,
 ): Promise<{ frames: FrameConsentState[]; domWork: boolean }> {
   const main = page.mainFrame();
   let navigated = false;
@@ -203,7 +211,7 @@ async function rejectPass(
       null,
     );
     if (surveys === null) return { frames: [], domWork: true };
-    const driven = frames.filter((_, i) => surveys[i]!.reason !== null);
+    const driven = scripts ? frames.filter((_, i) => surveys[i]!.reason !== null) : [];
     if (driven.length === 0) return { frames: [], domWork: surveys[0]!.candidates !== 0 };
     await bind();
     await withTimeout(Promise.all(driven.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);

@@ -6,7 +6,7 @@ export const deterministicField = {
   description:
     'Freeze what changes between two captures of the same page, so that they are byte-identical: time is virtual (Date and performance.now ' +
     'start at 2025-01-01T00:00:00Z, timers and animation frames run ahead instantly and stop after 5 s of page time), Math.random is seeded, ' +
-    'CSS animations and transitions are finished (endless ones cancelled), the caret is hidden, prefers-reduced-motion is reduce, the time ' +
-    'zone is UTC, web fonts and images are loaded and decoded, animated images show their first frame, videos their poster (or first frame).',
+    'CSS animations and transitions are finished (endless ones cancelled), the caret is hidden, prefers-reduced-motion is reduce and the time ' +
+    'zone UTC (unless reducedMotion or timezone say otherwise), web fonts and images are loaded and decoded, animated images show their first frame, videos their poster (or first frame).',
   'x-rule': 'a boolean',
 } as const;

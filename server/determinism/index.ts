@@ -13,8 +13,8 @@
 //   (a page that shows its content after a 300 ms timer would never show it) and over Chromium's
 //   virtual-time emulation (it couples timers to network fetches and stalls on never-idle pages).
 // - Math.random seeded (the same sequence every time); the time zone is UTC (Date output does not
-//   depend on the server); prefers-reduced-motion: reduce (server/page-env/ sets it, with the
-//   colour scheme, in Chromium's one media-features call).
+//   depend on the server) and prefers-reduced-motion is reduce, unless the request sets timezone
+//   or reducedMotion itself: server/emulation/ applies them (resolve.ts decides).
 // Before the capture (page/settle.js, in every frame):
 // - the timers are drained to the end of their chains and time stops (no callback runs again);
 // - CSS animations, transitions and Web Animations: finite ones finished (their end state, as a
@@ -69,27 +69,41 @@ const NOTHING: Freezer = { settle: async () => {} };
 
 export async function prepareDeterminism(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline): Promise<Freezer> {
   if (!req.deterministic) return NOTHING;
-  await deadline.step('determinism', async () => {
-    await page.evaluateOnNewDocument(VIRTUAL_TIME);
-    await page.evaluate(VIRTUAL_TIME); // html mode: setContent writes into this very realm
-    await page.emulateTimezone('UTC');
-  });
+  // Virtual time runs on the page's own timers: in a page rendered without its scripts
+  // (javaScriptEnabled false) none fire, and no script of the page reads the clock either.
+  if (req.javaScriptEnabled) {
+    await deadline.step('determinism', async () => {
+      await page.evaluateOnNewDocument(VIRTUAL_TIME);
+      await page.evaluate(VIRTUAL_TIME); // html mode: setContent writes into this very realm
+    });
+  }
   return { settle: (d) => d.step('freeze', () => settle(page, client, d)) };
 }
 
 async function settle(page: Page, client: CDPSession, deadline: Deadline): Promise<void> {
   const spare = () => Math.max(0, deadline.remaining() - CAPTURE_RESERVE_MS);
-  const expr = `(${SETTLE})(${Math.min(DRAIN_MS, spare() / 2)}, ${Math.min(WAIT_MS, spare() / 4)})`;
-  const reports = await Promise.all(page.frames().map((f) => settleFrame(f, expr)));
+  const drainMs = Math.min(DRAIN_MS, spare() / 2);
+  const waitMs = Math.min(WAIT_MS, spare() / 4);
+  const expr = `(${SETTLE})(${drainMs}, ${waitMs})`;
+  // settle.js bounds its own waits with the page's timers; a page rendered without its scripts has
+  // none that fire (a video's seek, say, would then be awaited for ever): the same bound, from here.
+  const bound = drainMs + 3 * waitMs;
+  const reports = await Promise.all(page.frames().map((f) => settleFrame(f, expr, bound)));
   const main = reports[0];
   if (main?.unreadable.length) await stillsByBrowser(page, client, main.unreadable);
 }
 
-async function settleFrame(frame: Frame, expr: string): Promise<SettleReport | undefined> {
+async function settleFrame(frame: Frame, expr: string, boundMs: number): Promise<SettleReport | undefined> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return (await frame.evaluate(expr)) as SettleReport;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), boundMs);
+    });
+    return (await Promise.race([frame.evaluate(expr) as Promise<SettleReport>, late])) ?? undefined;
   } catch {
     return undefined; // a frame detached meanwhile: nothing of it is captured
+  } finally {
+    clearTimeout(timer);
   }
 }
 

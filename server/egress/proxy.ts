@@ -45,6 +45,9 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
+/** Set on the empty 403 the proxy answers for a refused absolute-URI request; server/render/hops.ts reads it. */
+export const PROXY_REFUSAL_HEADER = 'x-egress-blocked';
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 const RECENT_MAX = 500;
 
@@ -157,7 +160,7 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
   // Absolute-URI HTTP (plain http: subresources, navigations, redirects).
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => void onRequest(req, res).catch((e) => fault(e, res)));
   async function onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const reply = (status: number) => res.writeHead(status, { 'content-length': '0', 'x-egress-blocked': '1', connection: 'close' }).end();
+    const reply = (status: number) => res.writeHead(status, { 'content-length': '0', [PROXY_REFUSAL_HEADER]: '1', connection: 'close' }).end();
     const refuse = (status: number, origin: string, reason: string, decision: 'refused' | 'failed' = 'refused') => {
       record('http', origin, decision, reason);
       reply(status);

@@ -1,7 +1,8 @@
 // Routes. Thin: authenticate, hand the body to the capture service, write bytes or the error.
 //   POST /v1/screenshot   spec §4.1
-//   GET  /v1/screenshot?...&signature=   a signed render link (server/links/, issue 12)
+//   GET  /v1/screenshot?...&signature=   a signed render link (server/links/)
 //   GET  /openapi.json    generated from the one request schema
+//   GET  /v1/devices      the device presets of the `device` field (server/emulation/)
 //   GET  /healthz /readyz /metrics   for deployments
 //   GET  /  /playground/*  the playground page (server/playground/), GET /README.md the docs
 //   OPTIONS on any of them: 204 with Allow (+ CORS preflight answers for CORS_ORIGINS; cors.ts)
@@ -9,22 +10,26 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts } from '../accounts/index.ts';
+import { DEVICES_PATH, devicesRoute } from '../emulation/route.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
-import { cachePolicy } from '../cache/index.ts';
-import { PRIVATE_CACHE_CONTROL, sendImage } from '../http-caching/conditional.ts';
+import { cachePolicy } from '../http-caching/cache-control.ts';
+import { sendCapture } from '../http-caching/send.ts';
 import { signedLinkRoute } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
+import { REQUEST_HEADER } from '../request/headers.ts';
+import { HEADER } from '../response/registry.ts';
 import { oauthProbeAnswer, requireAuth } from './auth.ts';
 import { cors } from './cors.ts';
 import type { Drain } from './drain.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
+import { whileConnected } from './while-connected.ts';
 
-/** JSON body limit: html may be 2,000,000 bytes, and JSON escaping can grow it several times. */
+/** JSON body limit: html may be HTML_MAX_BYTES (request/schema.ts), and JSON escaping can grow it several times. */
 export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export interface AppDeps {
@@ -53,6 +58,7 @@ const ROUTES: Record<string, string> = {
   '/': 'GET, HEAD',
   '/README.md': 'GET, HEAD',
   '/openapi.json': 'GET, HEAD',
+  [DEVICES_PATH]: 'GET, HEAD',
   '/healthz': 'GET, HEAD',
   '/readyz': 'GET, HEAD',
   '/metrics': 'GET, HEAD',
@@ -60,7 +66,7 @@ const ROUTES: Record<string, string> = {
 
 function requireJson(req: Request, _res: Response, next: NextFunction) {
   // Checked on the header itself: req.is() answers null for an empty body.
-  if (!/^application\/json\s*(;|$)/i.test(req.get('content-type') ?? '')) {
+  if (!/^application\/json\s*(;|$)/i.test(req.get(REQUEST_HEADER.contentType) ?? '')) {
     throw new ServiceError('unsupported_media_type', 'Content-Type must be application/json');
   }
   next();
@@ -80,7 +86,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req, res, next) => {
     const id = randomUUID();
     res.locals.requestId = id;
-    res.set('x-request-id', id);
+    res.set(HEADER.requestId, id);
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -96,25 +102,16 @@ export function createApp(deps: AppDeps): express.Express {
     requireJson,
     express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
     async (req: Request, res: Response) => {
-      // A caller that disconnects before the image is ready stops the render and is not billed.
-      const gone = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) gone.abort();
-      });
-      try {
-        const out = await deps.capture(res.locals.account, req.body, { cache: cachePolicy(req.get('cache-control')), signal: gone.signal });
-        deps.metrics.outcomes.inc({ code: 'ok' });
-        sendImage(req, res, out, PRIVATE_CACHE_CONTROL); // 304 when If-None-Match has it (issue 12)
-      } catch (e) {
-        deps.metrics.outcomes.inc({ code: e instanceof ServiceError ? e.code : 'internal_error' });
-        throw e;
-      }
+      const cache = cachePolicy(req.get(REQUEST_HEADER.cacheControl));
+      const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.capture(res.locals.account, req.body, { cache, signal }));
+      sendCapture(req, res, out, { kind: 'private' });
     },
   );
   app.get('/v1/screenshot', signedLinkRoute({ capture: deps.capture, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } }));
   app.all('/v1/screenshot', methodNotAllowed('POST'));
 
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.get(DEVICES_PATH, devicesRoute());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null }));
   app.get('/readyz', async (_req, res) => {
     // 503 tells a balancer to send work elsewhere: draining (SIGTERM), queue full, no browser.
@@ -126,7 +123,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(playgroundRoutes());
   app.get('/README.md', readmeRoute());
-  for (const p of ['/openapi.json', '/healthz', '/readyz', '/metrics', '/', '/README.md']) app.all(p, methodNotAllowed('GET'));
+  for (const p of ['/openapi.json', DEVICES_PATH, '/healthz', '/readyz', '/metrics', '/', '/README.md']) app.all(p, methodNotAllowed('GET'));
 
   deps.mount?.(app);
 

@@ -4,7 +4,7 @@
 // - MCP (/mcp): a JSON-RPC error response, the shape MCP clients read from a failed POST (the Python
 //   SDK shows its `error.message`; the TypeScript SDK and the Inspector print the body), message
 //   "unauthorized: <message>" and the catalogue code in `data.error`. With the REST body the Python
-//   SDK prints only "Server returned an error response" (issue 14). The body stays short because
+//   SDK prints only "Server returned an error response". The body stays short because
 //   the TypeScript SDK prints it whole.
 // The messages say "the API key is missing" / "the API key is invalid" in so many words, because
 // that sentence is all most clients will show.
@@ -16,6 +16,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Account, Accounts } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
+import { REQUEST_HEADER } from '../request/headers.ts';
+import { errorHeaders } from '../response/write.ts';
 
 const REALM = 'realm="screenshot"';
 export const MISSING_KEY = 'the API key is missing: send it as Authorization: Bearer <API_KEY>';
@@ -29,13 +31,13 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 /** A key was sent and is not valid: RFC 6750 §3.1 `invalid_token`, with a description. */
 export function unauthorized(message: string): ServiceError {
-  return new ServiceError('unauthorized', message, { 'www-authenticate': `Bearer ${REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` });
+  return new ServiceError('unauthorized', message, { challenge: `Bearer ${REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` });
 }
 
 export async function authenticate(accounts: Accounts, header: string | undefined): Promise<Account> {
   const token = bearerToken(header);
   // No credentials: RFC 6750 §3.1 says the challenge then carries no error code.
-  if (!token) throw new ServiceError('unauthorized', header ? NOT_BEARER : MISSING_KEY, { 'www-authenticate': `Bearer ${REALM}` });
+  if (!token) throw new ServiceError('unauthorized', header ? NOT_BEARER : MISSING_KEY, { challenge: `Bearer ${REALM}` });
   const account = await accounts.authenticate(token);
   if (!account) throw unauthorized(INVALID_KEY);
   return account;
@@ -43,7 +45,7 @@ export async function authenticate(accounts: Accounts, header: string | undefine
 
 export function requireAuth(accounts: Accounts) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    res.locals.account = await authenticate(accounts, req.get('authorization'));
+    res.locals.account = await authenticate(accounts, req.get(REQUEST_HEADER.authorization));
     next();
   };
 }
@@ -56,7 +58,7 @@ export function sendMcpUnauthorized(res: Response, e: ServiceError): void {
   res.locals.errorCode = e.code;
   res
     .status(e.status)
-    .set(e.headers)
+    .set(errorHeaders(e))
     .type('application/json')
     .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `${e.code}: ${e.message}`, data: { error: e.code } } }));
 }

@@ -1,21 +1,20 @@
-// OPTIONS and CORS (issue 14). Cross-origin calls are OFF unless CORS_ORIGINS lists origins
+// OPTIONS and CORS. Cross-origin calls are OFF unless CORS_ORIGINS lists origins
 // (server/config.ts): a browser page on another origin then gets Access-Control-Allow-Origin for
-// exactly its origin, and can read the response headers below. The key is always sent by the
-// page's own script (Authorization header, never cookies), so no credentials mode is involved.
+// exactly its origin, and can read the response headers the registry exposes (server/response/).
+// The key is always sent by the page's own script (Authorization header, never cookies), so no
+// credentials mode is involved.
 //
-// OPTIONS on a known route is answered 204 with `Allow` whether or not CORS is on (before this it
-// was a 405); a preflight from a listed origin also gets the Access-Control-Allow-* headers. A
-// preflight from any other origin gets the plain 204 without them, and the browser refuses the call.
+// OPTIONS on a known route is answered 204 with `Allow` whether or not CORS is on; a preflight from
+// a listed origin also gets the Access-Control-Allow-* headers. A preflight from any other origin
+// gets the plain 204 without them, and the browser refuses the call.
 import type { NextFunction, Request, Response } from 'express';
+import { CORS_REQUEST_HEADERS, REQUEST_HEADER, REQUEST_HEADERS } from '../request/headers.ts';
+import { EXPOSED_HEADERS, HEADER } from '../response/registry.ts';
 
-/** Response headers a cross-origin page may read (docs/api.md "The response"). */
-const EXPOSED = [
-  'content-disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action',
-  'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'server-timing', 'retry-after', 'www-authenticate', 'etag', 'mcp-session-id',
-].join(', ');
-
-/** Request headers a cross-origin page may send: the API's and MCP Streamable HTTP's. */
-const ALLOWED_HEADERS = 'authorization, content-type, cache-control, accept, mcp-protocol-version, mcp-session-id, last-event-id';
+const EXPOSED = EXPOSED_HEADERS.join(', ');
+const ALLOWED_HEADERS = CORS_REQUEST_HEADERS.join(', ');
+/** Seconds a browser may reuse a preflight's answer. */
+const PREFLIGHT_MAX_AGE = 600;
 
 export interface CorsOptions {
   /** Exact origins (scheme://host[:port]) or ['*']; empty = no cross-origin access. */
@@ -33,16 +32,16 @@ export function cors(opts: CorsOptions) {
     return allowed.has(origin) ? origin : undefined;
   };
   return (req: Request, res: Response, next: NextFunction) => {
-    const origin = allowOrigin(req.get('origin'));
+    const origin = allowOrigin(req.get(REQUEST_HEADER.origin));
     // Responses differ by Origin when a list is configured: caches must keep them apart.
-    if (opts.origins.length > 0 && !any) res.vary('Origin');
-    if (origin) res.set({ 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED });
+    if (opts.origins.length > 0 && !any) res.vary(REQUEST_HEADERS.origin.name);
+    if (origin) res.set({ [HEADER.allowOrigin]: origin, [HEADER.exposeHeaders]: EXPOSED });
     if (req.method !== 'OPTIONS') return next();
     const methods = opts.routes[req.path];
     if (!methods) return next(); // unknown route: the 404 handler answers
-    res.set('allow', `${methods}, OPTIONS`);
-    if (origin && req.get('access-control-request-method')) {
-      res.set({ 'access-control-allow-methods': methods, 'access-control-allow-headers': ALLOWED_HEADERS, 'access-control-max-age': '600' });
+    res.set(HEADER.allow, `${methods}, OPTIONS`);
+    if (origin && req.get(REQUEST_HEADER.accessControlRequestMethod)) {
+      res.set({ [HEADER.allowMethods]: methods, [HEADER.allowHeaders]: ALLOWED_HEADERS, [HEADER.maxAge]: String(PREFLIGHT_MAX_AGE) });
     }
     res.status(204).end();
   };

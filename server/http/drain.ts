@@ -5,6 +5,7 @@
 // arriving are served normally for DRAIN_SECONDS. Only then does the listener close; the renders
 // in flight finish and the process exits (server/start.ts close()).
 import type { NextFunction, Request, Response } from 'express';
+import { HEADER } from '../response/registry.ts';
 
 export class Drain {
   private startedAt: number | undefined;
@@ -41,7 +42,7 @@ export class Drain {
       // before SIGTERM and ends after it must close its connection too.
       const writeHead = res.writeHead;
       res.writeHead = ((...args: Parameters<Response['writeHead']>) => {
-        if (this.draining && !res.headersSent) res.setHeader('connection', 'close');
+        if (this.draining && !res.headersSent) res.setHeader(HEADER.connection, 'close');
         return writeHead.apply(res, args);
       }) as Response['writeHead'];
       next();

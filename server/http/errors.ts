@@ -4,6 +4,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { errorHeaders } from '../response/write.ts';
 
 /** Turns body-parser's errors into catalogue errors; their messages quote the body, ours do not. */
 function fromParserError(err: any): ServiceError | undefined {
@@ -25,8 +26,8 @@ export function sendError(res: Response, err: unknown, log: Logger): ServiceErro
     e = new ServiceError('internal_error', `an unexpected error occurred (request ${res.locals.requestId ?? 'unknown'})`);
   }
   if (!res.headersSent) {
-    // no-store: a CDN in front of signed links must not keep an error (a 503 would outlive the overload).
-    res.status(e.status).set(e.headers).set('cache-control', 'no-store').type('application/json').send(JSON.stringify({ error: e.code, message: e.message }));
+    // Retry-After, WWW-Authenticate, Allow and Cache-Control from the error's facts (server/response/).
+    res.status(e.status).set(errorHeaders(e)).type('application/json').send(JSON.stringify({ error: e.code, message: e.message }));
   }
   return e;
 }

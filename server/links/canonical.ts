@@ -5,6 +5,7 @@
 //   top-level scalars     url=https%3A%2F%2Fexample.com%2F  fullPage=true  quality=80
 //   nested object fields  viewport.width=1200  viewport.deviceScaleFactor=2
 //   arrays                the name repeated, in order: hideSelectors=.ad&hideSelectors=.promo
+//   arrays of objects     each item as JSON, the name repeated: actions={"click":"#menu"}&actions={"wait":200}
 // Numbers and booleans are typed by the schema (viewport.width=1200 is the number 1200, fullPage=true
 // the boolean), so the GET and the POST of the same options are the same request and share a cache
 // entry. A value the schema's type cannot read stays a string and fails validation naming its field.
@@ -79,7 +80,8 @@ export function toQuery(options: Record<string, unknown>): Pair[] {
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined) continue;
     if ((NOT_IN_LINKS as readonly string[]).includes(name)) throw badRequest(`${name} cannot be sent in a signed link: a link is public, and would publish them`);
-    if (Array.isArray(value)) value.forEach((v) => scalar(name, v));
+    const objects = FIELDS[name]?.items?.type === 'object';
+    if (Array.isArray(value)) value.forEach((v) => scalar(name, objects && v !== null && typeof v === 'object' ? JSON.stringify(v) : v));
     else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) scalar(`${name}.${k}`, v);
     else scalar(name, value);
   }
@@ -88,6 +90,13 @@ export function toQuery(options: Record<string, unknown>): Pair[] {
 
 /** A query value read as the schema types it (a value of the wrong form stays a string: validation names the field). */
 function typed(schema: Schema | undefined, v: string): unknown {
+  if (schema?.type === 'object' && v.startsWith('{')) {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  }
   if ((schema?.type === 'number' || schema?.type === 'integer') && /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(v)) return Number(v);
   if (schema?.type === 'boolean' && (v === 'true' || v === 'false')) return v === 'true';
   return v;

@@ -44,6 +44,22 @@ test('fromQuery types values by the schema, so GET and POST of the same options 
   assert.deepEqual(fromQuery([['html', 'x'], ['futureField', '1'], ['keyId', 'k'], ['expires', '1'], ['signature', 's']]), { html: 'x' }, 'unknown and link parameters are not options');
 });
 
+test('the fields that prepare the page travel in a link: actions as JSON items, clip by its fields, the rest as values', () => {
+  const options = {
+    url: 'https://example.com/', css: 'body { color: red } /* & = ? */', js: 'return 1 + 1', delay: 100, failOnTargetError: true,
+    actions: [{ click: '#menu' }, { type: '#q', text: 'a & b = c?' }, { wait: 50 }], clip: { x: 0, y: 10, width: 20, height: 30 },
+    blockResourceTypes: ['image', 'font'], blockUrls: ['*/ads/*', '*?x=1'],
+  };
+  const pairs = toQuery(options);
+  assert.deepEqual(pairs.filter(([n]) => n === 'actions').map(([, v]) => v), ['{"click":"#menu"}', '{"type":"#q","text":"a & b = c?"}', '{"wait":50}']);
+  const parsed = fromQuery(parseQuery(canonicalQuery(pairs)));
+  assert.deepEqual(parsed, options);
+  assert.deepEqual(validateRequest(parsed), validateRequest(options));
+  // An item that is not JSON stays text, and validation names it.
+  assert.throws(() => validateRequest(fromQuery([['html', 'x'], ['actions', 'click=#menu']])), /^.*actions\[0\] must be an object with exactly one action/);
+  assert.throws(() => validateRequest(fromQuery([['html', 'x'], ['actions', '{"click":']])), /actions\[0\] must be an object/);
+});
+
 test('what a link refuses: headers and cookies (public), a field given twice, a sub-field that does not exist', () => {
   assert.throws(() => toQuery({ url: 'https://example.com/', headers: { A: '1' } }), /headers cannot be sent in a signed link/);
   assert.throws(() => fromQuery([['url', 'u'], ['cookies', 's=v']]), /cookies cannot be sent in a signed link/);

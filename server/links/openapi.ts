@@ -1,7 +1,7 @@
 // The query parameters of a signed link (GET /v1/screenshot) for /openapi.json, derived from the one
 // request schema as canonical.ts reads them: top-level scalars by name, viewport.* flattened with a
-// dot, arrays as the name repeated (OpenAPI `form` style, exploded), headers and cookies left out
-// (links may not carry them); then the three link parameters.
+// dot, arrays as the name repeated (OpenAPI `form` style, exploded; objects as JSON text), headers
+// and cookies left out (links may not carry them); then the three link parameters.
 import { publicSchema } from '../request/schema.ts';
 import { NOT_IN_LINKS } from './canonical.ts';
 
@@ -18,6 +18,10 @@ export function linkQueryParameters(): Array<Record<string, unknown>> {
     if ((NOT_IN_LINKS as readonly string[]).includes(name)) continue;
     if (schema.type === 'object' && schema.properties) {
       for (const [sub, s] of Object.entries(schema.properties)) param(`${name}.${sub}`, s);
+    } else if (schema.type === 'array' && (schema.items as JsonSchema | undefined)?.type === 'object') {
+      // Each item travels as its JSON text (canonical.ts).
+      const { items: _objects, ...rest } = schema;
+      param(name, { ...rest, description: `${schema.description ?? ''} In a link: each item as JSON, the name repeated.`, items: { type: 'string', contentMediaType: 'application/json' } }, { style: 'form', explode: true });
     } else if (schema.type === 'array') {
       param(name, schema, { style: 'form', explode: true });
     } else {

@@ -1,14 +1,15 @@
-// GET /v1/screenshot?<options>&keyId=...&expires=...&signature=... : a signed render link (issue 12).
+// GET /v1/screenshot?<options>&keyId=...&expires=...&signature=... : a signed render link.
 // No Authorization header: the link's signature stands for the key that signed it, which is billed
 // (one credit per rendered capture; failures and cached captures free, as for POST). The options
 // go through the same capture service as POST: validation, the egress guard, cache, rate limit.
-// The answer is public: `Cache-Control: public, max-age=<cacheTtl, at most until expiry>, immutable`,
-// a strong ETag and 304 on If-None-Match (server/http-caching/), and without x-credits-remaining
-// (anyone holding the link would read the account's balance). A GET without a query is not a link:
-// it goes on to the 405 (Allow: POST) of the path.
+// The answer is public: cacheable by anyone until the link expires, a strong ETag and 304 on
+// If-None-Match (server/http-caching/), and without the account's balance (whoever holds the link
+// would read it): the response registry writes public answers so (server/response/). A GET
+// without a query is not a link: it goes on to the 405 (Allow: POST) of the path.
 import type { NextFunction, Request, Response } from 'express';
-import { badRequest, ServiceError } from '../errors.ts';
-import { linkCacheControl, sendImage } from '../http-caching/conditional.ts';
+import { badRequest } from '../errors.ts';
+import { sendCapture } from '../http-caching/send.ts';
+import { whileConnected } from '../http/while-connected.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
 import { parseQuery } from './canonical.ts';
@@ -30,19 +31,9 @@ export function signedLinkRoute(deps: LinkRouteDeps) {
       throw badRequest('a GET /v1/screenshot is a signed link: keyId, expires and signature are required (docs/signed-links.md); or POST the options with an API key');
     }
     const link = await verifyLink(pairs, deps.verify);
-    const gone = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
-    try {
-      // The request's Cache-Control is not asked: a crawler's no-cache must not cost the link's owner a render.
-      const out = await deps.capture(link.account, link.options, { cache: { lookup: true, store: true }, signal: gone.signal });
-      deps.metrics.outcomes.inc({ code: 'ok' });
-      const { 'x-credits-remaining': _balance, ...headers } = out.headers;
-      sendImage(req, res, { ...out, headers }, linkCacheControl(out.cacheTtl ?? 0, link.expires, Math.floor(Date.now() / 1000)));
-    } catch (e) {
-      deps.metrics.outcomes.inc({ code: e instanceof ServiceError ? e.code : 'internal_error' });
-      throw e;
-    }
+    // The request's Cache-Control is not asked: a crawler's no-cache must not cost the link's owner a render.
+    const cache = { lookup: true, store: true };
+    const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.capture(link.account, link.options, { cache, signal }));
+    sendCapture(req, res, out, { kind: 'public', expires: link.expires });
   };
 }

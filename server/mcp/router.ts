@@ -1,4 +1,4 @@
-// The MCP server at /mcp (spec §4.2, §5; issue 7): Streamable HTTP, stateless, one tool.
+// The MCP server at /mcp (spec §4.2, §5): Streamable HTTP, stateless, one tool.
 //   POST /mcp          Bearer key checked first with the REST code (server/http/auth.ts): a missing
 //                      or unknown key is 401 + WWW-Authenticate as on POST /v1/screenshot, with a
 //                      JSON-RPC error body (data: {error: "unauthorized", message}) because that
@@ -10,15 +10,17 @@
 // (reusing either fails), which is cheap: the state is the two request handlers below.
 // JSON responses (not SSE) are enabled: a call is one synchronous capture, there is nothing to
 // stream, and plain HTTP clients (the conformance suite) can read the answer directly.
-import { cachePolicy } from '../cache/index.ts';
 import express, { type Request, type Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Account, Accounts } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
+import { cachePolicy, type CachePolicy } from '../http-caching/cache-control.ts';
 import { authenticate, sendMcpUnauthorized } from '../http/auth.ts';
 import { BODY_LIMIT_BYTES } from '../http/app.ts';
+import { whileConnected } from '../http/while-connected.ts';
+import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
 import { callTakeScreenshot, toolDefinition, TOOL_NAME } from './tool.ts';
@@ -34,7 +36,7 @@ export interface McpDeps {
 interface PerRequest {
   account: Account;
   requestId: string;
-  cache: { lookup: boolean; store: boolean };
+  cache: CachePolicy;
   res: Response;
   /** Aborted when the caller disconnects before its answer is written. */
   gone: AbortSignal;
@@ -69,7 +71,7 @@ export function mcpRouter(deps: McpDeps): express.Router {
     '/',
     async (req: Request, res: Response, next) => {
       try {
-        res.locals.account = await authenticate(deps.accounts, req.get('authorization'));
+        res.locals.account = await authenticate(deps.accounts, req.get(REQUEST_HEADER.authorization));
       } catch (e) {
         // The 401 in the shape MCP clients show (server/http/auth.ts); other faults go on to the error handler.
         if (e instanceof ServiceError && e.code === 'unauthorized') return sendMcpUnauthorized(res, e);
@@ -78,26 +80,25 @@ export function mcpRouter(deps: McpDeps): express.Router {
       next();
     },
     express.json({ limit: BODY_LIMIT_BYTES }),
-    async (req: Request, res: Response) => {
-      const gone = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) gone.abort();
-      });
-      const server = createMcpServer(deps, {
-        gone: gone.signal,
-        account: res.locals.account as Account,
-        requestId: String(res.locals.requestId ?? ''),
-        cache: cachePolicy(req.get('cache-control')),
-        res,
-      });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    },
+    // One JSON-RPC exchange; its tool call's outcome is the tool result's (isError), not counted
+    // with the REST answers.
+    (req: Request, res: Response) =>
+      whileConnected(res, undefined, async (gone) => {
+        const server = createMcpServer(deps, {
+          gone,
+          account: res.locals.account as Account,
+          requestId: String(res.locals.requestId ?? ''),
+          cache: cachePolicy(req.get(REQUEST_HEADER.cacheControl)),
+          res,
+        });
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        res.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(req, res, req.body);
+      }),
   );
   router.all('/', () => {
     throw new ServiceError('method_not_allowed', 'the MCP endpoint is stateless Streamable HTTP: it accepts POST only', { allow: 'POST' });

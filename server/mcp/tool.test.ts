@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { ServiceError } from '../errors.ts';
 import { CROSS_FIELD_RULES, publicSchema, type ScreenshotRequest } from '../request/schema.ts';
 import { validateRequest } from '../request/validate.ts';
+import { captureFacts as facts } from '../../test/support/facts.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { callTakeScreenshot, CAPTURE_META_KEY, describeBanner, toolDefinition, TOOL_NAME } from './tool.ts';
 
@@ -39,7 +40,7 @@ test('the tool schema describes every field, viewport.* included, and url/html s
   assert.deepEqual(walk(inputSchema.properties ?? {}, ''), [], 'fields without a description');
   assert.ok(Object.keys((inputSchema.properties as any).viewport.properties).length >= 3);
   for (const k of ['url', 'html']) assert.match((inputSchema.properties as any)[k].description, /exactly one of url and html/i, k);
-  // The extension fields (issue 12) come with the schema, described like the others.
+  // The extension fields come with the schema, described like the others.
   for (const k of ['cacheTtl', 'deterministic', 'colorScheme', 'userAgent', 'headers', 'cookies']) assert.ok((inputSchema.properties as any)[k]?.description, k);
   assert.match(String(inputSchema.description), /headers and cookies are only allowed with url/);
   for (const combinator of ['allOf', 'anyOf', 'oneOf', 'not', 'if']) assert.ok(!(combinator in inputSchema), combinator);
@@ -51,7 +52,7 @@ test('arguments reach the capture service unchanged; success is image + text, no
   const args = { html: '<p>x</p>', viewport: { width: 64, height: 32 }, unknownField: 1 };
   const r = await callTakeScreenshot(args, ctx(async (body) => {
     seen = body;
-    return { body: png, request, contentType: 'image/png', width: 64, height: 32, headers: { 'x-banner-action': 'hidden', 'x-credits-charged': '1', 'x-credits-remaining': '41', 'x-cache': 'miss' } };
+    return { body: png, request, contentType: 'image/png', width: 64, height: 32, facts: facts({ bannerAction: 'hidden', timings: [{ step: 'capture', stage: 'capturing', ms: 5 }] }) };
   }));
   assert.equal(seen, args);
   assert.equal(r.isError, undefined);
@@ -75,7 +76,7 @@ test('a capture cut short (captureOnTimeout) says which waits did not finish, in
   const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } }).png().toBuffer();
   const r = await callTakeScreenshot({ html: '<p>x</p>', captureOnTimeout: true }, ctx(async () => ({
     body: png, request, contentType: 'image/png', width: 64, height: 32,
-    headers: { 'x-banner-action': 'none', 'x-credits-charged': '1', 'x-credits-remaining': '40', 'x-cache': 'miss', 'x-wait-timed-out': 'load, idle' },
+    facts: facts({ credits: { charged: 1, remaining: 40 }, waitTimedOut: ['load', 'idle'] }),
   })));
   const text = r.content[1];
   assert.ok(text?.type === 'text');
@@ -92,17 +93,17 @@ test('no arguments at all go to validation as an empty body', async () => {
   assert.deepEqual(seen, {});
 });
 
-for (const [code, message, headers] of [
+for (const [code, message, errorFacts] of [
   ['bad_request', 'viewport.width must be an integer between 1 and 10000', {}],
   ['selector_not_found', 'selector "#nope" matches no element', {}],
   ['insufficient_credits', 'the key has no credits left', {}],
-  ['rate_limited', 'too many requests', { 'retry-after': '7' }],
+  ['rate_limited', 'too many requests', { retryAfterSeconds: 7 }],
   ['render_timeout', 'rendering exceeded the 20-second render budget (while waiting for a selector)', {}],
 ] as const) {
   test(`a ${code} failure is an isError result carrying the code and message`, async () => {
     let logged = '';
     const r = await callTakeScreenshot({}, ctx(async () => {
-      throw new ServiceError(code, message, headers);
+      throw new ServiceError(code, message, errorFacts);
     }, (c) => (logged = c)));
     assert.equal(r.isError, true);
     assert.equal(r.content.length, 1);
@@ -111,7 +112,7 @@ for (const [code, message, headers] of [
     const [first, second] = t.text.split('\n');
     assert.equal(first, `${code}: ${message}`);
     assert.match(second, /^No credit was charged\./);
-    if ('retry-after' in headers) assert.match(second, /Retry after 7 s\./);
+    if ('retryAfterSeconds' in errorFacts) assert.match(second, /Retry after 7 s\./);
     assert.equal(logged, code);
   });
 }

@@ -1,4 +1,4 @@
-// The one MCP tool, `take_screenshot` (spec §4.2, issue 7): its definition and how a capture or a
+// The one MCP tool, `take_screenshot` (spec §4.2): its definition and how a capture or a
 // failure becomes a tool result.
 // - Input schema: the REST body's JSON Schema (server/request/schema.ts), so the tool takes exactly
 //   the fields of POST /v1/screenshot with the same defaults; its cross-field rules are written into
@@ -22,6 +22,7 @@ import type { Account } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { CROSS_FIELD_RULES, publicSchema } from '../request/schema.ts';
+import { mcpFacts, type McpFacts } from '../response/write.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
 
@@ -69,8 +70,12 @@ interface ImageFacts {
   bytes: number;
 }
 
-/** What a successful call returned, as data: the image and, when it was fitted to the budget, what changed. */
-export interface CaptureFacts extends ImageFacts {
+/**
+ * What a successful call returned, as data: the image and, when it was fitted to the budget, what
+ * changed; then the facts the REST answer sends as headers, as the response registry puts them in
+ * `_meta` (credits, cache, bannerAction, targetStatus, truncatedFromHeight, waitTimedOut...).
+ */
+export type CaptureFacts = ImageFacts & {
   mimeType: string;
   /** Present only when the capture was re-encoded or downscaled to fit the MCP result budget. */
   changed?: {
@@ -80,15 +85,7 @@ export interface CaptureFacts extends ImageFacts {
     downscaled: boolean;
     quality: number;
   };
-  /** The REST response headers of the same capture (x-credits-*, x-cache, x-banner-action, ...). */
-  credits: { charged: number; remaining: number };
-  cache: string;
-  bannerAction: string;
-  targetStatus?: number;
-  truncatedFromHeight?: number;
-  /** captureOnTimeout: the waits that did not finish before the capture (x-wait-timed-out), in order. */
-  waitTimedOut?: string[];
-}
+} & McpFacts;
 
 export interface CallContext {
   account: Account;
@@ -115,7 +112,7 @@ export async function callTakeScreenshot(args: Record<string, unknown> | undefin
   } catch (e) {
     // Our own encoder's output should always decode; if it does not, say so honestly.
     ctx.log.error({ err: e, requestId: ctx.requestId }, 'mcp: could not fit the capture into the result budget');
-    return failure(new ServiceError('internal_error', `the capture succeeded but could not be fitted into the ${MCP_IMAGE_BUDGET_BYTES}-byte MCP result budget (request ${ctx.requestId}); POST /v1/screenshot returns it`), ctx, `It was billed (${out.headers['x-credits-charged'] ?? '1'} credit).`);
+    return failure(new ServiceError('internal_error', `the capture succeeded but could not be fitted into the ${MCP_IMAGE_BUDGET_BYTES}-byte MCP result budget (request ${ctx.requestId}); POST /v1/screenshot returns it`), ctx, `It was billed (${out.facts.credits.charged} credit).`);
   }
   return {
     content: [
@@ -127,9 +124,7 @@ export async function callTakeScreenshot(args: Record<string, unknown> | undefin
 }
 
 export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts {
-  const h = out.headers;
   const s = f.shrunk;
-  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return {
     format: f.format,
     mimeType: MIME[f.format],
@@ -147,12 +142,7 @@ export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts 
           },
         }
       : {}),
-    credits: { charged: num(h['x-credits-charged']) ?? 0, remaining: num(h['x-credits-remaining']) ?? 0 },
-    cache: h['x-cache'] ?? 'miss',
-    bannerAction: h['x-banner-action'] ?? 'none',
-    ...(num(h['x-target-status']) !== undefined ? { targetStatus: num(h['x-target-status']) } : {}),
-    ...(num(h['x-capture-truncated']) !== undefined ? { truncatedFromHeight: num(h['x-capture-truncated']) } : {}),
-    ...(h['x-wait-timed-out'] ? { waitTimedOut: h['x-wait-timed-out'].split(',').map((w) => w.trim()) } : {}),
+    ...mcpFacts(out.facts),
   };
 }
 
@@ -164,7 +154,8 @@ function failure(e: unknown, ctx: CallContext, billing: string): CallToolResult 
     err = new ServiceError('internal_error', `an unexpected error occurred (request ${ctx.requestId})`);
   }
   ctx.onError?.(err.code);
-  const retry = err.headers['retry-after'] ? ` Retry after ${err.headers['retry-after']} s.` : '';
+  const wait = err.facts.retryAfterSeconds;
+  const retry = wait !== undefined ? ` Retry after ${wait} s.` : '';
   return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}\n${billing}${retry}` }] };
 }
 
@@ -185,16 +176,18 @@ export function describeBanner(action: string | undefined, req: CaptureOutcome['
 }
 
 function summary(out: CaptureOutcome, f: FittedImage): string {
-  const h = out.headers;
+  const facts = out.facts;
   const what = out.request.url ? `Screenshot of ${clip(out.request.url, 200)}` : 'Screenshot of the supplied HTML';
-  const status = h['x-target-status'] ? `, target answered HTTP ${h['x-target-status']}` : '';
+  const status = facts.targetStatus !== undefined ? `, target answered HTTP ${facts.targetStatus}` : '';
   const lines = [
     `${what}${status}: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${f.data.length.toLocaleString('en-US')} bytes.`,
     describeShrink(f),
-    h['x-capture-truncated'] ? `The page was ${h['x-capture-truncated']} CSS px tall; the capture was cut at the output size limit.` : '',
-    h['x-wait-timed-out'] ? `The page did not settle within the render budget (waits not finished: ${h['x-wait-timed-out']}); captureOnTimeout captured it as it was then, so it may be incomplete.` : '',
-    describeBanner(h['x-banner-action'], out.request),
-    `Credits: ${h['x-credits-charged'] ?? '?'} charged, ${h['x-credits-remaining'] ?? '?'} remaining (cache ${h['x-cache'] ?? 'miss'}).`,
+    facts.truncatedFrom !== undefined ? `The page was ${facts.truncatedFrom} CSS px tall; the capture was cut at the output size limit.` : '',
+    facts.waitTimedOut.length > 0
+      ? `The page did not settle within the render budget (waits not finished: ${facts.waitTimedOut.join(', ')}); captureOnTimeout captured it as it was then, so it may be incomplete.`
+      : '',
+    describeBanner(facts.bannerAction, out.request),
+    `Credits: ${facts.credits.charged} charged, ${facts.credits.remaining} remaining (cache ${facts.cache}).`,
   ];
   return lines.filter(Boolean).join('\n');
 }

@@ -1,5 +1,5 @@
-// The request fields of the page environment (issue 12): colorScheme, userAgent, and for url mode
-// headers and cookies, which are sent to the target's own origin only (./index.ts). Spread into
+// The request fields of the page environment (issue 12): for url mode, headers and cookies, which
+// are sent to the target's own origin only (./index.ts). Spread into
 // the one request schema (server/request/schema.ts); the bounds below are stated there, so
 // validation, /openapi.json, the MCP tool and the playground know them.
 
@@ -9,7 +9,6 @@ export const HEADER_VALUE_MAX_CHARS = 4096;
 export const COOKIES_MAX = 20;
 export const COOKIE_NAME_MAX_CHARS = 128;
 export const COOKIE_VALUE_MAX_CHARS = 4096;
-export const USER_AGENT_MAX_CHARS = 512;
 
 /**
  * Header names a caller may not set: the Fetch standard's forbidden request headers (the browser
@@ -32,22 +31,6 @@ export const HEADER_NAME_PATTERN =
   `^(?!(?:${FORBIDDEN_HEADERS.map(caseless).join('|')})$)(?!(?:${FORBIDDEN_HEADER_PREFIXES.map(caseless).join('|')}))${TOKEN}{1,${HEADER_NAME_MAX_CHARS}}$`;
 
 const FORBIDDEN_IN_WORDS = 'Host, Cookie (use cookies), User-Agent (use userAgent), Origin, Referer, Content-Length, Connection, Proxy-*, Sec-* and the other headers the browser controls';
-
-export const colorSchemeField = {
-  type: 'string',
-  enum: ['light', 'dark'],
-  description: 'Emulate prefers-color-scheme: light or dark. Default: the browser\'s (light).',
-  'x-rule': 'one of "light", "dark"',
-} as const;
-
-export const userAgentField = {
-  type: 'string',
-  minLength: 1,
-  maxLength: USER_AGENT_MAX_CHARS,
-  pattern: '^[\\x20-\\x7E]+$',
-  description: `The User-Agent the page sees (navigator.userAgent and every request), at most ${USER_AGENT_MAX_CHARS} visible ASCII characters. Default: the browser's.`,
-  'x-rule': `a string of 1 to ${USER_AGENT_MAX_CHARS} visible ASCII characters`,
-} as const;
 
 export const headersField = {
   type: 'object',

@@ -1,7 +1,8 @@
-// The playground (issue 14): GET / is a small page where a person pastes an API key, a URL or
-// HTML, sets options and sees the screenshot with its response headers. Static files, no
-// framework, no build step: static/index.html, static/app.js (builds the option form from the
-// request JSON Schema in GET /openapi.json, so it is never a second copy), static/style.css.
+// The playground: GET / is a small page where a person pastes an API key, a URL or HTML, sets
+// options and sees the screenshot with its response headers. Static files, no framework, no build
+// step: static/index.html, static/app.js (builds the option form from the request JSON Schema in
+// GET /openapi.json, so it is never a second copy, and lists the headers that
+// /playground/headers.json names: headers.ts, from the response registry), static/style.css.
 // Served from memory with a strict Content-Security-Policy: scripts, styles and fetches from this
 // origin only, images also from blob: (the screenshot), no framing. GET /README.md serves the
 // README the page links to.
@@ -9,6 +10,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
+import { STATIC_CACHE_CONTROL } from '../http-caching/cache-control.ts';
+import { HEADER } from '../response/registry.ts';
+import { playgroundHeaders } from './headers.ts';
 
 export const PLAYGROUND_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; " +
@@ -20,20 +24,22 @@ interface StaticFile {
   etag: string;
 }
 
-function load(path: URL, type: string): StaticFile {
-  const body = readFileSync(path);
+function staticFile(body: Buffer, type: string): StaticFile {
   return { type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
+
+const load = (path: URL, type: string): StaticFile => staticFile(readFileSync(path), type);
 
 const FILES: Record<string, StaticFile> = {
   '/': load(new URL('./static/index.html', import.meta.url), 'text/html; charset=utf-8'),
   '/playground/app.js': load(new URL('./static/app.js', import.meta.url), 'text/javascript; charset=utf-8'),
   '/playground/style.css': load(new URL('./static/style.css', import.meta.url), 'text/css; charset=utf-8'),
+  '/playground/headers.json': staticFile(Buffer.from(JSON.stringify(playgroundHeaders())), 'application/json; charset=utf-8'),
 };
 
 function send(req: Request, res: Response, file: StaticFile, headers: Record<string, string> = {}): void {
-  // no-cache: revalidated on every load (an ETag match is a 304), so a new version shows at once.
-  res.set({ 'content-type': file.type, etag: file.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', ...headers });
+  // Revalidated on every load (an ETag match is a 304), so a new version shows at once.
+  res.type(file.type).set({ [HEADER.etag]: file.etag, [HEADER.cacheControl]: STATIC_CACHE_CONTROL, [HEADER.contentTypeOptions]: 'nosniff', ...headers });
   if (req.fresh) return void res.status(304).end();
   res.send(file.body);
 }
@@ -41,7 +47,7 @@ function send(req: Request, res: Response, file: StaticFile, headers: Record<str
 export function playgroundRoutes(): express.Router {
   const router = express.Router();
   for (const [path, file] of Object.entries(FILES)) {
-    router.get(path, (req, res) => send(req, res, file, { 'content-security-policy': PLAYGROUND_CSP, 'referrer-policy': 'no-referrer' }));
+    router.get(path, (req, res) => send(req, res, file, { [HEADER.contentSecurityPolicy]: PLAYGROUND_CSP, [HEADER.referrerPolicy]: 'no-referrer' }));
   }
   return router;
 }
@@ -50,5 +56,5 @@ export function playgroundRoutes(): express.Router {
 export function readmeRoute() {
   const path = fileURLToPath(new URL('../../README.md', import.meta.url));
   const file = existsSync(path) ? load(new URL('../../README.md', import.meta.url), 'text/plain; charset=utf-8') : undefined;
-  return (req: Request, res: Response, next: express.NextFunction) => (file ? send(req, res, file, { 'content-security-policy': "default-src 'none'" }) : next());
+  return (req: Request, res: Response, next: express.NextFunction) => (file ? send(req, res, file, { [HEADER.contentSecurityPolicy]: "default-src 'none'" }) : next());
 }

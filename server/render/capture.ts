@@ -1,15 +1,16 @@
-// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy content: lazy.ts), or
-// one element's box (rule 2), encoded as png/jpeg/webp. Every capture is one
+// Capturing the frame: the viewport (spec §4.1 rule 1), the whole scrollable page (fullPage; lazy
+// content: lazy.ts), one element's box (rule 2) or a region of the page (clip: server/clip/),
+// encoded as png/jpeg/webp. Every capture is one
 // Page.captureScreenshot, however tall (measured on Chromium 156, headless-shell and chromium:
 // 1280x60000 and 2560x24000 in one capture are byte-identical to 4096-px tiles stitched, at a
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
-// lossless re-encode by sharp on libuv's thread pool, off the event loop (issue 13: on a gradient
-// share card, less than half the time of Chromium's default PNG encoder, and fewer bytes).
+// lossless re-encode by sharp on libuv's thread pool, off the event loop (on a gradient share card,
+// less than half the time of Chromium's default PNG encoder, and fewer bytes; `npm run bench`).
 // The output-size ceiling protects the server (docs/api.md "Limits").
 import type { CDPSession, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { badRequest, SelectorNotFound } from '../errors.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
 
 export const WEBP_MAX_SIDE = 16383; // the WebP format's own limit
 export const JPEG_MAX_SIDE = 65535;
@@ -17,7 +18,6 @@ export const JPEG_MAX_SIDE = 65535;
 const BIG_PNG_PIXELS = 4_000_000;
 /** Over this, an image is photographic: adaptive filtering is tried too (see compactPng). */
 const PHOTO_BYTES_PER_PIXEL = 0.5;
-const DEFAULT_QUALITY = 80;
 
 export interface Capture {
   body: Buffer;
@@ -36,7 +36,7 @@ interface Clip {
 
 type Format = ScreenshotRequest['format'];
 
-function maxSide(format: Format): number {
+export function maxSide(format: Format): number {
   return format === 'webp' ? WEBP_MAX_SIDE : JPEG_MAX_SIDE;
 }
 
@@ -60,7 +60,7 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
 async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, clip?: Clip): Promise<Buffer> {
   const bytes = await page.screenshot({
     type: format,
-    ...(format !== 'png' ? { quality: quality ?? DEFAULT_QUALITY } : { optimizeForSpeed: true }),
+    ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
     ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
     omitBackground: omitBackground && format !== 'jpeg',
     fromSurface: true,
@@ -75,8 +75,8 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
  * losslessly: the same pixels, alpha kept. First without adaptive filtering, which on rendered
  * pages (flat colour, gradients, text) is both quicker and smaller; an image that stays over
  * PHOTO_BYTES_PER_PIXEL after it is photographic, where per-row filters pay: it is encoded again
- * with them and the smaller kept (issue 13: a gradient card 0.4x the time and bytes of Chromium's
- * default encoder; a card with a photo about 0.9x of both).
+ * with them and the smaller kept (`npm run bench`: a gradient card 0.4x the time and bytes of
+ * Chromium's default encoder; a card with a photo about 0.9x of both).
  */
 export async function compactPng(fast: Buffer): Promise<Buffer> {
   const img = sharp(fast, { limitInputPixels: false });
@@ -133,6 +133,8 @@ export async function elementClip(page: Page, selector: string): Promise<Clip> {
 }
 
 export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number): Promise<Capture> {
+  // clip: a region of the page, checked against the ceiling before the render (server/clip/).
+  if (req.clip) return captureClip(page, req, req.clip, maxPixels);
   if (req.selector !== undefined) {
     return captureClip(page, req, await elementClip(page, req.selector), maxPixels);
   }

@@ -3,10 +3,9 @@
 // (DESIGN §3; spec §4.1 rule 8). The proxy refuses such connections whatever happens here; this
 // module only turns the refusal into the clear error, fast, instead of a blank page or a timeout.
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import { PROXY_REFUSAL_HEADER } from '../egress/proxy.ts';
 import { NavigationFailed, ServiceError, TargetBlocked } from '../errors.ts';
 
-/** Set by the egress proxy on the empty 403 it answers for a refused absolute-URI request. */
-const PROXY_REFUSAL_HEADER = 'x-egress-blocked';
 
 /** Chromium's own refusals of a navigation target: these are blocked targets, not unreachable ones. */
 const BLOCKED_NET_ERRORS = /net::(ERR_UNSAFE_REDIRECT|ERR_DISALLOWED_URL_SCHEME|ERR_UNSAFE_PORT|ERR_BLOCKED_BY_CLIENT|ERR_ACCESS_DENIED)/;

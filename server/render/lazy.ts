@@ -47,7 +47,7 @@ export async function scrollThrough(page: Page, budgetMs: number): Promise<void>
 export async function loadLazyContent(page: Page, tracker: InflightTracker, waits: Waits, hops: HopGuard): Promise<void> {
   let started = 0;
   const onRequest = (r: HTTPRequest) => {
-    if (!/^(blob|data):/i.test(r.url())) started++;
+    if (tracker.tracks(r)) started++;
   };
   page.on('request', onRequest);
   try {

@@ -25,12 +25,15 @@ export class InflightTracker {
     }),
   );
 
-  constructor(page: Page) {
+  /** `ignore`: requests that never count (those the request blocks: server/blocking/). */
+  constructor(
+    page: Page,
+    private readonly ignore: (r: HTTPRequest) => boolean = () => false,
+  ) {
     const start = Date.now();
     this.lastBusy.set(0, start).set(2, start);
     const onStart = (r: HTTPRequest) => {
-      // blob: and data: loads are local and some (a SharedWorker's blob script) never report an end.
-      if (/^(blob|data):/i.test(r.url())) return;
+      if (!this.tracks(r)) return;
       this.update(() => {
         // A new main-frame document: requests of the old one may never report an end.
         if (r.isNavigationRequest() && r.frame() === page.mainFrame()) this.inflight.clear();
@@ -64,6 +67,11 @@ export class InflightTracker {
       page.off('framedetached', onFrameGone);
       this.owners.dispose();
     };
+  }
+
+  /** Whether a request counts: blob: and data: loads are local and some (a SharedWorker's blob script) never report an end; blocked ones never leave. */
+  tracks(r: HTTPRequest): boolean {
+    return !/^(blob|data):/i.test(r.url()) && !this.ignore(r);
   }
 
   get count(): number {

@@ -1,14 +1,19 @@
 // One render, as a pipeline of small named steps on a prepared, isolated page:
-// viewport -> load (goto | setContent) -> wait (waitUntil, waitForSelector) -> cleanup -> capture.
+// viewport -> load (goto | setContent) -> css -> wait (waitUntil, waitForSelector) -> lazy content
+// -> cleanup -> actions -> js -> delay -> capture (the order, and why: server/prepare/index.ts).
 // Every step runs under the request's Deadline (spec §4.1 rule 6); with captureOnTimeout the waits
 // end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
 import type { Page } from 'puppeteer-core';
+import { startBlocking } from '../blocking/index.ts';
 import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
 import { prepareDeterminism } from '../determinism/index.ts';
+import { applyEmulation, type Emulation } from '../emulation/index.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
+import { applyCss, prepareForCapture } from '../prepare/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
+import { checkTargetStatus } from '../target-error/index.ts';
 import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
 import { capture } from './capture.ts';
 import type { Deadline } from './deadline.ts';
@@ -29,6 +34,8 @@ export interface RenderResult {
   timings: StepTiming[];
   /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
   waitTimedOut: WaitStep[];
+  /** blockResourceTypes, blockUrls: the requests refused (0 when nothing was). */
+  blockedRequests: number;
 }
 
 export interface PipelineDeps {
@@ -47,12 +54,16 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     await deadline.step('viewport', page.setViewport(vp));
     slot.viewport = { ...vp };
   }
-  const tracker = new InflightTracker(page);
+  // Before anything loads, so that the first request already obeys it (server/blocking/).
+  const blocking = await startBlocking(page, client, req, deadline);
+  const tracker = new InflightTracker(page, (r) => blocking.ignores(r));
   const hops = new HopGuard(page, deps.checkUrl, url);
+  let visitor: Emulation | undefined;
   let env: PageEnv | undefined;
   try {
     // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
-    env = await applyPageEnv(page, req, url, deadline); // colorScheme, userAgent, origin-only headers/cookies
+    visitor = await applyEmulation(page, client, req, url, deadline); // device, timezone, locale, geolocation, media, scripts, userAgent
+    env = await applyPageEnv(page, req, url, deadline); // origin-only headers/cookies
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
     const cleanup = await deadline.step('cleanup-prep', attachCleanup(page, req));
 
@@ -72,10 +83,12 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       } finally {
         doc.dispose();
       }
+      checkTargetStatus(req, targetStatus);
     } else {
       // The markup is in the page before the load event is awaited: there is always something to capture.
       await waits.load(hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })), () => true, 'loading the html');
     }
+    await applyCss(client, req, deadline);
 
     if (req.waitUntil !== 'load') {
       await waits.step('idle', () => hops.guard(tracker.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)), `waiting for ${req.waitUntil}`);
@@ -85,18 +98,22 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
-    if (req.fullPage && req.selector === undefined) {
+    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly.
+    if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
       await loadLazyContent(page, tracker, waits, hops);
     }
 
     const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
+    await prepareForCapture(page, client, req, deadline, waits, hops); // actions, js, delay
     await hops.guard(freezer.settle(deadline));
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
-    return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut };
+    return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
   } finally {
+    visitor?.dispose();
     env?.dispose();
     tracker.dispose();
     hops.dispose();
+    blocking.dispose();
   }
 }
 

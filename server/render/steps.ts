@@ -4,23 +4,36 @@
 // A step's description may add what it waited for (the waitUntil value, the selector); its name
 // never does, so names stay few (bounded metric labels) and never repeat within one render.
 // The metric has one more step, `queue` (the wait for a free render slot, before the deadline's steps).
-export const STEPS = {
+// Each action of `actions` is a step of its own, `action-<index>`: at most ACTIONS_MAX names.
+import { ACTIONS_MAX } from '../prepare/fields.ts';
+
+type ActionStep = `action-${number}`;
+const ACTION_STEPS = Object.fromEntries(Array.from({ length: ACTIONS_MAX }, (_, i) => [`action-${i}`, `running actions[${i}]`])) as Record<ActionStep, string>;
+
+const NAMED = {
   browser: 'starting the browser',
   page: 'opening a page',
   address: 'checking the target address',
   viewport: 'setting the viewport',
+  emulation: 'emulating the visitor',
   env: 'setting the page environment',
   determinism: 'preparing a deterministic render',
   'cleanup-prep': 'preparing banner clean-up',
+  blocking: 'preparing request blocking',
   load: 'loading the page',
+  css: 'applying css',
   idle: 'waiting for network idle',
   selector: 'waiting for selector',
   'lazy-scroll': 'loading lazy content',
   'lazy-idle': 'waiting for lazy content',
   banners: 'removing cookie banners',
+  js: 'running js',
+  delay: 'waiting for delay',
   freeze: 'freezing the page',
   capture: 'capturing',
 } as const;
+
+export const STEPS: typeof NAMED & Readonly<Record<ActionStep, string>> = { ...NAMED, ...ACTION_STEPS };
 
 export type StepName = keyof typeof STEPS;
 

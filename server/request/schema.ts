@@ -8,15 +8,23 @@
 //
 // `x-rule` is the wording of a field's rule: a field error reads "<field> must be <x-rule>", so that
 // every message names its field (spec §2.1 rule 3). Cross-field rules live in `allOf`, each with an
-// `x-message` that is the whole error message when that rule fails. Both annotations are stripped
-// from what clients see (publicSchema()).
+// `x-message` that is the whole error message when that rule fails. `x-max-bytes` bounds a string
+// in UTF-8 bytes (JSON Schema's maxLength counts characters). The annotations are stripped from
+// what clients see (publicSchema()).
 import type { FromSchema } from 'json-schema-to-ts';
+import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
+import { clipField } from '../clip/fields.ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
-import { colorSchemeField, cookiesField, headersField, userAgentField } from '../page-env/fields.ts';
+import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.ts';
+import { cookiesField, headersField } from '../page-env/fields.ts';
+import { actionsField, cssField, delayField, jsField } from '../prepare/fields.ts';
+import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
+/** spec §8: the whole capture, waits included; RENDER_BUDGET_MS may only shorten it. */
+export const RENDER_BUDGET_MAX_MS = 20_000;
 export const VIEWPORT_MAX = 10000; // spec §8
 export const HIDE_SELECTORS_MAX = 50; // spec §8
 export const HIDE_SELECTOR_MAX_CHARS = 500; // spec §8
@@ -102,11 +110,18 @@ const specProperties = {
 const extensionProperties = {
   cacheTtl: cacheTtlField,
   deterministic: deterministicField,
-  colorScheme: colorSchemeField,
-  userAgent: userAgentField,
+  ...emulationFields, // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
   headers: headersField,
   cookies: cookiesField,
   captureOnTimeout: captureOnTimeoutField,
+  css: cssField,
+  js: jsField,
+  actions: actionsField,
+  blockResourceTypes: blockResourceTypesField,
+  blockUrls: blockUrlsField,
+  clip: clipField,
+  delay: delayField,
+  failOnTargetError: failOnTargetErrorField,
 } as const;
 
 const properties = { ...specProperties, ...extensionProperties } as const;
@@ -129,6 +144,16 @@ const crossFieldRules = [
     if: { anyOf: [{ required: ['headers'] }, { required: ['cookies'] }] },
     then: { required: ['url'] },
     'x-message': 'headers and cookies are only allowed with url (they are sent to the target origin only)',
+  },
+  ...emulationCrossFieldRules,
+  // Extension: clip is a region of the page, selector one element's box; together they say two things.
+  { not: { required: ['clip', 'selector'] }, 'x-message': 'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)' },
+  // Extension: with the page's scripts off its timers never fire, so a js that awaits one would
+  // hold the render until the budget (measured: 504); said at once instead.
+  {
+    if: { required: ['javaScriptEnabled'], properties: { javaScriptEnabled: { const: false } } },
+    then: { not: { required: ['js'] } },
+    'x-message': 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)',
   },
 ] as const;
 

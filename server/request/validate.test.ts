@@ -69,12 +69,17 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'exactly one of url and html must be given, not both',
     'quality is only allowed with format "jpeg" or "webp"',
     'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension (issue 12)
+    'geolocation is only allowed with url (it is granted to the target origin only)', // extension (server/emulation/)
+    'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)', // extension
+    'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)', // extension
   ]);
+  assert.equal(refusal({ html: 'x', js: 'return 1', javaScriptEnabled: false }).message, 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)');
+  assert.equal(validateRequest({ html: 'x', js: 'return 1', javaScriptEnabled: true }).js, 'return 1');
   assert.equal(refusal({ html: 'x', headers: { 'X-A': '1' } }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
   assert.equal(refusal({ html: 'x', cookies: [{ name: 'a', value: '1' }] }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
   // ...and clients see them as JSON Schema (OpenAPI): allOf without our annotations.
   const pub = publicSchema();
-  assert.equal((pub.allOf as unknown[]).length, 4);
+  assert.equal((pub.allOf as unknown[]).length, CROSS_FIELD_RULES.length);
   assert.ok(!/"x-[a-z]+":/.test(JSON.stringify(pub)), 'no x- annotation keys');
 });
 
@@ -119,4 +124,70 @@ test('extension fields (issue 12): bounds named, forbidden header names refused,
   const ok = validateRequest({ url: 'http://example.com/', headers: { Authorization: 'Bearer t', 'Accept-Language': 'fr' }, cookies: [{ name: 's', value: 'v' }], cacheTtl: 0, colorScheme: 'dark', userAgent: 'Bot/1.0 (+https://example.com)' });
   assert.equal(ok.cacheTtl, 0);
   assert.deepEqual(ok.cookies, [{ name: 's', value: 'v' }]);
+});
+
+test('css, js, actions, delay, failOnTargetError: bounds and shapes named, values never quoted', () => {
+  const secret = 'do-not-echo-91c2';
+  const ok = validateRequest({
+    html: 'x', css: `.a{color:red} /* ${secret} */`, js: 'return 1', delay: 10000, failOnTargetError: true,
+    actions: [{ click: '#a' }, { hover: '#b' }, { type: '#c', text: 'hello' }, { press: 'Enter' }, { press: 'Control+Shift+ArrowLeft' }, { press: 'a' }, { press: 'Control++' },
+      { scrollTo: '#d' }, { waitForSelector: '#e' }, { waitForHidden: '#f' }, { waitForFunction: 'window.ready' }, { wait: 0 }],
+  });
+  assert.equal(ok.actions?.length, 12);
+  assert.equal(validateRequest({ html: 'x' }).delay, 0, 'delay defaults to 0');
+  assert.equal(validateRequest({ html: 'x' }).failOnTargetError, false);
+  const refusals: Array<[Record<string, unknown>, RegExp]> = [
+    [{ css: 'é'.repeat(50_001) }, /^css must be a string of at most 100000 UTF-8 bytes$/], // 100,002 bytes in 50,001 characters
+    [{ js: '' }, /^js must be a non-empty string/],
+    [{ js: `${secret}`.repeat(12_000) }, /^js must be/],
+    [{ delay: 10_001 }, /^delay must be an integer number of milliseconds between 0 and 10000$/],
+    [{ delay: 1.5 }, /^delay must be/],
+    [{ failOnTargetError: 'yes' }, /^failOnTargetError must be a boolean$/],
+    [{ actions: Array.from({ length: 21 }, () => ({ wait: 1 })) }, /^actions must be an array of at most 20 action objects$/],
+    [{ actions: [{ click: '#a', hover: secret }] }, /^actions\[0\] must be an object with exactly one action: \{click: selector\}/],
+    [{ actions: [{ type: '#a' }] }, /^actions\[0\] must be an object with exactly one action/],
+    [{ actions: [{ click: '#a', text: secret }] }, /^actions\[0\] must be an object with exactly one action/],
+    [{ actions: [{ [secret]: 1 }] }, /^actions\[0\] must be an object with exactly one action/],
+    [{ actions: [{ wait: 1 }, { click: '' }] }, /^actions\[1\]\.click must be a non-empty CSS selector of at most 1000 characters$/],
+    [{ actions: [{ press: 'Foo' }] }, /^actions\[0\]\.press must be a key name/],
+    [{ actions: [{ press: 'Shift+' }] }, /^actions\[0\]\.press must be a key name/],
+    [{ actions: [{ wait: 10_001 }] }, /^actions\[0\]\.wait must be an integer number of milliseconds between 0 and 10000$/],
+    [{ actions: [{ type: '#a', text: 'x'.repeat(1001) }] }, /^actions\[0\]\.text must be a string of at most 1000 characters$/],
+    [{ actions: { click: '#a' } }, /^actions must be an array/],
+  ];
+  for (const [body, message] of refusals) {
+    const m = refusal({ html: 'x', ...body }).message;
+    assert.match(m, message, JSON.stringify(body).slice(0, 80));
+    assert.ok(!m.includes(secret), m);
+  }
+});
+
+test('blockResourceTypes and blockUrls: bounds named, values never quoted', () => {
+  const secret = 'do-not-echo-5d0e';
+  const ok = validateRequest({ html: 'x', blockResourceTypes: ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket', 'other'], blockUrls: Array.from({ length: 50 }, (_, i) => `*/${i}/*`) });
+  assert.equal(ok.blockUrls?.length, 50);
+  const refusals: Array<[Record<string, unknown>, RegExp]> = [
+    [{ blockResourceTypes: ['image', 'image'] }, /^blockResourceTypes must be an array of distinct resource types$/],
+    [{ blockResourceTypes: [secret] }, /^blockResourceTypes\[0\] must be one of "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "other"$/],
+    [{ blockResourceTypes: ['document'] }, /^blockResourceTypes\[0\] must be one of/],
+    [{ blockUrls: Array.from({ length: 51 }, () => '*') }, /^blockUrls must be an array of at most 50 URL patterns$/],
+    [{ blockUrls: ['*', ''] }, /^blockUrls\[1\] must be a non-empty URL pattern of at most 2000 characters$/],
+    [{ blockUrls: [secret.repeat(200)] }, /^blockUrls\[0\] must be/],
+    [{ blockUrls: secret }, /^blockUrls must be an array/],
+  ];
+  for (const [body, message] of refusals) {
+    const m = refusal({ html: 'x', ...body }).message;
+    assert.match(m, message);
+    assert.ok(!m.includes(secret), m);
+  }
+});
+
+test('each action kind is one branch of the schema\'s oneOf, and every named key exists in puppeteer\'s keyboard', async () => {
+  const { ACTION_KINDS, NAMED_KEYS } = await import('../prepare/fields.ts');
+  const items = screenshotRequestSchema.properties.actions.items;
+  assert.deepEqual(items.oneOf.map((b) => b.required[0]), [...ACTION_KINDS]);
+  assert.deepEqual(Object.keys(items.properties).filter((k) => k !== 'text'), [...ACTION_KINDS]);
+  const { _keyDefinitions } = (await import('puppeteer-core/lib/esm/puppeteer/common/USKeyboardLayout.js')) as { _keyDefinitions: Record<string, unknown> };
+  for (const k of NAMED_KEYS) assert.ok(k in _keyDefinitions, k);
+  for (let c = 0x21; c <= 0x7e; c++) assert.ok(String.fromCharCode(c) in _keyDefinitions, String.fromCharCode(c));
 });

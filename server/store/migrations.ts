@@ -85,7 +85,8 @@ export const MIGRATIONS: string[][] = [
   [
     // The result cache (server/cache/sql.ts) every replica shares. Times are epoch milliseconds
     // from the replicas' clocks (a few ms of skew only moves an expiry by as much).
-    //   result_cache          one row per entry: the image and what the response needs; expires_at
+    //   result_cache          one row per entry: the image and its facts (column `headers`, named for
+    //                         the headers it held before them; server/response/facts.ts); expires_at
     //                         (TTL), used_at (least recently used evicted first), bytes (size cap)
     //   result_cache_flights  one row per render in flight that others may wait for (single flight);
     //                         a lease: a crashed leader's row expires and is taken over

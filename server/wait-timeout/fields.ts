@@ -1,5 +1,5 @@
-// The request field of captures that still arrive when a page never settles (issue 18 part 3),
-// spread into the one request schema (server/request/schema.ts). What it does is in ./index.ts.
+// The request field of captures that still arrive when a page never settles, spread into the one
+// request schema (server/request/schema.ts). What it does is in ./index.ts.
 // This file is shipped with the conformance suite (package.json "files"): it imports nothing.
 
 /** The most of the render budget kept for clean-up and capture once a wait is cut. */
@@ -11,10 +11,11 @@ export const captureOnTimeoutField = {
   type: 'boolean',
   default: false,
   description:
-    'When a wait does not finish in time (the load event, waitUntil\'s network idle, waitForSelector, fullPage\'s lazy content), capture ' +
-    'the page as it is instead of failing with 504 render_timeout: the waits end 3 s before the 20 s render budget, the clean-up and ' +
-    'the capture run in what is left, and the capture is billed as usual. The response header x-wait-timed-out names the waits that ' +
-    'did not finish (load, idle, selector, lazy-scroll, lazy-idle). A document that never started arriving is still a 504. Such a ' +
+    'When a wait does not finish in time (the load event, waitUntil\'s network idle, waitForSelector, fullPage\'s lazy content, delay), capture ' +
+    `the page as it is instead of failing with 504 render_timeout: the waits end ${CAPTURE_RESERVE_MAX_MS / 1000} s before the render ` +
+    `budget (${CAPTURE_RESERVE_SHARE * 100}% of a budget shorter than ${CAPTURE_RESERVE_MAX_MS / CAPTURE_RESERVE_SHARE / 1000} s), the clean-up and the ` +
+    'capture run in what is left, and the capture is billed as usual. The response header x-wait-timed-out names the waits that ' +
+    'did not finish (load, idle, selector, lazy-scroll, lazy-idle, delay). A document that never started arriving is still a 504. Such a ' +
     'capture is never stored in the result cache.',
   'x-rule': 'a boolean',
 } as const;

@@ -1,11 +1,12 @@
-// captureOnTimeout (issue 18 part 3): a capture that still arrives when a page never settles (a
-// chat widget polling forever, a dead ad server holding the load event). Off by default: then
+// captureOnTimeout: a capture that still arrives when a page never settles (a chat widget
+// polling forever, a dead ad server holding the load event). Off by default: then
 // every wait runs under the render budget like any step and the render ends in 504
 // render_timeout (spec §4.1 rule 6, §7), unchanged.
 //
 // With the option, the waits of the pipeline (steps.ts names: `load`, `idle`, `selector`,
-// `lazy-scroll`, `lazy-idle`) end at the budget minus a capture reserve (captureReserveMs: 3 s of
-// the 20 s budget; a quarter of a shorter one). A wait still running then is cut, and the waits
+// `lazy-scroll`, `lazy-idle`, and `delay`, the request's fixed wait before the capture) end at the
+// budget minus a capture reserve (captureReserveMs:
+// CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget; ./fields.ts). A wait still running then is cut, and the waits
 // after it are skipped: each is named in the response header x-wait-timed-out, in order. The
 // banner clean-up then runs until half the reserve is left, and the capture has the rest.
 //
@@ -25,11 +26,8 @@ export function captureReserveMs(budgetMs: number): number {
 }
 
 /** The steps (steps.ts) that are waits, and may be cut: the values of x-wait-timed-out. */
-export const WAIT_STEPS = ['load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle'] as const satisfies readonly StepName[];
+export const WAIT_STEPS = ['load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle', 'delay'] as const satisfies readonly StepName[];
 export type WaitStep = (typeof WAIT_STEPS)[number];
-
-/** The response header naming the waits that did not finish. */
-export const WAIT_TIMED_OUT_HEADER = 'x-wait-timed-out';
 
 const CUT = Symbol('cut');
 

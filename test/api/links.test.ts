@@ -19,6 +19,7 @@ import { canonicalQuery, SIGNED_PATH, type Pair } from '../../server/links/canon
 import { makeLink } from '../../server/links/make.ts';
 import { signPairs } from '../../server/links/verify.ts';
 import { rotateSigningSecret } from '../../server/links/secrets.ts';
+import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode } from '../support/image.ts';
@@ -30,6 +31,7 @@ const viewport = { width: 64, height: 40 };
 const HOUR = 3600;
 
 let fx: Fixture;
+let probe: ReturnType<typeof serveProbe>;
 let srv: TestServer;
 let db: SqlLedger['db'];
 let kek: Buffer;
@@ -63,6 +65,7 @@ before(async () => {
   fx = await startFixture();
   page(fx, '/green', '<body style="margin:0;background:#0a0"></body>');
   page(fx, '/blue', '<body style="margin:0;background:#00f"></body>');
+  probe = serveProbe(fx);
   srv = await startTestServer({ CACHE_TTL_SECONDS: '300' }, fx);
   db = (srv.server.accounts as SqlLedger).db;
   kek = resolveKek(srv.config)!;
@@ -194,6 +197,54 @@ describe('signed links (GET /v1/screenshot)', () => {
     const header = await get(signed([['url', `${fx.origin}/green`], ['headers.X-A', '1']]));
     assert.ok(header.status === 400 && /headers/.test(header.json?.message ?? ''), `a signed link may not carry headers: ${show(header)}`);
     assert.equal(await balance(k), 20);
+  });
+
+  test('css, js, actions, blocking, clip and delay work through a link; failOnTargetError answers 424, free', async () => {
+    const k = await newKey();
+    const hits = fx.hits.length;
+    page(fx, '/prep', `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
+<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`);
+    fx.route('/missing', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone</p>'));
+    const options = {
+      url: `${fx.origin}/prep`, viewport, waitUntil: 'load', blockCookieBanners: false, delay: 50,
+      css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) } #b { display: none }',
+      actions: [{ click: '#b' }, { wait: 10 }],
+      js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+      blockResourceTypes: ['image'], blockUrls: ['*/never/*'],
+      clip: { x: 60, y: 4, width: 20, height: 10 },
+    };
+    // css comes before the actions: with the button hidden by it, the click has nothing to click.
+    const hidden = await get(link(k, options));
+    refused(hidden, 400, 'selector_not_found');
+    assert.match(hidden.json.message, /^actions\[0\]\.click matches an element with no rendered box/);
+    const r = await get(link(k, { ...options, css: options.css.replace('#b { display: none }', '') }));
+    assert.equal(r.status, 200, show(r));
+    const img = await decode(r.body);
+    assert.deepEqual([img.width, img.height], [20, 10], 'the clip');
+    assert.deepEqual(img.at(10, 5).slice(0, 3), [0, 170, 0], 'css, then the click, then js');
+    assert.equal(r.headers.get('x-blocked-requests'), '1');
+    assert.ok(!fx.hits.slice(hits).some((h) => h.startsWith('/prep.png')), 'the image never left the browser');
+    assert.ok(/delay;dur=/.test(r.headers.get('server-timing') ?? ''));
+    const before = await balance(k);
+    const target = await get(link(k, { url: `${fx.origin}/missing`, viewport, waitUntil: 'load', failOnTargetError: true }));
+    refused(target, 424, 'target_error');
+    assert.equal(target.headers.get('x-target-status'), '404');
+    assert.equal(await balance(k), before);
+  });
+
+  test('the emulation fields travel in a link: strings, a nested geolocation and booleans typed by the schema', async () => {
+    const k = await newKey();
+    const { timezone, locale, device, geolocation } = EMULATED;
+    const shot = async (options: Record<string, unknown>) => {
+      const r = await get(link(k, { url: probe.url, waitUntil: 'load', ...options }));
+      assert.equal(r.status, 200, show(r));
+      return blocksOf(await decode(r.body));
+    };
+    const all = await shot({ device, viewport: { width: 320, height: 240 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
+    const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green' } as const;
+    assert.deepEqual(pick(all, green), green);
+    assert.deepEqual(pick(await shot({ viewport: { width: 320, height: 240 }, javaScriptEnabled: false }), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
+    assert.throws(() => link(k, { url: probe.url, device: 'Nokia 3310' }), /^ServiceError: device must be the name of a device preset/);
   });
 
   test('not links: GET without a query is 405 (Allow: POST); without a signature 400; headers and cookies never in a link', async () => {

@@ -32,6 +32,15 @@ const ACCEPTED_WARNINGS = [
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/0/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/if/anyOf/1/required/0',
   'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/3/then/required/0',
+  // geolocation only with url (server/emulation/): the same reading of `if` and `then`.
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/if/required/0',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/4/then/required/0',
+  // clip and selector not together; js not with javaScriptEnabled false: the same reading.
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/5/not/required/0',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/5/not/required/1',
+  'no-required-schema-properties-undefined #/components/requestBodies/ScreenshotRequest/content/application~1json/schema/allOf/6/then/not/required/0',
+  // GET /v1/devices takes no input and needs no key: it has no 4xx to list.
+  'operation-4xx-response #/paths/~1v1~1devices/get/responses',
 ];
 
 /** The user's program: a body of just {html}, the PNG as bytes, a typed error. */
@@ -121,7 +130,7 @@ test('the document describes what the server really sends', async () => {
   const op = doc.paths['/v1/screenshot'].post;
   assert.equal(op.operationId, 'takeScreenshot');
   assert.ok(doc.servers.length > 0 && doc.info.license);
-  assert.deepEqual(Object.keys(op.responses).sort(), ['200', '304', '400', '401', '402', '413', '415', '429', '500', '502', '503', '504']);
+  assert.deepEqual(Object.keys(op.responses).sort(), ['200', '304', '400', '401', '402', '413', '415', '422', '424', '429', '500', '502', '503', '504']);
   assert.equal(op.responses['200'].headers['Cache-Control'].$ref, '#/components/headers/CacheControlPrivate');
   assert.ok(op.responses['200'].headers.ETag && op.parameters.some((p: { name: string }) => p.name === 'If-None-Match'));
   // The signed link (issue 12): its parameters come from the same schema; no key header; its own codes.
@@ -131,10 +140,10 @@ test('the document describes what the server really sends', async () => {
   const names = get.parameters.map((p: { name: string }) => p.name);
   for (const n of ['url', 'html', 'viewport.width', 'viewport.deviceScaleFactor', 'hideSelectors', 'deterministic', 'cacheTtl', 'captureOnTimeout', 'keyId', 'expires', 'signature']) assert.ok(names.includes(n), `GET has ${n}`);
   assert.ok(!names.includes('headers') && !names.includes('cookies'), 'links never carry headers or cookies');
-  assert.deepEqual(Object.keys(get.responses).sort(), ['200', '304', '400', '402', '403', '410', '429', '500', '502', '503', '504']);
+  assert.deepEqual(Object.keys(get.responses).sort(), ['200', '304', '400', '402', '403', '410', '422', '424', '429', '500', '502', '503', '504']);
   assert.ok(!get.responses['200'].headers['x-credits-remaining'], 'a public answer shows no balance');
   for (const t of ['image/png', 'image/jpeg', 'image/webp']) assert.deepEqual(op.responses['200'].content[t].schema, { type: 'string', format: 'binary', contentMediaType: t });
-  for (const h of ['Content-Disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'Server-Timing']) {
+  for (const h of ['Content-Disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'x-blocked-requests', 'Server-Timing']) {
     assert.ok(op.responses['200'].headers[h], `200 describes ${h}`);
   }
   assert.ok(op.responses['401'].headers['WWW-Authenticate']);

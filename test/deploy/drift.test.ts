@@ -1,9 +1,11 @@
-// The platform files (Dockerfile, compose.yaml, deploy/kubernetes, deploy/haproxy) cannot be run
-// here (no container engine), so they are held to what is tested: the variables they set are the
-// ones server/config.ts reads (and the README documents), their ports, probes and paths are the
-// server's, compose's HAProxy config is the one template's output (what the cluster tests run),
-// the image installs the browser with the same setup script, and the autoscaler's metric is one
-// the server exports. A change on either side that breaks the other fails here.
+// The platform files (Dockerfile, compose.yaml, deploy/kubernetes, deploy/haproxy) are built and
+// run in a container engine by the image tests (test/image, `npm run test:image`, minutes); this
+// file is their quick check, and covers what those cannot run (the HPA and its metric, compose's
+// HAProxy config with Docker's DNS): the variables they set are the ones server/config.ts reads
+// (and the README documents), their ports, probes and paths are the server's, compose's HAProxy
+// config is the one template's output (what the cluster tests run), the image installs the browser
+// with the same setup script, and the autoscaler's metric is one the server exports. A change on
+// either side that breaks the other fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -121,7 +123,9 @@ test('Dockerfile: bookworm-slim with Node 20, the project\'s setup script, tini,
   const d = read('Dockerfile');
   const lines = d.split('\n').filter((l) => !l.trimStart().startsWith('#'));
   const text = lines.join('\n');
-  assert.match(text, /^FROM node:20-bookworm-slim\b/m, 'Debian bookworm-slim with Node 20');
+  // The base is a build argument (the image tests pass a local stand-in); its default is what users get.
+  assert.match(text, /^ARG BASE_IMAGE=node:20-bookworm-slim$/m, 'Debian bookworm-slim with Node 20');
+  assert.match(text, /^FROM \$\{BASE_IMAGE\}$/m, 'built on that base');
   const engines = JSON.parse(read('package.json')).engines.node;
   assert.match(engines, /20/, 'the Node major the project targets');
   assert.match(text, /^COPY scripts\/setup-browser\.sh scripts\/setup-browser\.sh$/m);
@@ -161,6 +165,7 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.equal(String(c.ports[0].containerPort), env.PORT, 'containerPort is the PORT it listens on');
   const routes = getRoutes();
   assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+  assert.ok(c.readinessProbe.timeoutSeconds > 2, 'the readiness timeout exceeds /readyz\'s own 2 s wait for the browser');
   assert.equal(c.livenessProbe.httpGet.path, '/healthz');
   for (const p of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
     assert.ok(routes.has(p.httpGet.path), `${p.httpGet.path} is a route`);
@@ -173,6 +178,7 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.equal(pod.spec.securityContext.runAsNonRoot, true);
   assert.equal(pod.spec.securityContext.runAsUser, 1000, 'the image\'s user (node, uid 1000)');
   assert.equal(pod.spec.securityContext.seccompProfile.type, 'Unconfined', 'the pods may create user namespaces (Chromium\'s sandbox)');
+  assert.equal(pod.metadata.annotations['seccomp.security.alpha.kubernetes.io/pod'], 'unconfined', 'the same, in the annotation podman kube play reads');
   assert.equal(env.BROWSER_SANDBOX, 'require', 'so a pod without the sandbox fails rather than runs');
   assert.match(read('Dockerfile'), /^USER node$/m);
 

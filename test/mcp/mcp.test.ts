@@ -8,7 +8,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
+import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { decode } from '../support/image.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { balance, connect, imageOf, MCP_SERVER_ENV, mcpUrl, textOf } from './helpers.ts';
 
@@ -22,6 +24,7 @@ g.putImageData(img, 0, 0);
 </script></body></html>`;
 
 let fx: Fixture;
+let probeUrl: string;
 let ts: TestServer;
 let client: Client;
 
@@ -29,6 +32,7 @@ before(async () => {
   fx = await startFixture();
   page(fx, '/red.html', RED_PAGE);
   page(fx, '/cached.html', RED_PAGE);
+  probeUrl = serveProbe(fx).url;
   ts = await startTestServer(MCP_SERVER_ENV, fx);
   client = await connect(mcpUrl(ts));
 });
@@ -108,6 +112,24 @@ test('validation errors: isError with bad_request and the field-naming message; 
   assert.equal(await balance(ts.server), before);
 });
 
+test('the emulation fields: listed in the tool\'s schema (device presets as an enum) and applied as in REST', async () => {
+  const { tools } = await client.listTools();
+  const props = tools[0]!.inputSchema.properties as Record<string, { enum?: string[]; description?: string }>;
+  assert.ok(props.device?.enum?.includes(EMULATED.device) && (props.device.enum.length ?? 0) > 100);
+  for (const f of ['timezone', 'locale', 'geolocation', 'mediaType', 'reducedMotion', 'javaScriptEnabled']) assert.ok(props[f]?.description, f);
+  const { timezone, locale, device, geolocation } = EMULATED;
+  const r = await call({ url: probeUrl, waitUntil: 'load', device, viewport: { width: 320, height: 240, deviceScaleFactor: 1 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
+  assert.notEqual(r.isError, true, textOf(r));
+  const blocks = blocksOf(await decode(imageOf(r).data));
+  const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green', frame: 'green' } as const;
+  assert.deepEqual(pick(blocks, green), green);
+  const off = await call({ url: probeUrl, waitUntil: 'load', viewport: { width: 320, height: 240 }, javaScriptEnabled: false });
+  assert.deepEqual(pick(blocksOf(await decode(imageOf(off).data)), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
+  const unknown = await call({ html: '<p>x</p>', device: 'iPhone 99' });
+  assert.equal(unknown.isError, true);
+  assert.match(textOf(unknown), /^bad_request: device must be the name of a device preset .*: the closest are "iPhone /);
+});
+
 test('the egress guard applies: a loopback target outside EGRESS_ALLOW is bad_request; nothing billed', async () => {
   const before = await balance(ts.server);
   const blocked = new URL(ts.server.url);
@@ -122,6 +144,29 @@ test('a render failure (selector_not_found) is an isError result and releases th
   const r = await call({ html: RED_PAGE, selector: '#missing', viewport: { width: 200, height: 100 } });
   assert.equal(r.isError, true);
   assert.match(textOf(r), /^selector_not_found: /);
+  assert.equal(await balance(ts.server), before);
+});
+
+test('preparing the page: css, actions, js, blocking, clip and delay as tool arguments; failOnTargetError is an isError result, free', async () => {
+  page(fx, '/prep.html', `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
+<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`);
+  fx.route('/gone.html', (_req, res) => void res.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'));
+  const hits = fx.hits.length;
+  const r = await call({
+    url: `${fx.origin}/prep.html`, viewport: { width: 200, height: 100 }, waitUntil: 'load', blockCookieBanners: false, delay: 50,
+    css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) }',
+    actions: [{ click: '#b' }], js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+    blockResourceTypes: ['image'], clip: { x: 60, y: 0, width: 40, height: 40 },
+  });
+  assert.notEqual(r.isError, true, textOf(r));
+  const { data, info } = await sharp(imageOf(r).data).raw().toBuffer({ resolveWithObject: true });
+  assert.deepEqual([info.width, info.height], [40, 40], 'the clip');
+  assert.deepEqual([...data.subarray(0, 3)], [0, 170, 0], 'css, the click, then js');
+  assert.ok(!fx.hits.slice(hits).some((h) => h.startsWith('/prep.png')), 'the image never left the browser');
+  const before = await balance(ts.server);
+  const gone = await call({ url: `${fx.origin}/gone.html`, failOnTargetError: true, waitUntil: 'load' });
+  assert.equal(gone.isError, true);
+  assert.match(textOf(gone), /^target_error: the target answered HTTP 410/);
   assert.equal(await balance(ts.server), before);
 });
 

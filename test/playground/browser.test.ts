@@ -36,6 +36,8 @@ after(async () => {
 });
 
 const errorOf = (path: string) => page.locator(`[id="err-${path}"]`);
+/** A field of an object's fieldset (viewport.width and clip.width are both labelled "width"). */
+const nested = (object: string, name: string) => page.getByRole('group', { name: object }).getByLabel(name, { exact: true });
 
 async function submitAndWait(): Promise<void> {
   const done = page.waitForResponse((r) => r.url().endsWith('/v1/screenshot'));
@@ -49,14 +51,17 @@ test('GET / is the playground, with a strict CSP, and its form is built from the
   assert.equal(res?.status(), 200);
   const csp = res?.headers()['content-security-policy'] ?? '';
   for (const d of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) assert.ok(csp.includes(d), d);
-  await page.getByLabel('width').waitFor();
+  await nested('viewport', 'width').waitFor();
   const doc = await (await fetch(`${srv.url}/openapi.json`)).json();
   const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema;
   for (const [name, s] of Object.entries<any>(schema.properties)) {
     if (s.type === 'object' && s.properties) assert.equal(await page.getByRole('group', { name }).count(), 1, `a fieldset for ${name}`);
     else assert.equal(await page.getByLabel(name, { exact: true }).count(), 1, `a labelled control for ${name}`);
   }
-  for (const name of Object.keys(schema.properties.viewport.properties)) assert.equal(await page.getByLabel(name, { exact: true }).count(), 1, `viewport.${name}`);
+  for (const [object, s] of Object.entries<any>(schema.properties)) {
+    if (s.type !== 'object' || !s.properties) continue;
+    for (const name of Object.keys(s.properties)) assert.equal(await nested(object, name).count(), 1, `${object}.${name}`);
+  }
   assert.equal(await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href'), '/openapi.json');
   assert.equal(await page.getByRole('link', { name: 'README' }).getAttribute('href'), '/README.md');
   assert.equal((await fetch(`${srv.url}/README.md`)).status, 200);
@@ -75,11 +80,11 @@ test('without a key, the auth error shows next to the key field', async () => {
 test('fill the form and press Enter: an image of the requested size, the headers and the Server-Timing waterfall', async () => {
   await page.getByLabel('API key').fill(TEST_KEY);
   await page.getByLabel('html', { exact: true }).fill('<body style="margin:0;background:#0a66c2;color:#fff;font:40px sans-serif">Playground</body>');
-  await page.getByLabel('width').fill('400');
-  await page.getByLabel('height').fill('300');
+  await nested('viewport', 'width').fill('400');
+  await nested('viewport', 'height').fill('300');
   await page.getByLabel('format').selectOption('png');
   const done = page.waitForResponse((r) => r.url().endsWith('/v1/screenshot'));
-  await page.getByLabel('height').press('Enter'); // the keyboard submits the form
+  await nested('viewport', 'height').press('Enter'); // the keyboard submits the form
   assert.equal((await done).status(), 200);
   await page.locator('#result:not([hidden])').waitFor();
   await page.waitForFunction(() => (document.getElementById('shot') as HTMLImageElement).naturalWidth > 0);
@@ -98,15 +103,15 @@ test('fill the form and press Enter: an image of the requested size, the headers
 });
 
 test('a bad field shows the server message next to that field', async () => {
-  await page.getByLabel('width').fill('0');
+  await nested('viewport', 'width').fill('0');
   await page.getByLabel('quality').fill('50'); // with png: a cross-field rule that names quality
   await submitAndWait();
   await errorOf('viewport.width').waitFor();
   assert.match(await errorOf('viewport.width').innerText(), /viewport\.width must be/);
-  assert.equal(await page.getByLabel('width').getAttribute('aria-invalid'), 'true');
+  assert.equal(await nested('viewport', 'width').getAttribute('aria-invalid'), 'true');
   assert.match(await errorOf('quality').innerText(), /quality is only allowed with format/);
   assert.equal(await errorOf('key').isHidden(), true, 'the earlier auth error is gone');
-  await page.getByLabel('width').fill('400');
+  await nested('viewport', 'width').fill('400');
   await page.getByLabel('quality').fill('');
   assert.deepEqual(consoleErrors, [], 'no script or CSP errors on the page');
 });
@@ -130,6 +135,64 @@ test('extension fields (issue 12): headers and cookies as lines, an enum without
   await page.getByLabel('headers', { exact: true }).fill('');
   await page.getByLabel('cookies', { exact: true }).fill('');
   await page.getByLabel('deterministic', { exact: true }).uncheck();
+});
+
+test('the fields that prepare the page: css, js, actions as JSON lines, blocking lines, clip, delay, failOnTargetError', async () => {
+  await page.getByLabel('html', { exact: true }).fill('<body style="margin:0"><button id="b" style="width:60px;height:30px">b</button><div id="m"></div></body>');
+  await page.getByLabel('css', { exact: true }).fill('#m { width: 100px; height: 100px; background: rgb(0, 0, 255) }');
+  await page.getByLabel('actions', { exact: true }).fill('{"click": "#b"}\n{"wait": 10}');
+  await page.getByLabel('js', { exact: true }).fill("document.getElementById('m').style.background = 'rgb(0, 170, 0)';");
+  await page.getByLabel('blockResourceTypes', { exact: true }).fill('image\nfont');
+  await page.getByLabel('blockUrls', { exact: true }).fill('*/ads/*');
+  for (const [k, v] of Object.entries({ x: '0', y: '30', width: '40', height: '20' })) await nested('clip', k).fill(v);
+  await page.getByLabel('delay', { exact: true }).fill('20');
+  await page.getByLabel('failOnTargetError', { exact: true }).check();
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/screenshot'));
+  await submitAndWait();
+  const body = (await sent).postDataJSON();
+  assert.deepEqual(body.actions, [{ click: '#b' }, { wait: 10 }]);
+  assert.deepEqual(body.blockResourceTypes, ['image', 'font']);
+  assert.deepEqual(body.blockUrls, ['*/ads/*']);
+  assert.deepEqual(body.clip, { x: 0, y: 30, width: 40, height: 20 });
+  assert.equal(body.delay, 20);
+  assert.equal(body.failOnTargetError, true);
+  assert.match(body.js, /rgb\(0, 170, 0\)/);
+  await page.locator('#result:not([hidden])').waitFor();
+  await page.waitForFunction(() => (document.getElementById('shot') as HTMLImageElement).naturalWidth === 40);
+  const green = await page.locator('#shot').evaluate((i: HTMLImageElement) => {
+    const c = document.createElement('canvas');
+    c.width = i.naturalWidth;
+    c.height = i.naturalHeight;
+    const g = c.getContext('2d')!;
+    g.drawImage(i, 0, 0);
+    return Array.from(g.getImageData(20, 10, 1, 1).data.slice(0, 3));
+  });
+  assert.deepEqual(green, [0, 170, 0], 'css, the click and js, in the clip');
+  assert.match(await page.locator('#timing').innerText(), /actions\[0\] \(click\)/);
+  // A line that is not JSON is sent as it is; the server's message shows by the field.
+  await page.getByLabel('actions', { exact: true }).fill('click #b');
+  await submitAndWait();
+  await errorOf('actions').waitFor();
+  assert.match(await errorOf('actions').innerText(), /actions\[0\] must be an object with exactly one action/);
+  for (const f of ['css', 'actions', 'js', 'blockResourceTypes', 'blockUrls', 'delay']) await page.getByLabel(f, { exact: true }).fill('');
+  for (const k of ['x', 'y', 'width', 'height']) await nested('clip', k).fill('');
+  await page.getByLabel('failOnTargetError', { exact: true }).uncheck();
+});
+
+test('emulation fields come from the schema: the device presets as a list, geolocation as its own fields', async () => {
+  await page.getByLabel('html', { exact: true }).fill('<p>x</p>');
+  assert.equal(await page.getByLabel('device', { exact: true }).inputValue(), '');
+  await page.getByLabel('device', { exact: true }).selectOption('iPhone 15 Pro');
+  await page.getByLabel('timezone', { exact: true }).fill('Asia/Tokyo');
+  assert.equal(await page.getByLabel('javaScriptEnabled', { exact: true }).isChecked(), true);
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/screenshot'));
+  await submitAndWait();
+  const body = (await sent).postDataJSON();
+  assert.equal(body.device, 'iPhone 15 Pro');
+  assert.equal(body.timezone, 'Asia/Tokyo');
+  assert.ok(!('geolocation' in body) && !('javaScriptEnabled' in body) && !('mediaType' in body), JSON.stringify(body));
+  await page.getByLabel('device', { exact: true }).selectOption('');
+  await page.getByLabel('timezone', { exact: true }).fill('');
 });
 
 test('CORS: a page on a listed origin can call the API and read its headers; another origin cannot', async () => {

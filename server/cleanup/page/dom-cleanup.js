@@ -76,25 +76,36 @@ function scDomCleanup(cfg, req) {
     const MEDIA = new Set(['IMG', 'SVG', 'VIDEO', 'CANVAS', 'IFRAME', 'PICTURE', 'OBJECT', 'EMBED']);
     const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD']);
     const scopes = [body];
+    // A walker without a filter callback: a page rendered without its scripts (javaScriptEnabled
+    // false) refuses to call back into JavaScript from the DOM, and this must work there too.
+    const pastSubtree = (w) => {
+      for (;;) {
+        const next = w.nextSibling();
+        if (next) return next;
+        if (!w.parentNode()) return null;
+      }
+    };
     while (scopes.length && score < limit) {
       const scope = scopes.pop();
-      const w = doc.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-        acceptNode(n) {
-          if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
-          if (SKIP.has(n.tagName.toUpperCase())) return NodeFilter.FILTER_REJECT;
-          if (n.hasAttribute(HIDDEN_ATTR)) return NodeFilter.FILTER_REJECT;
-          if (n.shadowRoot) scopes.push(n.shadowRoot);
-          return MEDIA.has(n.tagName.toUpperCase()) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-        },
-      });
-      for (let n = w.nextNode(); n && score < limit; n = w.nextNode()) {
+      const w = doc.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      let n = w.nextNode();
+      while (n && score < limit) {
         if (n.nodeType === 3) {
           const len = n.data.trim().length;
           if (len && n.parentElement && vis(n.parentElement)) score += len;
-        } else if (vis(n)) {
-          const r = n.getBoundingClientRect();
-          if (r.width >= 64 && r.height >= 64) score += 100;
+        } else {
+          const tag = n.tagName.toUpperCase();
+          if (SKIP.has(tag) || n.hasAttribute(HIDDEN_ATTR)) {
+            n = pastSubtree(w);
+            continue;
+          }
+          if (n.shadowRoot) scopes.push(n.shadowRoot);
+          if (MEDIA.has(tag) && vis(n)) {
+            const r = n.getBoundingClientRect();
+            if (r.width >= 64 && r.height >= 64) score += 100;
+          }
         }
+        n = w.nextNode();
       }
     }
     return score;

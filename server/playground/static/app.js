@@ -1,14 +1,19 @@
 // The playground's script (no framework). The option form is built from the request JSON Schema
 // that GET /openapi.json serves (server/request/schema.ts), so a new request field appears here
-// without an edit. Errors are shown next to the field their message names ("viewport.width must
+// without an edit; the response headers listed after a capture are those GET
+// /playground/headers.json names (the response registry, server/response/), so a new response
+// fact does too. Errors are shown next to the field their message names ("viewport.width must
 // be ...", server/request/validate.ts).
 const $ = (id) => document.getElementById(id);
 const KEY_STORE = 'screenshot-playground-key';
 /** Presentation hints only (the schema says what a field is; this says how big its box is). */
-const MULTILINE = new Set(['html']);
+const MULTILINE = new Set(['html', 'css', 'js']);
 const SOURCE = ['url', 'html'];
-/** Response headers shown after a capture, in order. */
-const SHOWN_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'content-type', 'etag', 'x-request-id'];
+/** @type {Promise<{shown: {name: string, description: string}[], filename: string, timing: string, send: {key: string, type: string}}>} */
+const HEADERS = fetch('/playground/headers.json').then((res) => {
+  if (!res.ok) throw new Error(`GET /playground/headers.json answered ${res.status}`);
+  return res.json();
+});
 
 /** @type {Map<string, {read: () => unknown, input: HTMLElement, error: HTMLElement}>} */
 const controls = new Map();
@@ -81,6 +86,21 @@ function field(path, schema, fallback) {
     read = () => {
       const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
       return lines.length ? Object.fromEntries(lines.map((l) => [l.split(':')[0].trim(), l.slice(l.indexOf(':') + 1).trim()])) : undefined;
+    };
+  } else if (schema.type === 'array' && schema.items?.type === 'object' && !(schema.items.properties?.name && schema.items.properties?.value)) {
+    // Objects of their own shape (actions): one JSON object per line; a line that is not JSON is
+    // sent as it is, and the server's message says what it must be.
+    input = el('textarea', { id, rows: 3, placeholder: '{"click": "#menu"} (one JSON object per line)', spellcheck: 'false', 'aria-describedby': describedBy });
+    read = () => {
+      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      const parse = (l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return l;
+        }
+      };
+      return lines.length ? lines.map(parse) : undefined;
     };
   } else if (schema.type === 'array' && schema.items?.type === 'object') {
     // Name/value objects (cookies): one "name=value" per line.
@@ -201,12 +221,12 @@ function showTiming(header) {
   $('timing-title').hidden = rows.length === 0;
 }
 
-function showHeaders(res) {
+function showHeaders(res, shown) {
   const dl = $('headers');
   dl.replaceChildren();
-  for (const h of SHOWN_HEADERS) {
-    const v = res.headers.get(h);
-    if (v !== null) dl.append(el('dt', {}, h), el('dd', {}, v));
+  for (const h of shown) {
+    const v = res.headers.get(h.name);
+    if (v !== null) dl.append(el('dt', { title: h.description }, h.name), el('dd', {}, v));
   }
 }
 
@@ -216,12 +236,13 @@ async function submit(event) {
   event.preventDefault();
   clearErrors();
   const key = $('key').value.trim();
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
   $('submit').disabled = true;
   $('status').textContent = 'Rendering…';
   const started = performance.now();
   try {
+    const names = await HEADERS;
+    const headers = { [names.send.type]: 'application/json' };
+    if (key) headers[names.send.key] = `Bearer ${key}`;
     const res = await fetch('/v1/screenshot', { method: 'POST', headers, body: JSON.stringify(body()) });
     if (!res.ok) {
       const err = await res.json().catch(() => ({ error: 'error', message: res.statusText }));
@@ -236,13 +257,13 @@ async function submit(event) {
     const img = $('shot');
     img.src = objectUrl;
     await img.decode();
-    const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'screenshot';
+    const name = /filename="([^"]+)"/.exec(res.headers.get(names.filename) ?? '')?.[1] ?? 'screenshot';
     $('caption').replaceChildren(
       `${blob.type} · ${img.naturalWidth} × ${img.naturalHeight} px · ${blob.size.toLocaleString('en')} bytes · `,
       el('a', { href: objectUrl, download: name }, `download ${name}`),
     );
-    showHeaders(res);
-    showTiming(res.headers.get('server-timing'));
+    showHeaders(res, names.shown);
+    showTiming(res.headers.get(names.timing));
     $('result').hidden = false;
     $('status').textContent = `Done in ${Math.round(performance.now() - started)} ms`;
   } catch (e) {
@@ -261,5 +282,9 @@ for (const r of document.querySelectorAll('input[name=source]')) r.addEventListe
 $('form').addEventListener('submit', submit);
 buildForm().catch((e) => {
   $('loading').textContent = `Could not load the request schema: ${e.message}`;
+  $('submit').disabled = true;
+});
+HEADERS.catch((e) => {
+  showError('form-error', `Could not load the list of response headers: ${e.message}`);
   $('submit').disabled = true;
 });

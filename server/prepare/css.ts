@@ -1,0 +1,20 @@
+// `css`: a stylesheet the caller adds to the page. It goes in as a constructed stylesheet adopted by
+// the top document, which no Content-Security-Policy blocks (style-src governs <style> elements,
+// style attributes and loaded sheets; the banner clean-up relies on the same), and which the page's
+// DOM does not show. Constructed stylesheets ignore @import (no extra load). Applied once the
+// document has loaded (./index.ts says why then); the text is never logged.
+import type { CDPSession } from 'puppeteer-core';
+import type { Deadline } from '../render/deadline.ts';
+import type { ScreenshotRequest } from '../request/schema.ts';
+import { evaluateInPage } from './evaluate.ts';
+
+/** The source that adopts `css` (a JSON string literal: the text cannot close the expression). */
+export function adoptStylesheet(css: string): string {
+  return `(() => { const s = new CSSStyleSheet(); s.replaceSync(${JSON.stringify(css)}); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s]; })()`;
+}
+
+export async function applyCss(client: CDPSession, req: ScreenshotRequest, deadline: Deadline): Promise<void> {
+  if (req.css === undefined || req.css === '') return;
+  const css = req.css;
+  await deadline.step('css', () => evaluateInPage(client, adoptStylesheet(css), 'css'));
+}

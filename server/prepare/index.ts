@@ -1,0 +1,36 @@
+// Preparing the page before the picture: the caller's css, actions, js and delay (./fields.ts).
+// The render's order of steps (server/render/pipeline.ts), and why each of ours sits where it does:
+//
+//   load -> css -> waits (idle, selector) -> lazy content (fullPage) -> banner clean-up
+//        -> actions -> js -> delay -> freeze (deterministic) -> capture (clip)
+//
+// - css right after the load: it is part of how the page is to look, so everything that measures
+//   the page afterwards sees it as it will be captured: the network-idle wait covers what its url()s
+//   load, the lazy-content scroll runs over its layout (a css that lengthens or shortens the page),
+//   and the clean-up's pre-check and revert guard (server/cleanup/) measure the page it applies to
+//   (css that hides a banner leaves nothing to hide; css that uncovers content gives the guard its
+//   true baseline). After the clean-up, as a last touch, it would change the page those measured.
+// - actions after the clean-up: a consent banner over the page would take the clicks, and the
+//   clean-up, run later, would hide what the actions opened (a menu or a dialog looks like an
+//   overlay to it).
+// - js after the actions, so that it can read or finish what they did; delay after everything, for
+//   what the page still animates; the freeze of deterministic renders right before the capture.
+// Each is a no-op unless the request asks for it. Blocking (server/blocking/) starts before the
+// load; clip is a capture option (server/clip/).
+import type { CDPSession, Page } from 'puppeteer-core';
+import { sleep, type Deadline } from '../render/deadline.ts';
+import type { HopGuard } from '../render/hops.ts';
+import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Waits } from '../wait-timeout/index.ts';
+import { runActions } from './actions.ts';
+import { runJs } from './js.ts';
+
+export { applyCss } from './css.ts';
+
+/** actions, js and delay, in that order, after the clean-up. */
+export async function prepareForCapture(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline, waits: Waits, hops: HopGuard): Promise<void> {
+  await runActions(page, client, req, deadline, hops);
+  await runJs(client, req, deadline, hops);
+  // A wait like the others: with captureOnTimeout it ends before the budget and is named if cut.
+  if (req.delay > 0) await waits.step('delay', () => sleep(req.delay));
+}

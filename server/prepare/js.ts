@@ -1,0 +1,20 @@
+// `js`: the caller's script, run once in the top document's main world as the body of an async
+// function, so that `await` and `return` work and a returned promise is awaited. Runtime.evaluate
+// compiles it (./evaluate.ts), so a page whose CSP forbids every script still runs it. A script
+// that never ends (a busy loop, a promise that never settles) holds its step until the render
+// budget ends: 504 render_timeout naming the step, and the pool closes the page's context, which
+// stops it (server/render/pool.ts). The source is never logged; errors quote the error, not it.
+import type { CDPSession } from 'puppeteer-core';
+import type { Deadline } from '../render/deadline.ts';
+import type { HopGuard } from '../render/hops.ts';
+import type { ScreenshotRequest } from '../request/schema.ts';
+import { evaluateInPage } from './evaluate.ts';
+
+/** The source run: the script inside an async arrow; the newline before the closing brace ends a trailing `//` comment. */
+export const asFunctionBody = (js: string) => `(async () => {${js}\n})()`;
+
+export async function runJs(client: CDPSession, req: ScreenshotRequest, deadline: Deadline, hops: HopGuard): Promise<void> {
+  if (req.js === undefined) return;
+  const js = req.js;
+  await deadline.step('js', () => hops.guard(evaluateInPage(client, asFunctionBody(js), 'js')));
+}

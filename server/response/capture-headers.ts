@@ -1,0 +1,167 @@
+// The headers of a capture answer, each written from the capture's facts (./facts.ts): the part of
+// the registry a new response fact is added to. Order matters: the playground lists its headers,
+// and OpenAPI its members, in this order.
+import { ERROR_CACHE_CONTROL, linkCacheControl, PRIVATE_CACHE_CONTROL } from '../http-caching/cache-control.ts';
+import { STEPS } from '../render/steps.ts';
+import { WAIT_STEPS } from '../wait-timeout/index.ts';
+import type { ResponseHeader } from './header.ts';
+import { serverTiming } from './server-timing.ts';
+
+const IMAGE = ['image', 'not-modified'] as const;
+const EXTENSIONS = { png: 'png', jpeg: 'jpg', webp: 'webp' } as const;
+const ifSet = (v: number | undefined) => (v === undefined ? undefined : String(v));
+
+export const CAPTURE_HEADERS = {
+  creditsCharged: {
+    name: 'x-credits-charged',
+    description: 'Credits this request cost: 1 for a rendered capture, 0 for a cached result (spec §1 billing).',
+    schema: { type: 'integer', enum: [0, 1] },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => String(f.credits.charged),
+    mcp: (f) => ({ credits: f.credits }),
+  },
+  creditsRemaining: {
+    name: 'x-credits-remaining',
+    description: 'Spendable credits of the API key after this request. Not on signed links: whoever holds one would read the balance.',
+    schema: { type: 'integer', minimum: 0 },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    privateOnly: true,
+    fromFacts: (f) => String(f.credits.remaining),
+    mcp: (f) => ({ credits: f.credits }),
+  },
+  cache: {
+    name: 'x-cache',
+    description: '`hit` when a cached result of the same url-mode request was returned (free), else `miss`. `Cache-Control: no-cache` forces a fresh render.',
+    schema: { type: 'string', enum: ['hit', 'miss'] },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => f.cache,
+    mcp: (f) => ({ cache: f.cache }),
+  },
+  bannerAction: {
+    name: 'x-banner-action',
+    description:
+      'What the cookie-banner clean-up did: `none`, `hidden`, `hidden:<cmp>`, `reverted` (hiding would have emptied the page), or `rejected:<cmp>` ' +
+      '(a reject-all control was clicked). Consent is never given.',
+    schema: { type: 'string', pattern: '^(none|hidden|reverted|rejected)(:[a-z0-9.-]+)?$', examples: ['none', 'rejected:onetrust'] },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => f.bannerAction,
+    mcp: (f) => ({ bannerAction: f.bannerAction }),
+  },
+  targetStatus: {
+    name: 'x-target-status',
+    description: 'url mode: the HTTP status the page answered with (an error page is still captured; with `failOnTargetError`, a 4xx/5xx page is a 424 `target_error` carrying this header).',
+    schema: { type: 'integer', minimum: 100, maximum: 599 },
+    sent: [...IMAGE, 'error'],
+    expose: true,
+    playground: true,
+    fromFacts: (f) => ifSet(f.targetStatus),
+    fromError: { codes: ['target_error'], write: (f) => ifSet(f.targetStatus) },
+    mcp: (f) => ({ targetStatus: f.targetStatus }),
+  },
+  captureTruncated: {
+    name: 'x-capture-truncated',
+    description: 'fullPage or selector captures only: the full CSS height of what was asked for, when the image was cut at the output size ceiling.',
+    schema: { type: 'integer', minimum: 1 },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => ifSet(f.truncatedFrom),
+    mcp: (f) => ({ truncatedFromHeight: f.truncatedFrom }),
+  },
+  waitTimedOut: {
+    name: 'x-wait-timed-out',
+    description:
+      'Only with `captureOnTimeout: true`, when the page did not settle within the render budget: the waits that did not finish, in order, ' +
+      `by their step names (${WAIT_STEPS.map((w) => `\`${w}\``).join(', ')}): the one cut short and those skipped after it. ` +
+      'The image shows the page as it was then; it is billed, and never stored in the result cache.',
+    schema: { type: 'string', pattern: `^(${WAIT_STEPS.join('|')})(, (${WAIT_STEPS.join('|')}))*$`, examples: ['idle', 'load, idle'] },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => (f.waitTimedOut.length > 0 ? f.waitTimedOut.join(', ') : undefined),
+    mcp: (f) => ({ waitTimedOut: f.waitTimedOut.length > 0 ? [...f.waitTimedOut] : undefined }),
+  },
+  blockedRequests: {
+    name: 'x-blocked-requests',
+    description: 'Only when `blockResourceTypes` or `blockUrls` refused something: how many requests of the page were refused before they left the browser.',
+    schema: { type: 'integer', minimum: 1 },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => (f.blockedRequests > 0 ? String(f.blockedRequests) : undefined),
+    mcp: (f) => ({ blockedRequests: f.blockedRequests > 0 ? f.blockedRequests : undefined }),
+  },
+  serverTiming: {
+    name: 'Server-Timing',
+    description:
+      'Duration of each render step, in order (W3C Server Timing): `<name>;dur=<ms>;desc="<what it did>"`. Each step has one name, never ' +
+      `repeated in a response, the same as the \`step\` label of screenshot_step_seconds: ${Object.keys(STEPS).map((s) => `\`${s}\``).join(', ')}. ` +
+      'Absent on cached results.',
+    schema: { type: 'string' },
+    sent: IMAGE,
+    expose: true,
+    fromFacts: (f) => (f.timings ? serverTiming(f.timings) : undefined),
+  },
+  contentType: {
+    name: 'Content-Type',
+    description: 'The image\'s type (`image/png`, `image/jpeg`, `image/webp`); `application/json` on errors.',
+    schema: { type: 'string' },
+    sent: ['image', 'error', 'static'],
+    expose: false,
+    safelisted: true,
+    playground: true,
+    notInOpenApi: true,
+  },
+  contentDisposition: {
+    name: 'Content-Disposition',
+    description: '`inline` with a filename: `screenshot.png`, `screenshot.jpg` or `screenshot.webp` (spec §2.3).',
+    schema: { type: 'string', examples: ['inline; filename="screenshot.png"'] },
+    sent: ['image'],
+    expose: true,
+    fromFacts: (f) => `inline; filename="screenshot.${EXTENSIONS[f.format]}"`,
+  },
+  etag: {
+    name: 'ETag',
+    description: 'Strong validator: the SHA-256 of the image bytes (base64url, quoted). Send it back in If-None-Match for a 304.',
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{43}"$' },
+    sent: [...IMAGE, 'static'],
+    expose: true,
+    playground: true,
+    fromFacts: (f) => f.etag,
+  },
+  cacheControl: {
+    name: 'Cache-Control',
+    description:
+      '`no-store` on POST answers and on every error; on signed links `public, max-age=<cacheTtl, at most until the link expires>, immutable` ' +
+      '(`public, no-cache` when cacheTtl is 0); `no-cache` on the playground\'s files.',
+    schema: { type: 'string' },
+    sent: [...IMAGE, 'error', 'static'],
+    expose: false,
+    safelisted: true,
+    fromFacts: (f, to) => (to.kind === 'public' ? linkCacheControl(f.cacheTtl, to.expires, Math.floor(Date.now() / 1000)) : PRIVATE_CACHE_CONTROL),
+    fromError: { write: () => ERROR_CACHE_CONTROL },
+    audiences: {
+      private: { description: `\`${PRIVATE_CACHE_CONTROL}\`: a POST answer belongs to its key.`, schema: { type: 'string', enum: [PRIVATE_CACHE_CONTROL] } },
+      public: {
+        description: '`public, max-age=<cacheTtl, at most until the link expires>, immutable`, or `public, no-cache` when cacheTtl is 0: CDNs may keep the image.',
+        schema: { type: 'string', examples: ['public, max-age=300, immutable'] },
+      },
+    },
+  },
+  requestId: {
+    name: 'x-request-id',
+    description: 'Identifies this request in the server logs; on every response, errors included.',
+    schema: { type: 'string', format: 'uuid' },
+    sent: ['every'],
+    expose: true,
+    playground: true,
+  },
+} as const satisfies Record<string, ResponseHeader>;

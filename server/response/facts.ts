@@ -1,0 +1,33 @@
+// What a capture answer says besides its image, as typed facts. The capture service
+// (server/service.ts) produces them and knows nothing of HTTP; the response registry
+// (./registry.ts) turns them into headers, OpenAPI, the CORS expose list, the playground's list and
+// the MCP result's `_meta`.
+import type { RenderResult } from '../render/pipeline.ts';
+import type { StepTiming } from '../render/steps.ts';
+import type { ScreenshotRequest } from '../request/schema.ts';
+
+/**
+ * What the render found out about its picture: every member of the render's result except the
+ * image itself and the per-request timings, plus the picture's strong validator. Stored with the
+ * picture in the result cache, so that a cache hit answers the same facts. A fact the render
+ * adds to its result (server/render/pipeline.ts) arrives here, and in the cache, by itself.
+ */
+export type PictureFacts = Omit<RenderResult, 'body' | 'width' | 'height' | 'timings'> & {
+  /** The strong validator of the bytes (server/http-caching/etag.ts). */
+  etag: string;
+};
+
+/** Everything one capture answer reports: the picture's facts and what this request did. */
+export interface CaptureFacts extends PictureFacts {
+  format: ScreenshotRequest['format'];
+  /** `hit`: the picture came from the result cache (free); `miss`: rendered for this request. */
+  cache: 'hit' | 'miss';
+  credits: { charged: number; remaining: number };
+  /** The render's steps; absent when the picture came from the cache. */
+  timings?: readonly StepTiming[];
+  /** Seconds this capture may be reused: the request's cacheTtl, else the server's; 0 for a capture cut short. */
+  cacheTtl: number;
+}
+
+/** Who reads a capture answer: the key's owner (POST) or anyone holding a signed link (GET). */
+export type Audience = { kind: 'private' } | { kind: 'public'; /** the link's expiry, epoch seconds */ expires: number };
