@@ -11,8 +11,9 @@
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
-// the frame-pacing flags. The headline ratios are in --json under `ratios`. Then request blocking on
-// the mix (bench/blocking.ts); `--only blocking` runs that section alone.
+// the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
+// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts). `--only blocking`
+// and `--only tall` run one of those sections alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -30,6 +31,7 @@ import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from
 import { fmtRate, offeredLoad, openLoopCount, plainRate as plainRateOf } from './offered-load.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
+import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 
 const args = process.argv.slice(2);
@@ -45,7 +47,7 @@ const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixe
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
 const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
-const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`];
+const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`, `${os.tmpdir()}/bench-data-${process.pid}-tall`];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
 // Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
@@ -79,14 +81,27 @@ const blocking = () =>
       return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
     },
   );
+// Tall and endless pages, A/B (bench/tall.ts): its own server.
+const tallSection = async () => {
+  try {
+    return await benchTall(loadConfig({ ...benchEnv(dataDirs[3]!), CACHE_TTL_SECONDS: '0' }), quick ? 1 : 3);
+  } finally {
+    rmSync(dataDirs[3]!, { recursive: true, force: true });
+  }
+};
 if (only === 'blocking') {
   const b = await blocking();
   rmSync(dataDirs[2]!, { recursive: true, force: true });
   for (const r of blockingRows(b)) console.log(r.filter(Boolean).join(' | '));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ blocking: b }, null, 2));
   process.exit(0);
+} else if (only === 'tall') {
+  const t = await tallSection();
+  for (const r of tallRows(t)) console.log(r.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
+  process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows one section, blocking (not ${only})`);
+  console.error(`bench: --only knows two sections, blocking and tall (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -242,6 +257,11 @@ const tall = `<body style="margin:0">${Array.from({ length: 30 }, (_, i) => `<di
 const fp = await peakMemoryDuring(() => post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false }))());
 row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`, '');
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
+
+mark('tall');
+const tallFigures = await tallSection();
+for (const r of tallRows(tallFigures)) row(r[0]!, r[1]!, r[2]!, r[3]!, '');
+results.tall = tallFigures;
 
 mark('event loop');
 // Small captures beside a tall fullPage (1280x30000) captured again and again.

@@ -1,7 +1,7 @@
 // Cleanup overhead (issue 4 targets: page without a banner <= 50 ms median, CMP page <= 1.5 s).
 // Called by bench/bench.ts with an open Browser. Each sample loads a fixture in a fresh context the
 // way server/render/pipeline.ts does (attachCleanup before navigation, load, a 500 ms settle that
-// stands for the networkidle2 window, finish), once with blockCookieBanners on and once off, runs
+// stands for the networkidle2 window, finish, the last look before the capture), once with blockCookieBanners on and once off, runs
 // interleaved; the overhead is the difference of the medians. Measured in url mode (fixture server
 // on loopback) and html mode (setContent, where the driver is injected at finish).
 import { readFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ export interface CleanupBenchResult {
   cmpMedianMs: number;
   url: { noBannerMedianMs: number; cmpMedianMs: number };
   html: { noBannerMedianMs: number; cmpMedianMs: number };
-  /** Median of finish() alone on the CMP page in each mode, and the actions seen there. */
+  /** Median of finish() and of lastLook() alone on each page in each mode, and the actions seen there. */
   detail: Record<string, unknown>;
   iterations: number;
   pages: { noBanner: string; cmp: string };
@@ -45,9 +45,11 @@ async function sample(browser: Browser, mode: 'url' | 'html', target: string, ht
     else await page.setContent(html, { waitUntil: 'load' });
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const f0 = performance.now();
-    const action = await session.finish(Date.now() + 15_000);
+    await session.finish(Date.now() + 15_000);
+    const l0 = performance.now();
+    const action = await session.lastLook(Date.now() + 15_000);
     const t1 = performance.now();
-    return { total: t1 - t0, finish: t1 - f0, action };
+    return { total: t1 - t0, finish: l0 - f0, lastLook: t1 - l0, action };
   } finally {
     await ctx.close();
   }
@@ -68,6 +70,7 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
         const on: number[] = [];
         const off: number[] = [];
         const fin: number[] = [];
+        const last: number[] = [];
         const actions = new Set<string>();
         for (let i = 0; i < n; i++) {
           const a = await sample(browser, mode, target, html, true);
@@ -75,10 +78,11 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
           on.push(a.total);
           off.push(b.total);
           fin.push(a.finish);
+          last.push(a.lastLook);
           actions.add(a.action);
         }
         out[mode]![name] = Math.max(0, median(on) - median(off));
-        detail[`${mode}.${name}`] = { onMedianMs: median(on), offMedianMs: median(off), finishMedianMs: median(fin), actions: [...actions] };
+        detail[`${mode}.${name}`] = { onMedianMs: median(on), offMedianMs: median(off), finishMedianMs: median(fin), lastLookMedianMs: median(last), actions: [...actions] };
       }
     }
     const url = { noBannerMedianMs: out.url!.noBanner!, cmpMedianMs: out.url!.cmp! };

@@ -68,13 +68,17 @@ function rssOf(pid: string): number {
   }
 }
 
-/** Sum of RSS (MiB) of processes whose command line mentions our Chromium profile directories. */
+/**
+ * Sum of RSS (MiB) of the Chromium processes under this one (every browser the bench measures is
+ * launched by it): not every process with our profile prefix, which on a shared machine includes
+ * other test runs' browsers.
+ */
 function chromiumRss(): number {
   let sum = 0;
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes('shot-chromium-') || (cmd.includes('chromium') && isDescendant(pid))) sum += rssOf(pid);
+      if (cmd.includes('chromium') && isDescendant(pid)) sum += rssOf(pid);
     } catch {
       /* gone */
     }

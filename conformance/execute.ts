@@ -45,6 +45,8 @@ export interface CaseOutcome {
   pass: boolean;
   checks: Check[];
   attachments: Attachment[];
+  /** How long the implementation took to answer each exchange of the case, in order (ms). */
+  responseMs: number[];
   /** Set when the case could not run against this implementation (see mcp/client.ts SkipCase). */
   skipped?: string;
 }
@@ -138,6 +140,7 @@ function goldenChecks(c: Case, g: GoldenSpec, image: DecodedImage, stepFailed: b
 export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promise<CaseOutcome> {
   const checks: Check[] = [];
   const attachments: Attachment[] = [];
+  const responseMs: number[] = [];
   let canary: Canary | undefined;
   const ownMcp = !env.mcp && env.mcpUrl ? new McpSessions(env.mcpUrl) : undefined;
   const runEnv = ownMcp ? { ...env, mcp: ownMcp } : env;
@@ -158,6 +161,7 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
     for (const [i, step] of steps.entries()) {
       const prefix = step.request.label ? `${step.request.label}: ` : steps.length > 1 ? `step ${i + 1}: ` : '';
       const res = await exchange(step.request, ctx, http, runEnv.mcp);
+      responseMs.push(res.durationMs);
       responses.push(res);
       const { checks: stepChecks, image } = await judge(step.expect, res, responses);
       const stepFailed = stepChecks.some((k) => !k.pass);
@@ -165,6 +169,7 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
       checks.push(...stepChecks.map((k) => ({ ...k, name: prefix + k.name })));
       if (step.expect.relation && statusMatches(step.expect.status, res.status)) {
         const r = await relationChecks(step.expect, res, runEnv, http, ctx);
+        if (r.other) responseMs.push(r.other.durationMs);
         checks.push(...r.checks.map((k) => ({ ...k, name: prefix + k.name })));
         if (r.checks.some((k) => !k.pass) && r.other) attachments.push(failureAttachment(r.other, 'second-response'));
       }
@@ -177,11 +182,11 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
       checks.push({ name: 'canary connections', pass: n <= max, detail: `${n} connection(s) to the canary on port ${canary.port}, at most ${max}` });
     }
   } catch (err) {
-    if (err instanceof SkipCase) return { pass: true, checks, attachments, skipped: err.message };
+    if (err instanceof SkipCase) return { pass: true, checks, attachments, responseMs, skipped: err.message };
     checks.push({ name: 'exchange', pass: false, detail: `request failed: ${snippet(err instanceof Error ? err.message : String(err), 400)}` });
   } finally {
     await canary?.close();
     await ownMcp?.close();
   }
-  return { pass: checks.length > 0 && checks.every((k) => k.pass), checks, attachments };
+  return { pass: checks.length > 0 && checks.every((k) => k.pass), checks, attachments, responseMs };
 }

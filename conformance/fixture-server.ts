@@ -4,6 +4,11 @@
 //   /consent/<file>        fixtures/consent (html fonts inlined; js, css, json as they are)
 //   /delay?ms=N            "ok" after N ms (late network activity; CORS open)
 //   /hold                  never answers (held until the client goes away, at most 60 s)
+//   /hold?key=K            held until /release?key=K (at most 60 s): a page keeps requests in
+//                          flight until it has shown what a case looks for, so that every
+//                          implementation's network-idle wait ends after that moment (spec §4.1
+//                          rule 5), however late the page's own timers fire on a loaded machine
+//   /release?key=K         answers every /hold?key=K, now and later ("released")
 //   /slow-page?ms=N        an HTML page whose response starts after N ms
 //   /redirect?to=URL&status=302   a redirect (to a canary, in security cases)
 //   /hangup                destroys the connection without a response
@@ -44,6 +49,41 @@ const TYPES: Record<string, string> = {
 };
 
 const HOLD_MAX_MS = 60_000;
+/** Released keys remembered (a /hold that arrives after its release is answered at once). */
+const RELEASED_MAX = 1000;
+
+/** Responses held under a key until the page releases them (/hold?key=K, /release?key=K). */
+class Holds {
+  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly released = new Set<string>();
+
+  hold(key: string, answer: () => void, res: ServerResponse): void {
+    if (this.released.has(key)) return answer();
+    const set = this.waiting.get(key) ?? new Set();
+    this.waiting.set(key, set);
+    const forget = () => {
+      clearTimeout(timer);
+      set.delete(done);
+      if (set.size === 0 && this.waiting.get(key) === set) this.waiting.delete(key);
+    };
+    const done = () => {
+      forget();
+      if (!res.writableEnded && !res.destroyed) answer();
+    };
+    const timer = setTimeout(done, HOLD_MAX_MS);
+    set.add(done);
+    res.on('close', forget);
+  }
+
+  release(key: string): number {
+    this.released.add(key);
+    if (this.released.size > RELEASED_MAX) this.released.delete(this.released.values().next().value!);
+    const waiting = [...(this.waiting.get(key) ?? [])];
+    this.waiting.delete(key);
+    for (const done of waiting) done();
+    return waiting.length;
+  }
+}
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'access-control-allow-origin': '*', ...extra });
@@ -77,7 +117,7 @@ function isFile(f: string): boolean {
   }
 }
 
-function handler(beacons: Map<string, number>, self: { index: number; origins: string[] }) {
+function handler(beacons: Map<string, number>, holds: Holds, self: { index: number; origins: string[] }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     const u = new URL(req.url ?? '/', 'http://fixture.invalid');
     const p = u.pathname;
@@ -91,6 +131,8 @@ function handler(beacons: Map<string, number>, self: { index: number; origins: s
         res.on('close', () => clearTimeout(t));
         return;
       }
+      if (p === '/hold' && u.searchParams.has('key')) return holds.hold(u.searchParams.get('key')!, () => send(res, 200, 'text/plain', 'released'), res);
+      if (p === '/release') return send(res, 200, 'text/plain', `released ${holds.release(u.searchParams.get('key') ?? '')}`);
       if (p === '/hold') {
         const t = setTimeout(() => send(res, 200, 'text/plain', 'released'), HOLD_MAX_MS);
         res.on('close', () => clearTimeout(t));
@@ -164,17 +206,18 @@ export async function startFixtureServer(opts: { host?: string; ports?: number[]
   const host = opts.host ?? '127.0.0.1';
   const secondHost = opts.secondHost ?? (host === '127.0.0.1' ? 'localhost' : host);
   const beacons = new Map<string, number>();
+  const holds = new Holds();
   const servers: Server[] = [];
   const origins: string[] = [];
   for (const [index, port] of (opts.ports ?? [0, 0]).entries()) {
-    const server = createServer(handler(beacons, { index, origins }));
+    const server = createServer(handler(beacons, holds, { index, origins }));
     server.keepAliveTimeout = 1000;
     const bound = await listen(server, host, port);
     servers.push(server);
     const name = index === 1 ? secondHost : host;
     origins.push(`http://${name.includes(':') ? `[${name}]` : name}:${bound}`);
     if (index === 1 && secondHost === 'localhost') {
-      const v6 = createServer(handler(beacons, { index, origins }));
+      const v6 = createServer(handler(beacons, holds, { index, origins }));
       const ok = await listen(v6, '::1', bound).then(() => true, () => false);
       if (ok) servers.push(v6);
     }

@@ -176,6 +176,7 @@ export const RULES: readonly Rule[] = [
   ext('X/clip', '`clip`: `{x, y, width, height}` in CSS pixels of the page: the picture is exactly that region (times the scale factor), with or without `fullPage`.'),
   ext('X/delay', '`delay`: milliseconds waited after everything else and before the capture.'),
   ext('X/failOnTargetError', '`failOnTargetError`: when the target\'s main document answers 4xx/5xx, an error (not billed) instead of a picture of that page.'),
+  ext('X/fullPageMaxHeight', '`fullPageMaxHeight` (fullPage only): a page taller than this many CSS pixels is captured from its top down to exactly that height, and `x-capture-truncated` is `<full height>; reason=height`; a shorter page is captured whole.'),
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

@@ -16,7 +16,7 @@ import { isMcpRequest, requestsOf, type Case, type Check } from './model.ts';
 import type { SuiteOptions } from './options.ts';
 import { writeReports } from './report/files.ts';
 import { Console } from './report/console.ts';
-import { tally, type CaseRecord, type Tally, type Verdict } from './report/records.ts';
+import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from './report/records.ts';
 
 export interface RunResult {
   exitCode: number;
@@ -75,13 +75,15 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
     pass: false,
     checks: [{ name: 'time limit', pass: false, detail: e.message }],
     attachments: [] as Attachment[],
+    responseMs: [] as number[],
     skipped: undefined,
   }));
   const durationMs = performance.now() - t0;
   if (outcome.skipped !== undefined) return { ...base, verdict: 'skip', reason: outcome.skipped, durationMs };
   let verdict: Verdict = outcome.pass ? 'pass' : 'fail';
   if (known !== undefined) verdict = outcome.pass ? 'unexpected-pass' : 'expected-failure';
-  return { case: c, verdict, ...(known !== undefined ? { reason: known } : {}), durationMs, checks: outcome.checks, attachments: outcome.attachments };
+  const timing = verdict === 'fail' ? { timing: { responseMs: outcome.responseMs, ...machineLoad() } } : {};
+  return { case: c, verdict, ...(known !== undefined ? { reason: known } : {}), durationMs, checks: outcome.checks, attachments: outcome.attachments, ...timing };
 }
 
 /**

@@ -106,7 +106,9 @@ export function createCaptureService(deps: ServiceDeps) {
       // picture the request asks for; it is not stored (the next identical request renders
       // afresh and may get the settled page) and may not be reused (a signed link answers
       // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/).
-      const partial = r.waitTimedOut.length > 0;
+      // So is a capture cut for time: how much of the page fits depends on the load of the
+      // moment (server/tall-pages/).
+      const partial = r.waitTimedOut.length > 0 || r.truncated?.reason === 'time';
       if (key && !partial && (opts.cache?.store ?? true)) await deps.cache.set(key, { ...image, picture }, { ttlSeconds: cacheTtl });
       const facts: CaptureFacts = { ...picture, format: req.format, cache: 'miss', credits: { charged, remaining }, timings, cacheTtl: partial ? 0 : cacheTtl };
       return { ...image, request: req, facts };

@@ -63,7 +63,7 @@ export function consentCasesFrom(m: Manifest): Case[] {
   for (const f of m.fixtures) {
     const rel = f.file.replace(/^consent\//, '');
     const target = f.needsUrlMode ? { url: { $fixtureUrl: `/consent/${rel}` } } : { html: { $consentFixture: rel } };
-    const needs: Need[] = f.needsUrlMode ? ['fixtures', 'secondOrigin'] : [];
+    const needs: Need[] = f.needsUrlMode ? ['fixtures', ...(f.needsSecondOrigin ? (['secondOrigin'] as const) : [])] : [];
     const base = { ...target, viewport: m.viewport };
     const { hideSelectors: _h, blockAds: _b, ...plainRequest } = f.request;
     const control = { ...base, ...plainRequest, blockCookieBanners: false };

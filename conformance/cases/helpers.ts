@@ -10,6 +10,15 @@ export const GREY: [number, number, number] = [0xee, 0xee, 0xee];
 export const NAVY: [number, number, number] = [0x0f, 0x30, 0x57];
 export const MAGENTA: [number, number, number] = [0xff, 0x00, 0xff];
 
+/** The render budget (spec §4.1 rule 6, §8). */
+export const RENDER_BUDGET_MS = 20_000;
+/**
+ * Upper bound of a response that the budget bounds: the budget plus slack for the exchange itself
+ * and a busy machine. The only upper time bound the suite asserts: the spec states no other, so
+ * no verdict depends on how fast a loaded machine renders.
+ */
+export const BUDGET_PLUS_SLACK_MS = RENDER_BUDGET_MS + 10_000;
+
 /** A small viewport for cases where only the outcome matters, to keep the run quick. */
 export const SMALL = { width: 320, height: 240 } as const;
 

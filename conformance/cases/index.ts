@@ -9,13 +9,14 @@ import { coreRequestCases } from './core-request.ts';
 import { extPrepareCases } from './ext-prepare.ts';
 import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
+import { extTallCases } from './ext-tall.ts';
 import { mcpCases } from './mcp.ts';
 import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...pairwiseCases()];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...extTallCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }

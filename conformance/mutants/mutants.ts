@@ -417,6 +417,13 @@ export const MUTANTS: Mutant[] = [
     cases: /^ext\.cacheTtl\./,
     hooks: body(({ cacheTtl: _c, ...b }) => b),
   },
+  {
+    id: 'ignores-full-page-max-height',
+    breaks: 'X/fullPageMaxHeight',
+    description: 'declares fullPageMaxHeight but captures the whole page',
+    cases: /^ext\.fullPageMaxHeight\./,
+    hooks: body(({ fullPageMaxHeight: _m, ...b }) => b),
+  },
   // Pairs: each option right alone, one pair broken (pairs.ts; the pairwise cases holding it).
   ...PAIR_MUTANTS,
 ];

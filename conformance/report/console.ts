@@ -3,14 +3,14 @@
 // counts per profile and per spec section, the failing checks, and how long the run took at
 // which concurrency. scripts/test.sh reads the "total" line.
 import type { SuiteOptions } from '../options.ts';
-import { duration, tally, type CaseRecord, type Counts } from './records.ts';
+import { cpus, describeTiming, duration, machineLoad, tally, type CaseRecord, type Counts } from './records.ts';
 
 const MARK = { pass: '✓', fail: '✗', skip: '-', 'expected-failure': '~', 'unexpected-pass': '!' } as const;
 
 function failureLines(r: CaseRecord): string[] {
   if (r.verdict === 'unexpected-pass') return [`      ! passed, but the expectations file lists it as a known failure (${r.reason ?? ''}): remove the entry`];
   if (r.verdict !== 'fail') return [];
-  return r.checks.filter((k) => !k.pass).map((k) => `      ✗ ${k.name}: ${k.detail}`);
+  return [...r.checks.filter((k) => !k.pass).map((k) => `      ✗ ${k.name}: ${k.detail}`), ...(r.timing ? [`      · ${describeTiming(r.timing)}`] : [])];
 }
 
 const counts = (c: Counts) => `${c.pass}/${c.total - c.skip} passed, ${c.fail} failed, ${c.skip} skipped, ${c['expected-failure']} expected failures, ${c['unexpected-pass']} unexpected passes`;
@@ -61,6 +61,7 @@ export class Console {
     console.log(`  total      ${t.pass} passed, ${t.fail} failed, ${t.skip} skipped, ${t.expectedFailure} expected failures, ${t.unexpectedPass} unexpected passes of ${t.total}`);
     const bad = records.filter((r) => r.verdict === 'fail' || r.verdict === 'unexpected-pass');
     if (bad.length) console.log(`  failing: ${bad.map((r) => r.case.id).join(', ')}`);
-    console.log(`  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time; reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`);
+    const load = machineLoad();
+    console.log(`  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`);
   }
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { PIXELMATCH_OPTIONS, PIXELMATCH_VERSION } from '../compare.ts';
 import { SUITE_VERSION, type SuiteOptions } from '../options.ts';
 import { RULES, sectionOf } from '../rules.ts';
-import { tally, type CaseRecord } from './records.ts';
+import { describeTiming, machineLoad, tally, type CaseRecord } from './records.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!);
 
@@ -35,6 +35,7 @@ function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: n
       updateGolden: o.updateGolden,
       concurrency: o.workers,
       node: process.version,
+      machine: machineLoad(),
       finishedAt: new Date().toISOString(),
       durationMs: Math.round(run.durationMs),
       exitCode: run.exitCode,
@@ -50,6 +51,7 @@ function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: n
       verdict: r.verdict,
       ...(r.reason ? { reason: r.reason } : {}),
       durationMs: Math.round(r.durationMs),
+      ...(r.timing ? { timing: { ...r.timing, responseMs: r.timing.responseMs.map(Math.round) } } : {}),
       checks: r.checks,
       attachments: r.attachments.map((a) => a.name),
     })),
@@ -66,7 +68,7 @@ function junit(records: CaseRecord[]): string {
     const cases = rs.map((r) => {
       const head = `    <testcase classname="${esc(`${profile}.${sectionOf(r.case.rules)}`)}" name="${esc(r.case.id)}" time="${(r.durationMs / 1000).toFixed(3)}"`;
       if (r.verdict === 'skip') return `${head}><skipped message="${esc(r.reason ?? '')}"/></testcase>`;
-      if (r.verdict === 'fail') return `${head}><failure message="${esc(r.case.must)}">${esc(r.checks.filter((k) => !k.pass).map((k) => `${k.name}: ${k.detail}`).join('\n'))}</failure></testcase>`;
+      if (r.verdict === 'fail') return `${head}><failure message="${esc(r.case.must)}">${esc([...r.checks.filter((k) => !k.pass).map((k) => `${k.name}: ${k.detail}`), ...(r.timing ? [describeTiming(r.timing)] : [])].join('\n'))}</failure></testcase>`;
       if (r.verdict === 'unexpected-pass') return `${head}><failure message="unexpected pass: listed as a known failure (${esc(r.reason ?? '')})"/></testcase>`;
       return `${head}/>`;
     });
@@ -89,7 +91,7 @@ function html(o: SuiteOptions, records: CaseRecord[], imgDir: string, exitCode: 
     });
     const checks = r.checks.map((k) => `<li class="${k.pass ? 'ok' : 'bad'}">${k.pass ? '✓' : '✗'} <b>${esc(k.name)}</b>: ${esc(k.detail)}</li>`).join('');
     return `<section id="${esc(r.case.id)}"><h3><span class="v" style="background:${COLOURS[r.verdict]}">${r.verdict}</span> ${esc(r.case.id)} <small>${r.case.profile}, ${esc(sectionOf(r.case.rules))}, ${Math.round(r.durationMs)} ms</small></h3>
-<p>${esc(r.case.must)}</p><p class="rules">${r.case.rules.map(esc).join(' · ')}</p>${r.reason ? `<p><i>${esc(r.reason)}</i></p>` : ''}
+<p>${esc(r.case.must)}</p><p class="rules">${r.case.rules.map(esc).join(' · ')}</p>${r.reason ? `<p><i>${esc(r.reason)}</i></p>` : ''}${r.timing ? `<p class="rules">${esc(describeTiming(r.timing))}</p>` : ''}
 ${checks ? `<ul>${checks}</ul>` : ''}${figures.length ? `<div class="imgs">${figures.join('')}</div>` : ''}</section>`;
   });
   const sections = Object.entries(t.bySection).map(([s, c]) => `<tr><td>${esc(s)}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.skip}</td><td>${c['expected-failure']}</td><td>${c['unexpected-pass']}</td></tr>`).join('');

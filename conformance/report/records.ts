@@ -1,5 +1,8 @@
 // What a run produces for each case, and the tallies the reports print: by profile and by spec
-// section (the section of the first rule a case cites, rules.ts sectionOf).
+// section (the section of the first rule a case cites, rules.ts sectionOf). A failed case also
+// carries how long the implementation took and how busy the machine was, so that a report from
+// someone else's CI says whether load was a factor.
+import os from 'node:os';
 import type { Attachment } from '../execute.ts';
 import type { Case, Check } from '../model.ts';
 import { SECTIONS, sectionOf } from '../rules.ts';
@@ -14,6 +17,33 @@ export interface CaseRecord {
   durationMs: number;
   checks: Check[];
   attachments: Attachment[];
+  /** Failed cases only. */
+  timing?: FailureTiming;
+}
+
+export interface MachineLoad {
+  /** os.loadavg() of the machine the suite runs on: 1, 5 and 15 minutes. */
+  loadAverage: number[];
+  /** Its logical CPUs: a load average above this count means work waited for a CPU. */
+  cpus: number;
+}
+
+export interface FailureTiming extends MachineLoad {
+  /** How long the implementation took to answer each exchange of the case, in order (ms); empty when none answered. */
+  responseMs: number[];
+}
+
+export function machineLoad(): MachineLoad {
+  return { loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100), cpus: os.availableParallelism() };
+}
+
+export const cpus = (n: number) => `${n} CPU${n === 1 ? '' : 's'}`;
+
+/** "the implementation answered in 730 ms (then 752 ms); load average 3.1 2.45 1.2 on 2 CPUs". */
+export function describeTiming(t: FailureTiming): string {
+  const [first, ...rest] = t.responseMs.map((ms) => `${Math.round(ms)} ms`);
+  const took = first ? `the implementation answered in ${first}${rest.length ? ` (then ${rest.join(', ')})` : ''}` : 'no answer from the implementation';
+  return `${took}; load average ${t.loadAverage.join(' ')} on ${cpus(t.cpus)}`;
 }
 
 export type Counts = Record<Verdict | 'total', number>;

@@ -34,6 +34,20 @@ test('/delay answers after the delay', async () => {
   assert.ok(Date.now() - t0 >= 280);
 });
 
+test('/hold?key=K is held until /release?key=K answers it; a hold after its release is answered at once', async () => {
+  const key = `k${Math.random().toString(36).slice(2)}`;
+  let answered = false;
+  const held = get(`${fx.origins[0]}/hold?key=${key}`).then((r) => ((answered = true), r));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(answered, false, 'held until released');
+  const rel = await get(`${fx.origins[1]}/release?key=${key}`);
+  assert.equal(rel.text, 'released 1', 'the release reaches holds of either origin');
+  assert.equal((await held).text, 'released');
+  assert.equal((await get(`${fx.origins[0]}/hold?key=${key}`)).text, 'released');
+  const other = await get(`${fx.origins[0]}/release?key=${key}-other`);
+  assert.equal(other.text, 'released 0');
+});
+
 test('/redirect redirects with the given status', async () => {
   const r = await request(`${fx.origins[0]}/redirect?status=307&to=/pages/plain.html`);
   await r.body.dump();

@@ -12,6 +12,9 @@ import { fetchClient } from '../http.ts';
 import { encodePng, solid } from '../image.ts';
 import type { Case, Expectation } from '../model.ts';
 import { REPO_ROOT } from '../fixtures.ts';
+import { runSuite } from '../runner.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const BASE = 'http://impl.test';
@@ -158,6 +161,39 @@ test('a connection failure is a failed check, not a crash', async () => {
   behaviour = () => HttpResponse.error();
   const o = await executeCase(imageCase, env, fetchClient);
   assert.deepEqual(failed(o), ['exchange']);
+});
+
+test('a failed case reports how long the implementation took and the load average, in the console and report.json', async () => {
+  behaviour = async (b) => {
+    await new Promise((r) => setTimeout(r, 150));
+    return b?.html === 'ok' ? new HttpResponse(GREEN_PNG, { headers: OK_HEADERS }) : HttpResponse.json({ error: 'internal', message: 'x' }, { status: 500 });
+  };
+  const reportDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-timing-'));
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => void lines.push(a.join(' '));
+  try {
+    const cases = [{ ...imageCase, id: 'unit.fails' }, { ...mk(imageCase.expect, { html: 'ok', viewport: { width: 320, height: 240 } }), id: 'unit.passes' }];
+    const options = { baseUrl: BASE, apiKeys: ['k1'], profiles: ['core' as const], fixtureOrigins: [], canary: false, isolatedNetwork: false, updateGolden: false, goldenDir: env.goldenDir, reportDir, workers: 1 };
+    const run = await runSuite(options, { cases, http: fetchClient });
+    const [fails, passes] = run.records;
+    assert.equal(fails!.verdict, 'fail');
+    assert.equal(fails!.timing!.responseMs.length, 1, 'one exchange');
+    assert.ok(fails!.timing!.responseMs[0]! >= 140, `answer time ${fails!.timing!.responseMs[0]} ms`);
+    assert.equal(fails!.timing!.loadAverage.length, 3);
+    assert.ok(fails!.timing!.cpus >= 1);
+    assert.equal(passes!.timing, undefined, 'only failed cases carry it');
+    assert.ok(lines.some((l) => /· the implementation answered in \d+ ms; load average [\d. ]+ on \d+ CPUs?/.test(l)), lines.join('\n'));
+    const json = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8'));
+    const result = json.results.find((r: { id: string }) => r.id === 'unit.fails');
+    assert.equal(result.timing.responseMs.length, 1);
+    assert.equal(result.timing.loadAverage.length, 3);
+    assert.equal(json.results.find((r: { id: string }) => r.id === 'unit.passes').timing, undefined);
+    assert.equal(json.runInfo.machine.loadAverage.length, 3);
+  } finally {
+    console.log = log;
+    rmSync(reportDir, { recursive: true, force: true });
+  }
 });
 
 // The checks MCP cases use, on observed exchanges as the MCP transport builds them.

@@ -5,7 +5,7 @@ import { hideList } from './hide-list.ts';
 import { pageScript } from './page-scripts.ts';
 import { needsOf } from './selectors.ts';
 
-const source = pageScript('scan.js', 'find.js', 'dom-cleanup.js');
+const source = pageScript('scan.js', 'find.js', 'dom-cleanup.js', 'late-watch.js');
 // selector groups travel with their needs (selectors.ts): the page runs only those that can match
 export const pageConfig = JSON.stringify({
   cmp: needsOf(hideList.cmp),
@@ -43,7 +43,8 @@ export interface DomResult {
   after: number;
 }
 
+/** Runs the DOM clean-up; the last look's watch (last-look.ts) then counts only what the page does after it. */
 export async function runDomCleanup(frame: Frame, req: DomRequest): Promise<DomResult> {
-  const expr = `(() => {\n${source}\nreturn scDomCleanup(${pageConfig}, ${JSON.stringify(req)});\n})()`;
+  const expr = `(() => {\n${source}\nconst result = scDomCleanup(${pageConfig}, ${JSON.stringify(req)});\nscLateWatchMark();\nreturn result;\n})()`;
   return (await frame.evaluate(expr)) as DomResult;
 }

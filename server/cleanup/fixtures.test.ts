@@ -60,8 +60,9 @@ async function run(f: ManifestEntry, mode: 'url' | 'html', cleanup: boolean): Pr
     });
     if (mode === 'url') await page.goto(`${server.origins[0]}/${f.file}`, { waitUntil: 'load' });
     else await page.setContent(readFileSync(path.join(CONSENT_DIR, path.basename(f.file)), 'utf8'), { waitUntil: 'load' });
-    // the networkidle2 window of the real pipeline: late banners (300 ms after load) are in by then
-    await new Promise((r) => setTimeout(r, f.id.startsWith('late') ? 500 : 100));
+    // networkidle2 as in the pipeline (spec §4.1 rule 5): a late banner's page keeps three requests
+    // in flight until its banner is in the document (fixtures/consent/src/kit.ts lateBanner)
+    await page.waitForNetworkIdle({ idleTime: 100, concurrency: 2, timeout: 15_000 });
     const action = await session.finish(Date.now() + 15_000);
     const raw = Buffer.from(await page.screenshot({ type: 'png', fullPage: !!f.request.fullPage }));
     if (shotsDir) writeFileSync(path.join(shotsDir, `${f.id}-${mode}-${cleanup ? 'clean' : 'control'}.png`), raw);

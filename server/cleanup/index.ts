@@ -4,14 +4,17 @@
 //      (shadow DOM and cross-origin iframes included), injected when the clean-up runs (autoconsent.ts);
 //   2. hide the curated list (hide-list.json) + hideSelectors (+ ad slots with blockAds);
 //   3. lift the scroll lock;
-//   4. revert 2-3 if they leave the page near-empty (page/dom-cleanup.js).
+//   4. revert 2-3 if they leave the page near-empty (page/dom-cleanup.js);
+//   then, right before the capture, a last look for banners added since (last-look.ts).
 // The clean-up has its own budget (CLEANUP_BUDGET_MS) inside the render budget. A pre-check in
 // every frame (sniff.ts) decides where autoconsent is injected and whether there is anything to
 // hide: a page without a banner pays one small evaluate per frame (measured ~15 ms median).
 import type { Frame, Page } from 'puppeteer-core';
 import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
+import { lookAgain, watchLateChanges } from './last-look.ts';
 import { survey } from './sniff.ts';
+import { withTimeout } from './time-limit.ts';
 
 export interface CleanupOptions {
   blockCookieBanners: boolean;
@@ -42,6 +45,8 @@ export interface CleanupReport {
   /** Opt-out results reported by any frame, including frames removed since. */
   optOuts: OptOutEvent[];
   dom: DomResult | null;
+  /** The last look's DOM pass, when the page added or revealed something after the clean-up. */
+  late?: DomResult | null;
   /** Labels of clicks the guard refused (should stay empty). */
   blockedClicks: string[];
   durationMs: number;
@@ -52,6 +57,11 @@ export interface CleanupReport {
 export interface CleanupSession {
   /** Called after content is loaded and waits are done; must finish before `deadline` (epoch ms). */
   finish(deadline: number): Promise<BannerAction>;
+  /**
+   * Called after finish(), right before the capture: hides a banner the page added since the
+   * clean-up looked (last-look.ts) and returns the action to report. Must finish before `deadline`.
+   */
+  lastLook(deadline: number): Promise<BannerAction>;
   /** Details of the last finish() (for logs and tests). */
   readonly report: CleanupReport | null;
   /**
@@ -126,6 +136,12 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
       }
       return report.action;
     },
+    async lastLook(deadline: number) {
+      if (!report || !opts.blockCookieBanners || opts.javaScriptEnabled === false) return report?.action ?? 'none';
+      report.late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS);
+      if (report.late && report.late.autoHidden > 0 && !report.late.reverted && report.action === 'none') report.action = 'hidden';
+      return report.action;
+    },
   };
 }
 
@@ -146,6 +162,9 @@ async function runFinish(
     return { action: 'none', cmp: null, frames, optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: 'no time left for the clean-up' };
   }
   if (opts.blockCookieBanners) {
+    // from here on the page's changes are recorded, until the DOM pass has looked (last-look.ts);
+    // a page without its scripts cannot change itself
+    if (opts.javaScriptEnabled !== false) await watchLateChanges(page.mainFrame(), budgetEnd);
     const pass = await rejectPass(page, budgetEnd, hardEnd, bind, opts.javaScriptEnabled !== false);
     frames = pass.frames;
     domWork ||= pass.domWork;
@@ -262,14 +281,4 @@ export function cmpName(raw: string): string {
       .replace(/^-+|-+$/g, '')
       .slice(0, 60) || 'unknown'
   );
-}
-
-function withTimeout<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<F>((resolve) => {
-      timer = setTimeout(() => resolve(fallback), Math.max(0, ms));
-    }),
-  ]);
 }

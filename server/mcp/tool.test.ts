@@ -84,6 +84,19 @@ test('a capture cut short (captureOnTimeout) says which waits did not finish, in
   assert.deepEqual((r._meta?.[CAPTURE_META_KEY] as { waitTimedOut?: string[] }).waitTimedOut, ['load', 'idle']);
 });
 
+test('a capture cut short of the page says its full height and why, in the text and in _meta', async () => {
+  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } }).png().toBuffer();
+  const r = await callTakeScreenshot({ html: '<p>x</p>', fullPage: true }, ctx(async () => ({
+    body: png, request, contentType: 'image/png', width: 64, height: 32,
+    facts: facts({ credits: { charged: 1, remaining: 40 }, truncated: { fromHeight: 65697, reason: 'endless' } }),
+  })));
+  const text = r.content[1];
+  assert.ok(text?.type === 'text');
+  assert.match(text.text, /The page was 65697 CSS px tall; the capture was cut where the page had grown to as it was scrolled: it keeps growing \(an endless feed\) \(reason endless\)\./);
+  const meta = r._meta?.[CAPTURE_META_KEY] as { truncatedFromHeight?: number; truncationReason?: string };
+  assert.deepEqual([meta.truncatedFromHeight, meta.truncationReason], [65697, 'endless']);
+});
+
 test('no arguments at all go to validation as an empty body', async () => {
   let seen: unknown;
   await callTakeScreenshot(undefined, ctx(async (body) => {

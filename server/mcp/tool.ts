@@ -24,6 +24,7 @@ import type { Logger } from '../log.ts';
 import { CROSS_FIELD_RULES, publicSchema } from '../request/schema.ts';
 import { mcpFacts, type McpFacts } from '../response/write.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
+import { REASON_WORDS } from '../tall-pages/truncation.ts';
 import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
 
 export const TOOL_NAME = 'take_screenshot';
@@ -73,7 +74,7 @@ interface ImageFacts {
 /**
  * What a successful call returned, as data: the image and, when it was fitted to the budget, what
  * changed; then the facts the REST answer sends as headers, as the response registry puts them in
- * `_meta` (credits, cache, bannerAction, targetStatus, truncatedFromHeight, waitTimedOut...).
+ * `_meta` (credits, cache, bannerAction, targetStatus, truncatedFromHeight and truncationReason, waitTimedOut...).
  */
 export type CaptureFacts = ImageFacts & {
   mimeType: string;
@@ -182,7 +183,7 @@ function summary(out: CaptureOutcome, f: FittedImage): string {
   const lines = [
     `${what}${status}: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${f.data.length.toLocaleString('en-US')} bytes.`,
     describeShrink(f),
-    facts.truncatedFrom !== undefined ? `The page was ${facts.truncatedFrom} CSS px tall; the capture was cut at the output size limit.` : '',
+    facts.truncated ? `The page was ${facts.truncated.fromHeight} CSS px tall; the capture was ${REASON_WORDS[facts.truncated.reason]} (reason ${facts.truncated.reason}).` : '',
     facts.waitTimedOut.length > 0
       ? `The page did not settle within the render budget (waits not finished: ${facts.waitTimedOut.join(', ')}); captureOnTimeout captured it as it was then, so it may be incomplete.`
       : '',

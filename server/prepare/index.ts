@@ -2,7 +2,8 @@
 // The render's order of steps (server/render/pipeline.ts), and why each of ours sits where it does:
 //
 //   load -> css -> waits (idle, selector) -> lazy content (fullPage) -> banner clean-up
-//        -> actions -> js -> delay -> freeze (deterministic) -> capture (clip)
+//        -> [last look, when there are actions or js] -> actions -> js -> delay -> freeze (deterministic)
+//        -> [last look, otherwise] -> capture (clip)
 //
 // - css right after the load: it is part of how the page is to look, so everything that measures
 //   the page afterwards sees it as it will be captured: the network-idle wait covers what its url()s
@@ -12,7 +13,9 @@
 //   true baseline). After the clean-up, as a last touch, it would change the page those measured.
 // - actions after the clean-up: a consent banner over the page would take the clicks, and the
 //   clean-up, run later, would hide what the actions opened (a menu or a dialog looks like an
-//   overlay to it).
+//   overlay to it). For the same reason the clean-up's last look for banners the page added late
+//   (server/cleanup/last-look.ts) comes before the caller's actions and js when there are any: what
+//   they reveal is the caller's to keep.
 // - js after the actions, so that it can read or finish what they did; delay after everything, for
 //   what the page still animates; the freeze of deterministic renders right before the capture.
 // Each is a no-op unless the request asks for it. Blocking (server/blocking/) starts before the

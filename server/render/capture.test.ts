@@ -1,12 +1,16 @@
 // The fast PNG path (issue 13) is lossless: Chromium's quick encoder re-encoded by sharp decodes
 // to exactly the pixels of Chromium's default PNG capture, alpha included, on pages that stress
 // the encoder (gradients, text, a photo-like noise image, transparency) and on a tall full page.
+// So are the tall-capture paths (server/tall-pages/): Chromium's fast PNG sent as it is when the
+// re-encode does not fit in the budget, and a capture cut for time, which is the top of the full
+// capture row for row.
 //   node --import tsx --test server/render/capture.test.ts
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { PNG } from 'pngjs';
-import { compactPng } from './capture.ts';
+import { validateRequest } from '../request/validate.ts';
+import { capture, compactPng } from './capture.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 let chromium: LaunchedBrowser;
@@ -58,4 +62,41 @@ describe('fast PNG path: the same pixels as Chromium\'s default capture', () => 
       if (name.includes('card')) assert.ok(fast.length <= reference.length, `no more bytes than Chromium's default (${fast.length} vs ${reference.length})`);
     });
   }
+});
+
+describe('tall captures: the same pixels as Chromium\'s default capture', () => {
+  const tall = PAGES['a 12,000 px full page of gradients and text']!.html;
+  const req = validateRequest({ html: tall, fullPage: true, viewport: { width: 1200, height: 630 } });
+  let reference: PNG;
+  before(async () => {
+    await page.setViewport({ width: 1200, height: 630 });
+    await page.setContent(tall, { waitUntil: 'load' });
+    reference = await pixels(await page.screenshot({ type: 'png', fullPage: true, fromSurface: true }));
+  });
+  const rows = (img: PNG, n: number) => img.data.subarray(0, n * img.width * 4);
+
+  test('when the re-encode does not fit in what is left, Chromium\'s fast PNG is sent: not re-encoded, the same pixels', async () => {
+    let calls = 0;
+    const remainingMs = () => (calls++ === 0 ? 60_000 : 0); // time to capture, none to re-encode
+    const client = await page.createCDPSession();
+    const shot = await capture(page, client, req, 100_000_000, { remainingMs });
+    await client.detach();
+    assert.equal(shot.truncated, undefined);
+    assert.ok(calls >= 2, 'the budget was asked again before the re-encode');
+    assert.equal(shot.body.readUInt8(33 + 8 + 1), 0x01, 'zlib level bits of Chromium\'s fast encoder (78 01), not sharp\'s');
+    const b = await pixels(shot.body);
+    assert.deepEqual([b.width, b.height], [reference.width, reference.height]);
+    assert.ok(reference.data.equals(b.data), 'decoded RGBA differs');
+  });
+
+  test('a capture cut for time is the top of the full capture, row for row', async () => {
+    const client = await page.createCDPSession();
+    const shot = await capture(page, client, req, 100_000_000, { remainingMs: () => 0 });
+    await client.detach();
+    assert.deepEqual(shot.truncated, { fromHeight: reference.height, reason: 'time' });
+    const b = await pixels(shot.body);
+    assert.equal(b.width, reference.width);
+    assert.equal(b.height, 630, 'with no time left, the first screen');
+    assert.ok(rows(reference, b.height).equals(b.data), 'decoded RGBA differs from the top of the full capture');
+  });
 });

@@ -6,11 +6,16 @@
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
 // lossless re-encode by sharp on libuv's thread pool, off the event loop (on a gradient share card,
 // less than half the time of Chromium's default PNG encoder, and fewer bytes; `npm run bench`).
-// The output-size ceiling protects the server (docs/api.md "Limits").
+// The output-size ceiling protects the server (docs/api.md "Limits"). Where a tall capture is cut
+// (the ceiling, the budget, fullPageMaxHeight, an endless page) and whether the re-encode fits in
+// the budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
 import type { CDPSession, Page } from 'puppeteer-core';
 import sharp from 'sharp';
+import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
 import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
+import { planCut, type TallCapture } from '../tall-pages/index.ts';
+import type { Truncation } from '../tall-pages/truncation.ts';
 
 export const WEBP_MAX_SIDE = 16383; // the WebP format's own limit
 export const JPEG_MAX_SIDE = 65535;
@@ -23,8 +28,8 @@ export interface Capture {
   body: Buffer;
   width: number;
   height: number;
-  /** Set when fullPage or selector output was cut at the size ceiling: the full height in CSS px. */
-  truncatedFrom?: number;
+  /** Set when fullPage, selector or clip output was cut short: the full CSS height and why (server/tall-pages/). */
+  truncated?: Truncation;
 }
 
 interface Clip {
@@ -38,6 +43,11 @@ type Format = ScreenshotRequest['format'];
 
 export function maxSide(format: Format): number {
   return format === 'webp' ? WEBP_MAX_SIDE : JPEG_MAX_SIDE;
+}
+
+/** The output rows the size ceiling allows at `outWidth` device pixels. */
+export function rowLimit(format: Format, outWidth: number, maxPixels: number): number {
+  return Math.min(Math.floor(maxPixels / outWidth), maxSide(format));
 }
 
 /** Checked before rendering: a viewport frame over the ceiling is a 400 naming the field. */
@@ -57,17 +67,23 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
  * One capture through puppeteer's own page session: emulation (viewport, deviceScaleFactor) is
  * per CDP session, and a capture through another session would come back at scale 1.
  */
-async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, clip?: Clip): Promise<Buffer> {
-  const bytes = await page.screenshot({
-    type: format,
-    ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
-    ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
-    omitBackground: omitBackground && format !== 'jpeg',
-    fromSurface: true,
-    encoding: 'binary',
-  });
+async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, pixels: number, tall: TallCapture, clip?: Clip): Promise<Buffer> {
+  const bytes = await captureCost.measure(format, pixels, () =>
+    page.screenshot({
+      type: format,
+      ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
+      ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+      omitBackground: omitBackground && format !== 'jpeg',
+      fromSurface: true,
+      encoding: 'binary',
+    }),
+  );
   const body = Buffer.from(bytes);
-  return format === 'png' ? compactPng(body) : body;
+  if (format !== 'png') return body;
+  // The re-encode only saves bytes: when it does not fit in what is left of the budget, Chromium's
+  // fast PNG is the answer (the same pixels, about 1.7 times the bytes).
+  if (tall.remainingMs && !captureCost.fits('reencode', pixels, tall.remainingMs(), REENCODE_SAFETY)) return body;
+  return captureCost.measure('reencode', pixels, () => compactPng(body));
 }
 
 /**
@@ -89,20 +105,33 @@ export async function compactPng(fast: Buffer): Promise<Buffer> {
   return filtered.length < flat.length ? filtered : flat;
 }
 
-/** Captures a clip in document coordinates, cut at the output ceiling. */
-async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPixels: number): Promise<Capture> {
+/**
+ * Captures a clip in document coordinates, from its top down to where server/tall-pages/ cuts it.
+ * A tall one waits for its turn (server/capture-cost/) and is planned on its share of what is left.
+ */
+async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPixels: number, tall: TallCapture): Promise<Capture> {
   const s = req.viewport.deviceScaleFactor;
   const outW = Math.max(1, Math.round(clip.width * s));
-  let cssHeight = clip.height;
-  let truncatedFrom: number | undefined;
-  const limitRows = Math.min(Math.floor(maxPixels / outW), maxSide(req.format));
-  if (Math.round(cssHeight * s) > limitRows) {
-    truncatedFrom = clip.height;
-    cssHeight = Math.floor(limitRows / s);
-  }
-  const outH = Math.max(1, Math.round(cssHeight * s));
-  const body = await shoot(page, req.format, req.quality, req.omitBackground, { ...clip, height: cssHeight });
-  return { body, width: outW, height: outH, truncatedFrom };
+  const maxRows = rowLimit(req.format, outW, maxPixels);
+  const run = async (t: TallCapture): Promise<Capture> => {
+    const { height: cssHeight, truncated } = planCut({
+      fullHeight: clip.height,
+      outWidth: outW,
+      scale: s,
+      format: req.format,
+      maxRows,
+      cap: t.cap,
+      remainingMs: t.remainingMs?.() ?? Infinity,
+      minHeight: req.viewport.height,
+    });
+    const outH = Math.max(1, Math.round(cssHeight * s));
+    const body = await shoot(page, req.format, req.quality, req.omitBackground, outW * outH, t, { ...clip, height: cssHeight });
+    return { body, width: outW, height: outH, truncated };
+  };
+  const rows = Math.min(Math.round(Math.min(clip.height, tall.cap?.height ?? Infinity) * s), maxRows);
+  if (outW * rows < TALL_PIXELS) return run(tall);
+  const left = tall.remainingMs;
+  return captureCost.inTurn(() => run({ ...tall, remainingMs: left && (() => captureCost.share(left())) }));
 }
 
 export async function pageSize(client: CDPSession): Promise<{ width: number; height: number }> {
@@ -132,18 +161,20 @@ export async function elementClip(page: Page, selector: string): Promise<Clip> {
   return { x, y, width: Math.ceil(box.x + box.width) - x, height: Math.ceil(box.y + box.height) - y };
 }
 
-export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number): Promise<Capture> {
+/** `tall`: the budget and the height cap of a tall capture (server/tall-pages/); without it nothing is cut for time. */
+export async function capture(page: Page, client: CDPSession, req: ScreenshotRequest, maxPixels: number, tall: TallCapture = {}): Promise<Capture> {
   // clip: a region of the page, checked against the ceiling before the render (server/clip/).
-  if (req.clip) return captureClip(page, req, req.clip, maxPixels);
+  if (req.clip) return captureClip(page, req, req.clip, maxPixels, { remainingMs: tall.remainingMs });
   if (req.selector !== undefined) {
-    return captureClip(page, req, await elementClip(page, req.selector), maxPixels);
+    return captureClip(page, req, await elementClip(page, req.selector), maxPixels, { remainingMs: tall.remainingMs });
   }
   if (req.fullPage) {
     const size = await pageSize(client);
     const width = Math.max(req.viewport.width, size.width);
-    return captureClip(page, req, { x: 0, y: 0, width, height: Math.max(size.height, req.viewport.height) }, maxPixels);
+    return captureClip(page, req, { x: 0, y: 0, width, height: Math.max(size.height, req.viewport.height) }, maxPixels, tall);
   }
   const { width, height, deviceScaleFactor: s } = req.viewport;
-  const body = await shoot(page, req.format, req.quality, req.omitBackground);
-  return { body, width: Math.round(width * s), height: Math.round(height * s) };
+  const [w, h] = [Math.round(width * s), Math.round(height * s)];
+  const body = await shoot(page, req.format, req.quality, req.omitBackground, w * h, tall);
+  return { body, width: w, height: h };
 }

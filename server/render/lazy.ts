@@ -2,7 +2,10 @@
 // IntersectionObserver-revealed content start loading, then wait (bounded) until what the scroll
 // started has arrived. The quiet wait is skipped when the scroll started no request: a page
 // without lazy content pays only the scroll (issue 18: the 500 ms window was paid on every page).
+// The scroll stops at the lowest row that can be captured, on an endless page, and in time to
+// leave the capture its part of the budget (server/tall-pages/).
 import type { HTTPRequest, Page } from 'puppeteer-core';
+import type { ScrollBounds, ScrollOutcome } from '../tall-pages/index.ts';
 import type { Waits } from '../wait-timeout/index.ts';
 import type { HopGuard } from './hops.ts';
 import type { InflightTracker } from './network-idle.ts';
@@ -23,39 +26,55 @@ const REPORT_GRACE_MS = 50;
 // (it injects helper calls such as __name that do not exist in the page). One viewport per
 // animation frame, the next scroll in a task after it (a scroll in the rAF callback itself would
 // come before the frame's intersection update, so IntersectionObserver would never see the
-// position before it).
-const SCROLL_THROUGH = `async (until) => {
+// position before it). Down to maxY at most; with the endless-page rule (growth in viewports, or
+// null), it stops once the page has grown past max(start + growth viewports, 2 x start).
+const SCROLL_THROUGH = `async (until, maxY, growth) => {
   const step = Math.max(200, window.innerHeight);
+  const height = () => document.documentElement.scrollHeight;
+  const startHeight = height();
+  const limit = growth === null ? Infinity : Math.max(startHeight + growth * window.innerHeight, 2 * startHeight);
   const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  for (let y = step; y < document.documentElement.scrollHeight && Date.now() < until; y += step) {
+  for (let y = step; y < Math.min(height(), maxY) && height() <= limit && Date.now() < until; y += step) {
     window.scrollTo(0, y);
     await frame();
   }
+  const endless = height() > limit;
   window.scrollTo(0, 0);
   await frame();
+  return endless ? { startHeight, endlessAt: limit } : { startHeight };
 }`;
 
-/** Scrolls through the page (at most `budgetMs`). */
-export async function scrollThrough(page: Page, budgetMs: number): Promise<void> {
-  await page.evaluate(`(${SCROLL_THROUGH})(${Date.now() + budgetMs})`);
+/** Scrolls through the page (at most `budgetMs`; unbounded below and never endless unless told). */
+export async function scrollThrough(page: Page, budgetMs: number, maxY = Infinity, growthViewports: number | null = null): Promise<ScrollOutcome> {
+  // Infinity is not JSON: a bound that large is no bound.
+  return (await page.evaluate(`(${SCROLL_THROUGH})(${Date.now() + budgetMs}, ${Number.isFinite(maxY) ? maxY : 'Infinity'}, ${growthViewports})`)) as ScrollOutcome;
 }
 
 /**
  * Scroll, then wait for what the scroll started (steps 'lazy-scroll' and 'lazy-idle'), as waits:
  * with captureOnTimeout they end before the budget and are named when cut (server/wait-timeout/).
+ * Both end by `bounds.endBy`; when that has passed, the page is captured as it is. Returns what
+ * the scroll found (undefined when it did not run to its end).
  */
-export async function loadLazyContent(page: Page, tracker: InflightTracker, waits: Waits, hops: HopGuard): Promise<void> {
+export async function loadLazyContent(page: Page, tracker: InflightTracker, waits: Waits, hops: HopGuard, bounds: ScrollBounds): Promise<ScrollOutcome | undefined> {
+  const left = () => Math.min(waits.remaining(), bounds.endBy - Date.now());
+  if (left() <= 0 && !waits.captureOnTimeout) return undefined; // no time for it: the capture comes first
   let started = 0;
   const onRequest = (r: HTTPRequest) => {
     if (tracker.tracks(r)) started++;
   };
+  let outcome: ScrollOutcome | undefined;
   page.on('request', onRequest);
   try {
-    if (!(await waits.step('lazy-scroll', () => hops.guard(scrollThrough(page, Math.min(LAZY_SCROLL_MS, waits.remaining())))))) return;
+    const scroll = async () => void (outcome = await hops.guard(scrollThrough(page, Math.max(0, Math.min(LAZY_SCROLL_MS, left())), bounds.maxY, bounds.growthViewports)));
+    if (!(await waits.step('lazy-scroll', scroll))) return undefined;
     await new Promise((r) => setTimeout(r, REPORT_GRACE_MS));
   } finally {
     page.off('request', onRequest);
   }
-  if (started === 0 && tracker.count === 0) return;
-  await waits.step('lazy-idle', () => hops.guard(Promise.race([tracker.waitForIdle(0, LAZY_QUIET_MS), new Promise<void>((r) => setTimeout(r, LAZY_IDLE_MS))])));
+  if (started === 0 && tracker.count === 0) return outcome;
+  if (left() <= 0 && !waits.captureOnTimeout) return outcome;
+  const idleMs = Math.max(0, Math.min(LAZY_IDLE_MS, left()));
+  await waits.step('lazy-idle', () => hops.guard(Promise.race([tracker.waitForIdle(0, LAZY_QUIET_MS), new Promise<void>((r) => setTimeout(r, idleMs))])));
+  return outcome;
 }

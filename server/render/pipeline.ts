@@ -1,6 +1,6 @@
 // One render, as a pipeline of small named steps on a prepared, isolated page:
 // viewport -> load (goto | setContent) -> css -> wait (waitUntil, waitForSelector) -> lazy content
-// -> cleanup -> actions -> js -> delay -> capture (the order, and why: server/prepare/index.ts).
+// -> cleanup -> actions -> js -> delay -> last look -> capture (the order, and why: server/prepare/index.ts).
 // Every step runs under the request's Deadline (spec §4.1 rule 6); with captureOnTimeout the waits
 // end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
@@ -13,9 +13,11 @@ import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import { applyCss, prepareForCapture } from '../prepare/index.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
+import { heightCap, scrollBounds, type ScrollOutcome } from '../tall-pages/index.ts';
+import type { Truncation } from '../tall-pages/truncation.ts';
 import { checkTargetStatus } from '../target-error/index.ts';
 import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
-import { capture } from './capture.ts';
+import { capture, rowLimit } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
 import { loadLazyContent } from './lazy.ts';
@@ -29,7 +31,8 @@ export interface RenderResult {
   height: number;
   bannerAction: BannerAction;
   targetStatus?: number;
-  truncatedFrom?: number;
+  /** fullPage, selector or clip: the capture was cut short (server/tall-pages/: height, endless, size or time). */
+  truncated?: Truncation;
   /** Step durations, for the Server-Timing header. */
   timings: StepTiming[];
   /** captureOnTimeout: the waits that did not finish (empty when the page settled). */
@@ -98,15 +101,27 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
       await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
     }
 
-    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly.
+    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly;
+    // nor can it grow as it is scrolled.
+    let scroll: ScrollOutcome | undefined;
     if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
-      await loadLazyContent(page, tracker, waits, hops);
+      const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
+      scroll = await loadLazyContent(page, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
     }
 
-    const bannerAction = await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
+    await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
+    // The last look hides a banner the page added after the clean-up. What the caller's own
+    // actions or script make the page show is theirs to keep (an opened menu is not a late
+    // banner), so with those the last look comes before them; otherwise right before the capture.
+    const ownSteps = (req.actions?.length ?? 0) > 0 || req.js !== undefined;
+    const lastLook = () => deadline.step('last-look', hops.guard(cleanup.lastLook(waits.cleanupEnd())));
+    const early = ownSteps ? await lastLook() : undefined;
     await prepareForCapture(page, client, req, deadline, waits, hops); // actions, js, delay
     await hops.guard(freezer.settle(deadline));
-    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels)));
+    const bannerAction = early ?? (await lastLook());
+    // A tall capture is planned against what is left of the budget (server/tall-pages/).
+    const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
+    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
     return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
   } finally {
     visitor?.dispose();

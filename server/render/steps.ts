@@ -30,6 +30,7 @@ const NAMED = {
   js: 'running js',
   delay: 'waiting for delay',
   freeze: 'freezing the page',
+  'last-look': 'looking for banners added since the clean-up',
   capture: 'capturing',
 } as const;
 

@@ -20,6 +20,7 @@ import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.t
 import { cookiesField, headersField } from '../page-env/fields.ts';
 import { actionsField, cssField, delayField, jsField } from '../prepare/fields.ts';
 import { failOnTargetErrorField } from '../target-error/fields.ts';
+import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
@@ -122,6 +123,7 @@ const extensionProperties = {
   clip: clipField,
   delay: delayField,
   failOnTargetError: failOnTargetErrorField,
+  fullPageMaxHeight: fullPageMaxHeightField,
 } as const;
 
 const properties = { ...specProperties, ...extensionProperties } as const;
@@ -155,6 +157,7 @@ const crossFieldRules = [
     then: { not: { required: ['js'] } },
     'x-message': 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)',
   },
+  fullPageMaxHeightRule,
 ] as const;
 
 export const screenshotRequestSchema = {

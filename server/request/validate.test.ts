@@ -72,11 +72,13 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'geolocation is only allowed with url (it is granted to the target origin only)', // extension (server/emulation/)
     'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)', // extension
     'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)', // extension
+    'fullPageMaxHeight is only allowed with fullPage: true', // extension (server/tall-pages/)
   ]);
   assert.equal(refusal({ html: 'x', js: 'return 1', javaScriptEnabled: false }).message, 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)');
   assert.equal(validateRequest({ html: 'x', js: 'return 1', javaScriptEnabled: true }).js, 'return 1');
   assert.equal(refusal({ html: 'x', headers: { 'X-A': '1' } }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
   assert.equal(refusal({ html: 'x', cookies: [{ name: 'a', value: '1' }] }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
+  assert.equal(refusal({ html: 'x', fullPageMaxHeight: 100 }).message, 'fullPageMaxHeight is only allowed with fullPage: true');
   // ...and clients see them as JSON Schema (OpenAPI): allOf without our annotations.
   const pub = publicSchema();
   assert.equal((pub.allOf as unknown[]).length, CROSS_FIELD_RULES.length);

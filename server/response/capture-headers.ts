@@ -3,6 +3,7 @@
 // and OpenAPI its members, in this order.
 import { ERROR_CACHE_CONTROL, linkCacheControl, PRIVATE_CACHE_CONTROL } from '../http-caching/cache-control.ts';
 import { STEPS } from '../render/steps.ts';
+import { formatTruncation, REASON_WORDS, TRUNCATION_REASONS } from '../tall-pages/truncation.ts';
 import { WAIT_STEPS } from '../wait-timeout/index.ts';
 import type { ResponseHeader } from './header.ts';
 import { serverTiming } from './server-timing.ts';
@@ -68,13 +69,16 @@ export const CAPTURE_HEADERS = {
   },
   captureTruncated: {
     name: 'x-capture-truncated',
-    description: 'fullPage or selector captures only: the full CSS height of what was asked for, when the image was cut at the output size ceiling.',
-    schema: { type: 'integer', minimum: 1 },
+    description:
+      'fullPage, selector or clip captures only, when the image is shorter than what was asked for: ' +
+      '`<full CSS height>; reason=<reason>`, the full height being the page\'s (or the element\'s) when it was captured. The value starts ' +
+      `with it as an integer, as it did before it had a reason. The reasons: ${TRUNCATION_REASONS.map((r) => `\`${r}\`, ${REASON_WORDS[r]}`).join('; ')}.`,
+    schema: { type: 'string', pattern: `^[1-9][0-9]*; reason=(${TRUNCATION_REASONS.join('|')})$`, examples: ['65697; reason=time'] },
     sent: IMAGE,
     expose: true,
     playground: true,
-    fromFacts: (f) => ifSet(f.truncatedFrom),
-    mcp: (f) => ({ truncatedFromHeight: f.truncatedFrom }),
+    fromFacts: (f) => (f.truncated ? formatTruncation(f.truncated) : undefined),
+    mcp: (f) => ({ truncatedFromHeight: f.truncated?.fromHeight, truncationReason: f.truncated?.reason }),
   },
   waitTimedOut: {
     name: 'x-wait-timed-out',

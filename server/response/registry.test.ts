@@ -75,10 +75,10 @@ test('a capture answer\'s headers: private (POST) and public (signed link), 200 
   const notModified = captureHeaders(FACTS, { kind: 'private' }, 'not-modified');
   assert.equal(notModified['content-disposition'], undefined, '304: no body, no filename');
   assert.equal(notModified.etag, '"abc"');
-  const hit = captureHeaders({ ...FACTS, timings: undefined, targetStatus: undefined, truncatedFrom: 30000, waitTimedOut: ['load', 'idle'] }, { kind: 'private' }, 'image');
+  const hit = captureHeaders({ ...FACTS, timings: undefined, targetStatus: undefined, truncated: { fromHeight: 30000, reason: 'size' }, waitTimedOut: ['load', 'idle'] }, { kind: 'private' }, 'image');
   assert.equal(hit['server-timing'], undefined, 'no timings on a cache hit');
   assert.equal(hit['x-target-status'], undefined);
-  assert.equal(hit['x-capture-truncated'], '30000');
+  assert.equal(hit['x-capture-truncated'], '30000; reason=size');
   assert.equal(hit['x-wait-timed-out'], 'load, idle');
 });
 
@@ -91,8 +91,8 @@ test('an error\'s headers come from its facts, for the codes that carry them', (
 
 test('the MCP facts, the CORS expose list and the OpenAPI component names', () => {
   assert.deepEqual(mcpFacts(FACTS), { credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'rejected:onetrust', targetStatus: 404 });
-  assert.deepEqual(mcpFacts({ ...FACTS, targetStatus: undefined, truncatedFrom: 9000, waitTimedOut: ['idle'] }), {
-    credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'rejected:onetrust', truncatedFromHeight: 9000, waitTimedOut: ['idle'],
+  assert.deepEqual(mcpFacts({ ...FACTS, targetStatus: undefined, truncated: { fromHeight: 9000, reason: 'endless' }, waitTimedOut: ['idle'] }), {
+    credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'rejected:onetrust', truncatedFromHeight: 9000, truncationReason: 'endless', waitTimedOut: ['idle'],
   });
   for (const h of ['x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-wait-timed-out', 'server-timing', 'etag', 'retry-after', 'www-authenticate']) {
     assert.ok(EXPOSED_HEADERS.includes(h), `a listed origin's page may read ${h}`);

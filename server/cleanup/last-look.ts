@@ -1,0 +1,34 @@
+// The last look (spec §4.1 rule 3: banners are removed "before capturing"): a banner that a page
+// adds after the clean-up ran and before the picture is taken (a CMP on a timer, a banner shown
+// when the clean-up hid another one, one that a deterministic render's timers bring in while they
+// are drained) must not be in the picture. When the clean-up starts it installs a watch in the top
+// document (page/late-watch.js: a MutationObserver that only sets a flag), which its DOM pass
+// resets when it is done; just before the capture one tiny evaluate asks whether anything was
+// added or revealed since. Nothing: the capture goes ahead (the usual case, measured ~1 ms). Something:
+// the automatic DOM pass runs once more (hideSelectors and blockAds need no second pass: they are
+// style sheets, which hold for late elements too). Limits: a late banner inside a cross-origin
+// frame or a shadow root that existed before is not seen, and a page can still change during the
+// capture itself.
+import type { Frame } from 'puppeteer-core';
+import { runDomCleanup, type DomResult } from './dom.ts';
+import { pageScript } from './page-scripts.ts';
+import { withTimeout } from './time-limit.ts';
+
+const source = pageScript('late-watch.js');
+
+/** Installs the watch in the document (idempotent); what the page does from now on is recorded. */
+export async function watchLateChanges(frame: Frame, end: number): Promise<void> {
+  const install = frame.evaluate(`(() => {\n${source}\nscLateWatchInstall();\n})()`).catch(() => undefined);
+  await withTimeout(install, end - Date.now(), undefined);
+}
+
+/**
+ * Ends the watch. When the page added or revealed something since the clean-up looked, or the
+ * document is a new one, runs the automatic DOM pass again and returns its result; otherwise null.
+ * Bounded by `end` (epoch ms): past it the page is captured as it is.
+ */
+export async function lookAgain(frame: Frame, end: number): Promise<DomResult | null> {
+  const ask = frame.evaluate(`(() => {\n${source}\nreturn scLateWatchChanged(true);\n})()`) as Promise<boolean>;
+  if (!(await withTimeout(ask.catch(() => false), end - Date.now(), false))) return null;
+  return withTimeout(runDomCleanup(frame, { banners: true, user: [], ads: false, acted: false }).catch(() => null), end - Date.now(), null);
+}
