@@ -3,7 +3,7 @@
 //
 //   png | jpeg | webp   Page.captureScreenshot in that format: raster, Chromium's encoder, the
 //                       base64 transfer over CDP (for PNG: Chromium's fast encoder)
-//   reencode            the lossless PNG re-encode by sharp (server/render/capture.ts compactPng)
+//   reencode            the lossless PNG re-encode by sharp (server/render/png.ts compactPng)
 //
 // as `fixed + megapixels x rate`, both learnt from the captures the service makes: the rate from
 // tall captures (TALL_PIXELS or more, where the per-pixel part dominates), the fixed part from the
