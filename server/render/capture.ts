@@ -12,6 +12,7 @@
 // the budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
 import type { CDPSession, Page } from 'puppeteer-core';
 import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
+import { pacing } from '../capture-cost/pacing.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
 import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
 import { planCut, type TallCapture } from '../tall-pages/index.ts';
@@ -65,16 +66,19 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
  * per CDP session, and a capture through another session would come back at scale 1.
  */
 async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, pixels: number, tall: TallCapture, clip?: Clip): Promise<Buffer> {
-  const bytes = await captureCost.measure(format, pixels, () =>
-    page.screenshot({
-      type: format,
-      ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
-      ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
-      omitBackground: omitBackground && format !== 'jpeg',
-      fromSurface: true,
-      encoding: 'binary',
-    }),
-  );
+  const run = () =>
+    captureCost.measure(format, pixels, () =>
+      page.screenshot({
+        type: format,
+        ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
+        ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+        omitBackground: omitBackground && format !== 'jpeg',
+        fromSurface: true,
+        encoding: 'binary',
+      }),
+    );
+  // Chromium makes one capture at a time per browser: tall ones leave the others room (pacing.ts).
+  const bytes = await (pixels >= TALL_PIXELS ? pacing.tall(run) : pacing.small(run));
   const body = Buffer.from(bytes);
   if (format !== 'png') return body;
   // The re-encode only saves bytes: when it does not fit in what is left of the budget, Chromium's
@@ -82,6 +86,9 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
   if (tall.remainingMs && !captureCost.fits('reencode', pixels, tall.remainingMs(), REENCODE_SAFETY)) return body;
   return captureCost.measure('reencode', pixels, () => compactPng(body));
 }
+
+/** A tall capture's pause for the others (pacing.ts) takes at most this fraction of what is left of the budget. */
+const PAUSE_SHARE = 4;
 
 /**
  * Captures a clip in document coordinates, from its top down to where server/tall-pages/ cuts it.
@@ -109,7 +116,10 @@ async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPi
   const rows = Math.min(Math.round(Math.min(clip.height, tall.cap?.height ?? Infinity) * s), maxRows);
   if (outW * rows < TALL_PIXELS) return run(tall);
   const left = tall.remainingMs;
-  return captureCost.inTurn(() => run({ ...tall, remainingMs: left && (() => captureCost.share(left())) }));
+  return captureCost.inTurn(async () => {
+    await pacing.roomForOthers(() => (left ? left() / PAUSE_SHARE : Infinity));
+    return run({ ...tall, remainingMs: left && (() => captureCost.share(left())) });
+  });
 }
 
 export async function pageSize(client: CDPSession): Promise<{ width: number; height: number }> {
