@@ -1,19 +1,20 @@
 // `npm run bench [-- --json FILE] [--quick]`: speed figures measured side by side in one run, on
-// the same browser binary. Not a test: it prints figures and ratios against the targets of
-// issue 2 (and the cleanup overheads of issue 4); it never fails a build.
+// the same browser binary. Not a test: it prints figures and ratios against the
+// targets in docs/performance.md (and the cleanup overheads); it never fails a build.
 //
 //   floor       raw puppeteer setContent + screenshot on an already open page (no isolation)
 //   naive       an HTTP server that creates a context and page per request
 //   per-launch  an HTTP server that launches a browser per request
 //   ours        the reference server, end to end over HTTP
 //
-// Then the workload (issue 13, bench/pages.ts): a mix of real-looking pages (share card, article
+// Then the workload (bench/pages.ts): a mix of real-looking pages (share card, article
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
-// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts). `--only blocking`
-// and `--only tall` run one of those sections alone.
+// --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
+// POST /v1/compare (bench/compare.ts, no browser). `--only blocking`, `--only tall` and
+// `--only compare` run one of those sections alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -30,6 +31,7 @@ import { formatByKind } from './cpu.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
 import { fmtRate, offeredLoad, openLoopCount, plainRate as plainRateOf } from './offered-load.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
+import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
@@ -59,6 +61,13 @@ const mark = (name: string) => {
   section = [name, now];
 };
 
+if (only === 'compare') {
+  const c = await compareBench(quick);
+  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${os.cpus().length} cores`);
+  for (const r of compareRows(c)) console.log(r.join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ compare: c }, null, 2));
+  process.exit(0);
+}
 // The workload pages, written to fixtures/bench/ to look at (deterministic: unchanged files stay as they are).
 const { mix, long } = await buildPages();
 for (const p of [...mix, ...long]) {
@@ -101,7 +110,7 @@ if (only === 'blocking') {
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
   process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows two sections, blocking and tall (not ${only})`);
+  console.error(`bench: --only knows three sections, blocking, tall and compare (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -277,7 +286,7 @@ row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.to
 results.pngCard = card;
 
 mark('cleanup');
-// Cleanup overhead (issue 4), when the cleanup bench exists.
+// Cleanup overhead, when the cleanup bench exists.
 try {
   const mod = await import('./cleanup-bench.ts');
   const cb = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
@@ -294,6 +303,9 @@ await ours.close();
 mark('blocking');
 results.blocking = await blocking();
 rows.push(...blockingRows(results.blocking as Awaited<ReturnType<typeof blocking>>));
+mark('compare');
+results.compare = await compareBench(quick);
+rows.push(...compareRows(results.compare as Awaited<ReturnType<typeof compareBench>>));
 for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;

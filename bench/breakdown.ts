@@ -26,7 +26,16 @@ const only = opt('only', 'floor,ours').split(',');
 const jsonOut = args.includes('--json') ? opt('json', '') : undefined;
 const KEY = 'bench-key-0123456789abcdef';
 const dataDir = `${os.tmpdir()}/bench-breakdown-${process.pid}`;
-const env = { ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' };
+const env = {
+  ...process.env,
+  API_KEYS: KEY,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_PER_MINUTE: '0',
+  DATA_DIR: dataDir,
+  FREE_CREDITS: '1000000',
+};
 const config = loadConfig(env);
 const concurrency = Number(opt('concurrency', String(config.renderConcurrency)));
 
@@ -41,7 +50,11 @@ if (only.includes('floor')) {
 }
 if (only.includes('ours')) {
   const ours = await startServer(config);
-  contenders.push({ name: 'ours', shoot: poster(`${ours.url}/v1/screenshot`, KEY, { waitUntil: 'load', blockCookieBanners: false }), close: () => ours.close() });
+  contenders.push({
+    name: 'ours',
+    shoot: poster(`${ours.url}/v1/screenshot`, KEY, { waitUntil: 'load', blockCookieBanners: false }),
+    close: () => ours.close(),
+  });
 }
 for (const c of contenders) for (const p of pages) for (let i = 0; i < 2; i++) await c.shoot(p); // warm
 
@@ -59,7 +72,10 @@ const wall: Record<string, Record<string, number[]>> = {};
 for (let r = 0; r < rounds; r++) {
   for (const p of pages) {
     for (const c of r % 2 ? [...contenders].reverse() : contenders) {
-      const { result, cpu } = await cpuPerCapture(() => closedLoop(() => c.shoot(p), concurrency, per), (x) => x.ms.length + x.errors);
+      const { result, cpu } = await cpuPerCapture(
+        () => closedLoop(() => c.shoot(p), concurrency, per),
+        (x) => x.ms.length + x.errors,
+      );
       ((samples[c.name] ??= {})[p.name] ??= []).push(cpu);
       ((wall[c.name] ??= {})[p.name] ??= []).push(median(result.ms));
       if (result.errors) console.error(`${c.name} ${p.name}: ${result.errors} errors`);
@@ -76,10 +92,21 @@ rmSync(dataDir, { recursive: true, force: true });
 
 const medianOf = (xs: CpuPerCapture[]): CpuPerCapture => {
   const byKind = Object.fromEntries(PROCESS_KINDS.map((k) => [k, median(xs.map((x) => x.byKind[k]))])) as ByKind;
-  return { nodeMs: median(xs.map((x) => x.nodeMs)), chromiumMs: median(xs.map((x) => x.chromiumMs)), totalMs: median(xs.map((x) => x.totalMs)), captures: xs.reduce((a, x) => a + x.captures, 0), byKind };
+  return {
+    nodeMs: median(xs.map((x) => x.nodeMs)),
+    chromiumMs: median(xs.map((x) => x.chromiumMs)),
+    totalMs: median(xs.map((x) => x.totalMs)),
+    captures: xs.reduce((a, x) => a + x.captures, 0),
+    byKind,
+  };
 };
 const out: Record<string, Record<string, CpuPerCapture & { wallMedianMs: number }>> = {};
-console.log(`\nCPU ms per capture (median of ${rounds} rounds of ${per}, ${concurrency} at a time); load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `\nCPU ms per capture (median of ${rounds} rounds of ${per}, ${concurrency} at a time); load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 for (const p of pages) {
   for (const c of contenders) {
     const m = medianOf(samples[c.name]![p.name]!);
@@ -91,6 +118,9 @@ const mixMean = (name: string) => {
   const per = Object.values(out[name] ?? {});
   return per.length ? per.reduce((a, x) => a + x.totalMs, 0) / per.length : NaN;
 };
-if (out.floor && out.ours) console.log(`mix (mean of the pages): ours ${mixMean('ours').toFixed(0)} / floor ${mixMean('floor').toFixed(0)} = ${(mixMean('ours') / mixMean('floor')).toFixed(2)}x`);
+if (out.floor && out.ours)
+  console.log(
+    `mix (mean of the pages): ours ${mixMean('ours').toFixed(0)} / floor ${mixMean('floor').toFixed(0)} = ${(mixMean('ours') / mixMean('floor')).toFixed(2)}x`,
+  );
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ rounds, per, concurrency, loadavg: os.loadavg(), byPage: out }, null, 2));
 process.exit(0);

@@ -1,4 +1,4 @@
-// Cleanup overhead (issue 4 targets: page without a banner <= 50 ms median, CMP page <= 1.5 s).
+// Cleanup overhead (targets: page without a banner <= 50 ms median, CMP page <= 1.5 s).
 // Called by bench/bench.ts with an open Browser. Each sample loads a fixture in a fresh context the
 // way server/render/pipeline.ts does (attachCleanup before navigation, load, a 500 ms settle that
 // stands for the networkidle2 window, finish, the last look before the capture), once with blockCookieBanners on and once off, runs

@@ -27,7 +27,10 @@ interface Stat {
 }
 
 function parseStat(s: string): { ppid: number; own: number; reaped: number } {
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ').map(Number); // f[0] is field 3 (state)
+  const f = s
+    .slice(s.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number); // f[0] is field 3 (state)
   return { ppid: f[1]!, own: (f[11]! + f[12]!) * TICK_MS, reaped: (f[13]! + f[14]!) * TICK_MS };
 }
 
@@ -148,6 +151,17 @@ export async function cpuPerCapture<T>(work: () => Promise<T>, captures: (r: T) 
 
 /** "node 12+30, browser 40, renderer 80, gpu 20, network 3": a breakdown on one line. */
 export function formatByKind(b: ByKind): string {
-  const names: Record<ProcessKind, string> = { nodeMain: 'node main', nodeThreads: 'node threads', browser: 'browser', renderer: 'renderer', gpu: 'gpu', network: 'network', utility: 'utility', other: 'other' };
-  return PROCESS_KINDS.filter((k) => Math.round(b[k]) !== 0).map((k) => `${names[k]} ${b[k].toFixed(0)}`).join(', ');
+  const names: Record<ProcessKind, string> = {
+    nodeMain: 'node main',
+    nodeThreads: 'node threads',
+    browser: 'browser',
+    renderer: 'renderer',
+    gpu: 'gpu',
+    network: 'network',
+    utility: 'utility',
+    other: 'other',
+  };
+  return PROCESS_KINDS.filter((k) => Math.round(b[k]) !== 0)
+    .map((k) => `${names[k]} ${b[k].toFixed(0)}`)
+    .join(', ');
 }

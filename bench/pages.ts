@@ -1,4 +1,4 @@
-// The bench's workload (issue 13): self-contained pages like the ones clients send, built from
+// The bench's workload: self-contained pages like the ones clients send, built from
 // fixtures/bench/photo.png (deterministic noise that compresses like a photograph; committed) and
 // the pinned Inter font (@fontsource/inter), both inlined as data: URIs. Nothing is fetched.
 //

@@ -42,11 +42,21 @@ async function shoot(page: Page, client: CDPSession | undefined, p: BenchPage, f
   const full = !!p.req.fullPage;
   const vp = viewportOf(p);
   const m = full && client ? await client.send('Page.getLayoutMetrics') : undefined;
-  const clip = m ? { x: 0, y: 0, width: Math.max(vp.width, Math.ceil(m.cssContentSize.width)), height: Math.ceil(m.cssContentSize.height), scale: 1 } : undefined;
+  const clip = m
+    ? { x: 0, y: 0, width: Math.max(vp.width, Math.ceil(m.cssContentSize.width)), height: Math.ceil(m.cssContentSize.height), scale: 1 }
+    : undefined;
   const type = png ? 'png' : 'jpeg';
   const quality = png ? {} : { quality: p.req.quality ?? 80 };
   if (!fast) return Buffer.from(await page.screenshot({ type, ...quality, fullPage: full }));
-  return Buffer.from(await page.screenshot({ type, ...quality, ...(png ? { optimizeForSpeed: true } : {}), ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }), fromSurface: true }));
+  return Buffer.from(
+    await page.screenshot({
+      type,
+      ...quality,
+      ...(png ? { optimizeForSpeed: true } : {}),
+      ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+      fromSurface: true,
+    }),
+  );
 }
 
 for (let r = 0; r <= rounds; r++) {
@@ -86,7 +96,10 @@ console.log(`CPU ms per step (mean of ${rounds} rounds, one capture at a time)`)
 for (const [page, steps] of Object.entries(sums)) {
   console.log(`\n${page}`);
   for (const [name, e] of Object.entries(steps)) console.log(`  ${name.padEnd(42)} ${total(e).toFixed(0).padStart(5)}  ${formatByKind(e)}`);
-  const sum = (who: string) => Object.entries(steps).filter(([k]) => k.startsWith(who)).reduce((a, [, e]) => a + total(e), 0);
+  const sum = (who: string) =>
+    Object.entries(steps)
+      .filter(([k]) => k.startsWith(who))
+      .reduce((a, [, e]) => a + total(e), 0);
   console.log(`  ${'ours / floor'.padEnd(42)} ${sum('ours').toFixed(0)} / ${sum('floor').toFixed(0)}`);
 }
 process.exit(0);

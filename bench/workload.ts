@@ -1,4 +1,4 @@
-// The workload half of the bench (issue 13): the pages of bench/pages.ts measured through ours, the
+// The workload half of the bench: the pages of bench/pages.ts measured through ours, the
 // floor and the naive server, side by side in one run. Each function measures one thing and
 // returns plain figures; bench.ts prints them and writes them to --json.
 import { monitorEventLoopDelay } from 'node:perf_hooks';

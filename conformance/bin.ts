@@ -4,7 +4,6 @@
 // Exit status 0 only when every case passes or is an expected failure; usage errors exit 2.
 // See RUNNING.md.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { allCases } from './cases/index.ts';
 import { formatCoverage, uncovered } from './coverage.ts';
 import { loadExpectations } from './expectations.ts';
@@ -16,6 +15,7 @@ import { complete, formatPairwise, pairwiseCoverage } from './pairwise/coverage.
 import { resolveValue, type ResolveContext } from './resolve.ts';
 import { casesOf, runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
+import { runIfEntry } from './entry.ts';
 
 /** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */
 export function listed(c: Case, o: SuiteOptions): unknown {
@@ -96,12 +96,4 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, main);

@@ -1,14 +1,16 @@
-// The golden comparator: pixelmatch under a declared two-part tolerance (DESIGN §6, like
-// Playwright's toHaveScreenshot): a per-pixel colour threshold, and a budget of differing pixels
-// given both as a count and as a ratio of the image, the smaller of the two winning.
-import pixelmatch from 'pixelmatch';
+// The golden comparator: the one visual diff (lib/visual-diff/, which the server's POST
+// /v1/compare uses too) under a declared two-part tolerance (DESIGN §6, like Playwright's
+// toHaveScreenshot): a per-pixel colour threshold, and a budget of differing pixels given both as
+// a count and as a ratio of the image, the smaller of the two winning.
+import { diffPictures } from '../lib/visual-diff/diff.ts';
+import { diffPicture } from '../lib/visual-diff/picture.ts';
 import type { Rgba } from './image.ts';
 import type { Region } from './model.ts';
 import { resolveRegion } from './probes.ts';
 
-export const PIXELMATCH_VERSION = '7.2.0';
+export { PIXELMATCH_VERSION } from '../lib/visual-diff/diff.ts';
 /** Options passed to pixelmatch besides the per-case threshold (reported in the JSON report). */
-export const PIXELMATCH_OPTIONS = { includeAA: false, alpha: 0.1 } as const;
+export const PIXELMATCH_OPTIONS = { includeAA: false } as const;
 
 export interface Tolerance {
   threshold: number;
@@ -18,17 +20,6 @@ export interface Tolerance {
   mask?: Region[];
 }
 
-/** A copy of the image with the regions painted opaque magenta (the same in expected and actual). */
-function masked(img: Rgba, regions: Region[]): Rgba {
-  const data = new Uint8Array(img.data);
-  for (const region of regions) {
-    const r = resolveRegion(img, region);
-    if (!r) continue;
-    for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) data.set([255, 0, 255, 255], (y * img.width + x) * 4);
-  }
-  return { width: img.width, height: img.height, data };
-}
-
 export interface Comparison {
   pass: boolean;
   /** Differing pixels (NaN when the sizes differ). */
@@ -36,14 +27,9 @@ export interface Comparison {
   /** The budget that applied: min(maxDiffPixels, maxDiffPixelRatio * total). */
   allowed: number;
   total: number;
-  /** Diff image (same size as the inputs), absent when the sizes differ. */
+  /** Diff image (same size as the inputs: the actual image in grey, differing pixels red, masks blue), absent when the sizes differ. */
   diff?: Rgba;
   detail: string;
-}
-
-/** pixelmatch reads pixels as 32-bit words: it needs 4-byte aligned views. */
-function aligned(a: Uint8Array): Uint8Array {
-  return a.byteOffset % 4 === 0 ? a : new Uint8Array(a);
 }
 
 export function allowedDiff(total: number, t: Tolerance): number {
@@ -55,12 +41,13 @@ export function compareImages(expected: Rgba, actual: Rgba, t: Tolerance): Compa
   if (expected.width !== actual.width || expected.height !== actual.height) {
     return { pass: false, diffPixels: NaN, allowed: 0, total, detail: `size differs: expected ${expected.width}x${expected.height}, got ${actual.width}x${actual.height}` };
   }
-  if (t.mask?.length) {
-    expected = masked(expected, t.mask);
-    actual = masked(actual, t.mask);
-  }
-  const diff = new Uint8Array(total * 4);
-  const diffPixels = pixelmatch(aligned(expected.data), aligned(actual.data), diff, actual.width, actual.height, { threshold: t.threshold, ...PIXELMATCH_OPTIONS });
+  // Masked regions are left out (the same rectangles in both images).
+  const masks = (t.mask ?? []).flatMap((region) => {
+    const r = resolveRegion(actual, region);
+    return r ? [{ x: r.x, y: r.y, width: r.w, height: r.h }] : [];
+  });
+  const d = diffPictures(actual, expected, { threshold: t.threshold, ...PIXELMATCH_OPTIONS, masks });
+  const diffPixels = d.diffPixels;
   const allowed = allowedDiff(total, t);
   const pass = diffPixels <= allowed;
   return {
@@ -68,7 +55,7 @@ export function compareImages(expected: Rgba, actual: Rgba, t: Tolerance): Compa
     diffPixels,
     allowed,
     total,
-    diff: { width: actual.width, height: actual.height, data: diff },
+    diff: diffPicture(actual, d, masks),
     detail: `${diffPixels} of ${total} pixels differ${t.mask?.length ? ` outside ${t.mask.length} masked region(s)` : ''} at threshold ${t.threshold} (allowed ${allowed} = min(${t.maxDiffPixels}, ${t.maxDiffPixelRatio} x ${total}))`,
   };
 }

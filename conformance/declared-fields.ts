@@ -15,12 +15,25 @@ function deref(doc: Json, v: unknown, depth = 0): unknown {
   return deref(doc, target, depth + 1);
 }
 
-/** Property names of the JSON request body of POST /v1/screenshot (also under allOf/anyOf/oneOf). */
+/** Where other endpoints' fields are declared: `compare.<field>` for the body of POST /v1/compare (an extension endpoint). */
+const OTHER_BODIES = { compare: '/v1/compare' } as const;
+
+/**
+ * Property names of the JSON request body of POST /v1/screenshot (also under allOf/anyOf/oneOf),
+ * and those of the extension endpoints' bodies with their prefix (`compare.baseline`): none when
+ * the document has no such path.
+ */
 export function declaredFieldsOf(doc: unknown): Set<string> {
+  const out = bodyFields(doc, '/v1/screenshot');
+  for (const [prefix, p] of Object.entries(OTHER_BODIES)) for (const f of bodyFields(doc, p)) out.add(`${prefix}.${f}`);
+  return out;
+}
+
+function bodyFields(doc: unknown, path: string): Set<string> {
   const out = new Set<string>();
   if (!isObject(doc)) return out;
   const paths = isObject(doc.paths) ? doc.paths : {};
-  const post = isObject(paths['/v1/screenshot']) ? (paths['/v1/screenshot'] as Json).post : undefined;
+  const post = isObject(paths[path]) ? (paths[path] as Json).post : undefined;
   const body = deref(doc, isObject(post) ? post.requestBody : undefined);
   const content = isObject(body) && isObject(body.content) ? body.content : {};
   const collect = (schema: unknown, depth = 0): void => {

@@ -1,4 +1,4 @@
-// Language-neutral cases (issue 19): `--export DIR` writes every case as plain JSON in the shape
+// Language-neutral cases: `--export DIR` writes every case as plain JSON in the shape
 // of case.schema.json, with what a runner in any language needs beside them:
 //   DIR/index.json           suite version, the cases (id, profile, file) and how to run them
 //   DIR/case.schema.json     the JSON Schema of a case file (it documents directives and checks)
@@ -59,7 +59,7 @@ export function exportCases(dir: string, cases: Case[], goldenDir: string): { ca
       {
         suiteVersion: SUITE_VERSION,
         format: 'case.schema.json: one case per file; run them with any runner, or with screenshot-conformance --cases DIR',
-        profiles: 'core: the spec only; reference: core plus the reference server decisions; security: the threat model (needs canaries and fixtures on the implementation host)',
+        profiles: 'core: the spec only; reference: core plus the reference server decisions; security: the threat model (needs canaries and fixtures on the implementation host); extensions: fields beyond the spec, each case run only where the implementation\'s OpenAPI document declares its fields',
         fixtures: 'url-mode cases need the fixture server: screenshot-conformance --serve-fixtures --fixtures-port N (routes in RUNNING.md); html fixtures are in fixtures/',
         cases: index,
       },

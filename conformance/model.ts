@@ -1,8 +1,9 @@
 // The data model of the conformance suite: ONE case model for REST and MCP cases (DESIGN §6). A
 // case is data: an id, one MUST sentence, the rules it checks (rules.ts), the request and the
 // expectation, and optionally further steps. The runner (execute.ts, verdict.ts) is generic and
-// knows nothing about individual cases. `case.schema.json` is the same model as a JSON Schema:
-// `screenshot-conformance --export DIR` writes every case in this shape for runners in any language.
+// knows nothing about individual cases. `case.schema.json`, the same model as a JSON Schema for
+// runners in any language (`screenshot-conformance --export DIR` writes every case as a CaseFile),
+// is generated from this file (scripts/case-schema.ts; a self-test fails when it is stale).
 
 /**
  * `core`: only what the spec states. `reference`: the reference server's decisions (DESIGN §3).
@@ -160,7 +161,7 @@ export interface ImageExpectation {
 export interface Relation {
   request: HttpRequestSpec;
   /** The second response must also satisfy these (status 200 and an image, typically). */
-  expect?: Pick<Expectation, 'status' | 'image'>;
+  expect?: { status: StatusExpectation; image?: ImageExpectation };
   /** bytes-less: this body is smaller than the other's; pixels-differ: more than `minDiffRatio` of pixels differ (pixelmatch, threshold 0.1); pixels-similar: at most `maxDiffRatio` differ. */
   relation: 'bytes-less' | 'bytes-greater' | 'pixels-differ' | 'pixels-similar';
   minDiffRatio?: number;
@@ -206,9 +207,11 @@ export interface ToolExpectation {
   images?: number;
 }
 
+/** Exact status, a list of acceptable statuses, or a class such as "4xx". MCP tool calls and tool lists observe 200. */
+export type StatusExpectation = number | number[] | '2xx' | '4xx' | '5xx';
+
 export interface Expectation {
-  /** Exact status, a list of acceptable statuses, or a class such as "4xx". MCP tool calls and tool lists observe 200. */
-  status: number | number[] | '2xx' | '4xx' | '5xx';
+  status: StatusExpectation;
   /** The JSON error body's `error` code (failures). Every failure is also checked for `{error, message}` strings. */
   error?: string;
   /** Do not check the failure body shape (for non-endpoint exchanges such as MCP, whose errors the spec does not shape). */
@@ -277,4 +280,19 @@ export const isMcpRequest = (r: RequestSpec): r is McpRequestSpec => 'mcp' in r;
 export function requestsOf(c: Case): RequestSpec[] {
   const steps = [{ request: c.request, expect: c.expect }, ...(c.then ?? [])];
   return steps.flatMap((s) => [s.request, ...(s.expect.relation ? [s.expect.relation.request] : [])]);
+}
+
+/** A rule a case checks, quoted from its source (rules.ts), as exported case files carry it. */
+export interface Clause {
+  id: string;
+  source: 'spec' | 'design' | 'threat-model' | 'extension';
+  quote: string;
+}
+
+/** One case as an exported file (`--export DIR`: DIR/cases/<id>.json): the case and its rules quoted. */
+export interface CaseFile extends Case {
+  /** The schema the file follows (`../case.schema.json`). */
+  $schema?: string;
+  /** The rules of `rules`, quoted (always present in exported files). */
+  clauses?: Clause[];
 }

@@ -5,7 +5,9 @@
 // self-test fails when a spec rule has no case (conformance/self-test/cases.test.ts); `--coverage`
 // prints the matrix. The rules live here and only here.
 
-export type RuleSource = 'spec' | 'design' | 'threat-model' | 'extension';
+import type { Clause } from './model.ts';
+
+export type RuleSource = Clause['source'];
 
 export interface Rule {
   id: string;
@@ -146,8 +148,8 @@ export const RULES: readonly Rule[] = [
   threat('T/isolation', 'Fresh incognito context per request, disposed afterwards; nothing shared between requests (cookies, storage, cache, service workers).'),
   threat('T/dos', 'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.'),
 
-  // The reference server's MCP decisions (issue 7; reference profile only)
-  design('mcp/tool', 'One tool, `take_screenshot`, whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
+  // The reference server's MCP decisions (reference profile only)
+  design('mcp/tool', 'The capture tool, `take_screenshot` (listed first; `compare_screenshots` beside it), whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
   design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
   design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
   design('mcp/size-budget', 'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.'),
@@ -157,6 +159,7 @@ export const RULES: readonly Rule[] = [
   ext('X/cacheTtl', '`cacheTtl`: seconds a cached capture of the same url-mode request may be reused; 0 always renders afresh.'),
   ext('X/deterministic', '`deterministic`: what moves on its own stands still, so that two captures of an unchanged page are identical (virtual time from 2025-01-01T00:00:00Z, seeded Math.random, animations finished or stopped).'),
   ext('X/colorScheme', '`colorScheme`: the page sees `prefers-color-scheme` as `light` or `dark`.'),
+  ext('X/compare', '`POST /v1/compare`: a capture compared with a baseline (a picture, or a second capture request); `x-diff-pixels` counts the differing pixels outside the masks (`ignoreRegions`, `ignoreSelectors`), `x-diff-regions` says where they are, in picture pixels.'),
   ext('X/userAgent', '`userAgent`: the page\'s navigator.userAgent and the User-Agent of its requests.'),
   ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
   ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),

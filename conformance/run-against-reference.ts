@@ -5,15 +5,13 @@
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
 // suite spreads cases over them so per-key limits and the free allowance are not the suite's own
 // doing) and one fresh key for the billing case; runs the suite; exits non-zero on any failure.
-// --twice: then runs `core` a second time against the same server, its cache now warm (issue 19:
-// hosted APIs cache too), and fails unless every core case has the same verdict both times.
+// --twice: then runs `core` a second time against the same server, its cache now warm (// hosted APIs cache too), and fails unless every core case has the same verdict both times.
 //
 // Isolation: unless --no-isolate, the whole run re-executes itself inside a new user+network
 // namespace (`unshare -rn`, loopback only), so the security profile's off-machine private
 // addresses (169.254.169.254, 10/8, ...) can be sent without any packet leaving the machine even
 // if the guard were broken (threat model, "Testing it safely"). Without a namespace those cases
 // are skipped.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +26,7 @@ import { SUITE_VERSION, type SuiteOptions } from './options.ts';
 import { REPO_ROOT } from './fixtures.ts';
 import { runSuite } from './runner.ts';
 import { targetInfo } from './target-info.ts';
+import { isolated, runIfEntry } from './entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'SCREENSHOT_CONFORMANCE_IN_NAMESPACE';
@@ -107,23 +106,10 @@ function parse(argv: string[]) {
   return o;
 }
 
-/** Re-executes this script inside `unshare -rn` with loopback up; returns its exit code, or null when namespaces are unavailable. */
-function reexecIsolated(argv: string[]): number | null {
-  const probe = spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' });
-  if (probe.status !== 0) return null;
-  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...argv].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
-  const r = spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${node}`], { stdio: 'inherit', env: { ...process.env, [INSIDE]: '1' } });
-  return r.status ?? 1;
-}
-
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const inside = process.env[INSIDE] === '1';
-  if (o.isolate && !inside) {
-    const code = reexecIsolated(argv);
-    if (code !== null) return code;
-    console.warn('run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)');
-  }
+  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, 'run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)');
+  if (exitCode !== undefined) return exitCode;
   const target = await startReferenceTarget();
   console.log(`run-against-reference: reference server at ${target.baseUrl}, fixtures at ${target.fixtureOrigins.join(' and ')}${inside ? ', inside an isolated network namespace' : ''}${target.mcpUrl ? '' : '; MCP not mounted (its cases are skipped)'}`);
   try {
@@ -165,12 +151,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, main);

@@ -15,6 +15,8 @@ import { ERROR_CATALOGUE } from '../server/errors.ts';
 import { EXTENSION_FIELDS, SPEC_FIELDS, screenshotRequestSchema } from '../server/request/schema.ts';
 import { SETTINGS } from '../server/settings.ts';
 import { CAPTURE_HEADERS } from '../server/response/capture-headers.ts';
+import { COMPARE_HEADERS } from '../server/response/compare-headers.ts';
+import { COMPARE_FIELDS, compareRequestSchema } from '../server/compare/schema.ts';
 import { OCCASIONS, type ResponseHeader } from '../server/response/header.ts';
 import { PROTOCOL_HEADERS } from '../server/response/protocol-headers.ts';
 import { wireName } from '../server/response/registry.ts';
@@ -43,6 +45,7 @@ function typeOf(s: Schema): string {
       return `${item}[]${s.maxItems !== undefined ? ` (at most ${s.maxItems})` : ''}`;
     }
     case 'object':
+      if (s.title) return s.title; // a nested request (baseline.request): named, not listed
       return s.properties ? `{${Object.keys(s.properties).join(', ')}}` : `object${s.maxProperties !== undefined ? ` (at most ${s.maxProperties})` : ''}`;
     default:
       return String(s.type ?? 'any');
@@ -52,12 +55,12 @@ function typeOf(s: Schema): string {
 const defaultOf = (s: Schema) => ('default' in s ? code(s.default) : '');
 
 /** One row per field (and per property of an object field: `viewport.width`). */
-export function fieldsTable(names: readonly string[]): string {
-  const props = screenshotRequestSchema.properties as Record<string, Schema>;
+export function fieldsTable(names: readonly string[], props: Record<string, Schema> = screenshotRequestSchema.properties): string {
   const rows = ['| field | type | default | what it does |', '|---|---|---|---|'];
   for (const name of names) {
     const s = props[name]!;
     rows.push(`| \`${name}\` | ${cell(typeOf(s))} | ${cell(defaultOf(s))} | ${cell(s.description ?? '')} |`);
+    // One level down (viewport.width, baseline.image); a nested request (baseline.request) is one row.
     if (s.type === 'object' && s.properties) {
       for (const [sub, ss] of Object.entries(s.properties as Record<string, Schema>)) {
         rows.push(`| \`${name}.${sub}\` | ${cell(typeOf(ss))} | ${cell(defaultOf(ss))} | ${cell(ss.description ?? '')} |`);
@@ -107,6 +110,8 @@ export const TABLES: Record<string, () => string> = {
   errors: errorsTable,
   settings: settingsTable,
   'response-headers': () => headersTable(CAPTURE_HEADERS),
+  'compare-fields': () => fieldsTable(COMPARE_FIELDS, compareRequestSchema.properties as Record<string, Schema>),
+  'compare-headers': () => headersTable(COMPARE_HEADERS),
   'other-headers': () => headersTable(PROTOCOL_HEADERS),
 };
 
@@ -122,7 +127,7 @@ export function regenerate(text: string, file: string): string {
 }
 
 /** The docs files that hold generated tables. */
-export const GENERATED_FILES = ['docs/api.md', 'docs/configuration.md'];
+export const GENERATED_FILES = ['docs/api.md', 'docs/configuration.md', 'docs/compare.md'];
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const check = process.argv.includes('--check');

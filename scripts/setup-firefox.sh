@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Finds (and on Debian as root, installs) Firefox ESR for the conformance suite's second subject
-# engine (conformance/self-test/subjects/firefox/, issue 19). Prints the binary on stdout's last line.
+# engine (conformance/self-test/subjects/firefox/). Prints the binary on stdout's last line.
 # FIREFOX_PATH overrides the search. The fonts are the ones scripts/setup-browser.sh installs for
 # Chromium, so both engines render the suite's pages with the same faces.
 set -euo pipefail

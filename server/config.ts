@@ -32,7 +32,7 @@ export interface Config {
   browserSandbox: SandboxSettings;
   /** After SIGTERM: seconds the listener stays open, /readyz answering 503, before it closes (server/http/drain.ts). */
   drainSeconds: number;
-  /** Connection limits (server/http/connections.ts, issue 15). */
+  /** Connection limits (server/http/connections.ts). */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;

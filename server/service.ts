@@ -2,7 +2,9 @@
 // -> reserve one credit -> render -> commit, or release on any failure (spec §1 billing: failed
 // requests and cached results are never billed). Knows nothing of HTTP: it answers the image and
 // its facts (server/response/facts.ts); the routes write them (server/response/).
+import type { Rect } from '../lib/visual-diff/diff.ts';
 import type { Account, Accounts } from './accounts/index.ts';
+import type { JointBill } from './compare/bill.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
 import { checkClipSize } from './clip/index.ts';
@@ -25,6 +27,8 @@ export interface CaptureOutcome {
   width: number;
   height: number;
   facts: CaptureFacts;
+  /** With CaptureOptions.measure: the boxes of the elements they match, in picture pixels. */
+  boxes?: Rect[];
 }
 
 export interface ServiceDeps {
@@ -43,6 +47,10 @@ export interface ServiceDeps {
 export interface CaptureOptions {
   cache?: { lookup: boolean; store: boolean };
   signal?: AbortSignal;
+  /** Selectors whose elements' boxes the render measures (a comparison's ignoreSelectors): a cached picture has no layout, so it is rendered. */
+  measure?: readonly string[];
+  /** Bill later, with other captures: the reservation is held by this bill instead of committed (server/compare/bill.ts). */
+  bill?: JointBill;
 }
 
 export function createCaptureService(deps: ServiceDeps) {
@@ -61,7 +69,7 @@ export function createCaptureService(deps: ServiceDeps) {
     const key = req.url && deps.cache.enabled && cacheTtl > 0 ? cacheKey(account.id, pictureOf(req), deps.browserVersion()) : undefined;
     // Single flight (server/cache/shared.ts): a hit, an identical render's result, or the lead.
     let lead: { end(): Promise<void> } | undefined;
-    if (key && (opts.cache?.lookup ?? true)) {
+    if (key && (opts.cache?.lookup ?? true) && !opts.measure?.length) {
       const budgetMs = deps.pool.renderBudgetMs;
       const deadline = { at: arrivedAt + budgetMs, expired: () => new RenderTimeout('waiting for an identical capture', budgetMs) };
       const got = await deps.cache.acquire(key, { maxAgeSeconds: cacheTtl, signal: opts.signal, deadline });
@@ -92,14 +100,15 @@ export function createCaptureService(deps: ServiceDeps) {
     const started = process.hrtime.bigint();
     let committed = false;
     try {
-      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels }, opts.signal, arrivedAt);
+      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels, measure: opts.measure }, opts.signal, arrivedAt);
       // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
       deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);
-      const { charged, remaining } = await deps.accounts.commit(reservation);
+      const { charged, remaining } = opts.bill ? opts.bill.hold(reservation) : await deps.accounts.commit(reservation);
       committed = true;
-      // Every other member of the render's result is a fact about the picture (response/facts.ts).
-      const { body, width, height, timings, ...found } = r;
+      // Every other member of the render's result is a fact about the picture (response/facts.ts);
+      // the measured boxes answer this request only.
+      const { body, width, height, timings, boxes, ...found } = r;
       const picture = { ...found, etag: etagOf(body) };
       const image = { body, contentType: CONTENT_TYPES[req.format], width, height };
       // captureOnTimeout: a capture cut short shows one moment of an unsettled page, not the
@@ -111,7 +120,7 @@ export function createCaptureService(deps: ServiceDeps) {
       const partial = r.waitTimedOut.length > 0 || r.truncated?.reason === 'time';
       if (key && !partial && (opts.cache?.store ?? true)) await deps.cache.set(key, { ...image, picture }, { ttlSeconds: cacheTtl });
       const facts: CaptureFacts = { ...picture, format: req.format, cache: 'miss', credits: { charged, remaining }, timings, cacheTtl: partial ? 0 : cacheTtl };
-      return { ...image, request: req, facts };
+      return { ...image, request: req, facts, ...(boxes ? { boxes } : {}) };
     } catch (e) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;

@@ -17,6 +17,8 @@ import { mcpRouter } from './mcp/router.ts';
 import { createMetrics } from './metrics.ts';
 import { BrowserPool, type PoolOptions } from './pool/index.ts';
 import { createCaptureService } from './service.ts';
+import { createCompareService } from './compare/service.ts';
+import { DiffPool } from '../lib/visual-diff/pool.ts';
 
 export interface Overrides {
   /** The store's ledger (its store, server/store, also holds the result cache and the link secrets). */
@@ -78,6 +80,9 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels,
     browserVersion: () => pool.browserVersion, defaultCacheTtl: config.cacheTtlSeconds,
   });
+  // POST /v1/compare: the same capture path, and comparisons in a small pool of worker threads.
+  const diff = new DiffPool();
+  const compare = createCompareService({ capture, accounts, diff, maxOutputPixels: config.maxOutputPixels });
   const kek = resolveKek(config);
   if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (docs/signed-links.md)');
   const readiness = async (): Promise<string | undefined> => {
@@ -86,12 +91,12 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     return (await pool.ready()) ? undefined : 'the browser is not ready';
   };
   const app = createApp({
-    accounts, capture, metrics, log, readiness, drain,
+    accounts, capture, compare, metrics, log, readiness, drain,
     browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
-    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, log })),
+    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, log })),
     corsOrigins: config.corsOrigins,
-    // Signed links (issue 12): the store's signing secrets, sealed with the KEK (server/links/kek.ts).
+    // Signed links: the store's signing secrets, sealed with the KEK (server/links/kek.ts).
     links: { db: accounts.db, kek },
   });
 
@@ -129,9 +134,10 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
         const stopped = new Promise<void>((r) => server.close(() => r())); // stop accepting
         server.closeIdleConnections();
         await pool.close(); // finish what is in flight, then close Chromium
-        // Requests whose render is done still commit and write their response (or wait for an
-        // identical render elsewhere); then keep-alive sockets are cut.
+        // Requests whose render is done still compare, commit and write their response (or wait
+        // for an identical render elsewhere); then keep-alive sockets are cut.
         await drain.idle(30_000);
+        await diff.close();
         await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000).unref())]);
         server.closeAllConnections();
         await stopped;

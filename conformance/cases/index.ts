@@ -6,6 +6,7 @@ import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
 import { coreRequestCases } from './core-request.ts';
+import { compareCases } from './ext-compare.ts';
 import { extPrepareCases } from './ext-prepare.ts';
 import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
@@ -16,7 +17,7 @@ import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...extTallCases, ...pairwiseCases()];
+  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...extTallCases, ...compareCases, ...pairwiseCases()];
   validateCases(list);
   return list;
 }

@@ -426,4 +426,18 @@ export const MUTANTS: Mutant[] = [
   },
   // Pairs: each option right alone, one pair broken (pairs.ts; the pairwise cases holding it).
   ...PAIR_MUTANTS,
+  {
+    id: 'compare-ignores-masks',
+    breaks: 'X/compare',
+    description: 'compares without the masks (drops ignoreRegions and ignoreSelectors from POST /v1/compare)',
+    cases: /^ext\.compare\./,
+    hooks: {
+      onRequest(req) {
+        const b = req.method === 'POST' && req.path.split('?')[0] === '/v1/compare' ? jsonOf(req) : null;
+        if (!b) return req;
+        const { ignoreRegions: _r, ignoreSelectors: _s, ...rest } = b;
+        return withJson(req, rest);
+      },
+    },
+  },
 ];

@@ -17,7 +17,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { selectCases } from '../cases/index.ts';
 import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
 import { fetchDeclaredFields } from '../declared-fields.ts';
@@ -27,6 +26,7 @@ import type { Case } from '../model.ts';
 import { startReferenceTarget } from '../run-against-reference.ts';
 import { MUTANTS, type Mutant } from './mutants.ts';
 import { startProxy } from './proxy.ts';
+import { runIfEntry } from '../entry.ts';
 
 async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -130,12 +130,4 @@ async function main(argv: string[]): Promise<number> {
   return failed ? 1 : 0;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, main);

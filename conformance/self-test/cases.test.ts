@@ -110,3 +110,9 @@ test('every fixture a case names exists', () => {
     assert.ok(existsSync(path.join(PAGES_DIR, `${name}.html`)), `${c.id}: fixture ${name} missing`);
   }
 });
+
+test('case.schema.json is the one generated from model.ts (node --import tsx scripts/case-schema.ts)', async () => {
+  const { caseSchema } = await import('../../scripts/case-schema.ts');
+  const { CASE_SCHEMA_FILE } = await import('../export.ts');
+  assert.equal((await import('node:fs')).readFileSync(CASE_SCHEMA_FILE, 'utf8'), caseSchema());
+});

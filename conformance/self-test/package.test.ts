@@ -1,4 +1,4 @@
-// The suite installs and runs as a package (issue 10): `npm pack` the repository, install the
+// The suite installs and runs as a package: `npm pack` the repository, install the
 // tarball in an empty folder from the local npm cache only (`npm ci --offline` with a lockfile
 // made of this repository's pinned production tree, so that no test reaches the network), then
 // the installed `screenshot-conformance` answers --help and runs a few cases against a reference
@@ -52,8 +52,8 @@ const cli = (args: string[]) => run(path.join(project, 'node_modules', '.bin', '
 test('the package ships the suite and what it needs, not the server or the suite\'s own tests', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-  for (const f of ['conformance/cli.js', 'conformance/runner.ts', 'conformance/case.schema.json', 'conformance/RUNNING.md', 'fixtures/pages/plain.html', 'fixtures/consent/manifest.json', 'golden/viewport.default-1280x720.png', 'server/request/schema.ts', 'server/determinism/fields.ts', 'fixtures/consent/manifest.ts']) assert.ok(files.includes(f), `${f} is shipped`);
-  for (const f of files) assert.ok(!/^(conformance\/(self-test|mutants|tools)\/|test\/|bench\/|server\/(?!(request\/schema|[a-z-]+\/fields)\.ts$))/.test(f), `${f} is not shipped`);
+  for (const f of ['conformance/cli.js', 'conformance/runner.ts', 'conformance/case.schema.json', 'conformance/RUNNING.md', 'fixtures/pages/plain.html', 'fixtures/consent/manifest.json', 'golden/viewport.default-1280x720.png', 'conformance/data/reference-request.json', 'fixtures/consent/manifest.ts', 'lib/visual-diff/diff.ts']) assert.ok(files.includes(f), `${f} is shipped`);
+  for (const f of files) assert.ok(!/^(conformance\/(self-test|mutants|tools)\/|test\/|bench\/|server\/|lib\/.*\.test\.ts$)/.test(f), `${f} is not shipped`);
   assert.ok(!existsSync(path.join(project, 'node_modules', '@playwright')), 'no dev dependency is installed');
 });
 

@@ -20,11 +20,13 @@ function fakeClock() {
 }
 
 /** Work that takes `ms` on the fake clock. */
-const takes = (c: ReturnType<typeof fakeClock>, ms: number, fail = false) => async () => {
-  c.advance(ms);
-  if (fail) throw new Error('capture failed');
-  return ms;
-};
+const takes =
+  (c: ReturnType<typeof fakeClock>, ms: number, fail = false) =>
+  async () => {
+    c.advance(ms);
+    if (fail) throw new Error('capture failed');
+    return ms;
+  };
 
 test('no small capture about: tall captures follow each other without a pause', async () => {
   const c = fakeClock();
@@ -50,7 +52,7 @@ test('while a small capture runs, the next tall capture waits until the browser 
   await small;
 });
 
-test('a small capture that ended within the last tall capture\'s duration still counts; one long before does not', async () => {
+test("a small capture that ended within the last tall capture's duration still counts; one long before does not", async () => {
   const c = fakeClock();
   const p = new Pacing(c.clock);
   await p.small(takes(c, 50));

@@ -1,4 +1,4 @@
-// The request field of deterministic pictures (issue 12), spread into the one request schema
+// The request field of deterministic pictures, spread into the one request schema
 // (server/request/schema.ts). What it does is in ./index.ts.
 export const deterministicField = {
   type: 'boolean',

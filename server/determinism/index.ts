@@ -1,4 +1,4 @@
-// Deterministic pictures (issue 12, request field `deterministic`): two captures of the same page
+// Deterministic pictures (request field `deterministic`): two captures of the same page
 // give the same bytes. Visual monitoring compares captures; everything that moves on its own must
 // therefore stand still, the same way every time. Called from the render pipeline
 // (server/render/pipeline.ts) through prepareDeterminism (before the page loads) and the returned

@@ -1,6 +1,7 @@
 // Routes. Thin: authenticate, hand the body to the capture service, write bytes or the error.
 //   POST /v1/screenshot   spec §4.1
 //   GET  /v1/screenshot?...&signature=   a signed render link (server/links/)
+//   POST /v1/compare      a capture compared with a baseline (server/compare/), GET its signed links
 //   GET  /openapi.json    generated from the one request schema
 //   GET  /v1/devices      the device presets of the `device` field (server/emulation/)
 //   GET  /healthz /readyz /metrics   for deployments
@@ -14,6 +15,9 @@ import { DEVICES_PATH, devicesRoute } from '../emulation/route.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
+import { COMPARE_PATH } from '../compare/link.ts';
+import { compareLink, comparePost } from '../compare/route.ts';
+import type { CompareService } from '../compare/service.ts';
 import type { CaptureService } from '../service.ts';
 import { cachePolicy } from '../http-caching/cache-control.ts';
 import { sendCapture } from '../http-caching/send.ts';
@@ -35,6 +39,8 @@ export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 export interface AppDeps {
   accounts: Accounts;
   capture: CaptureService;
+  /** POST /v1/compare (server/compare/); without it the route answers 404. */
+  compare?: CompareService;
   metrics: Metrics;
   log: Logger;
   /** Undefined when this replica takes work; otherwise why not (draining, queue full, no browser). */
@@ -54,6 +60,7 @@ export interface AppDeps {
 /** Methods of each known path, for OPTIONS and CORS preflights (cors.ts). /mcp is mounted by the caller. */
 const ROUTES: Record<string, string> = {
   '/v1/screenshot': 'POST',
+  [COMPARE_PATH]: 'POST',
   '/mcp': 'POST',
   '/': 'GET, HEAD',
   '/README.md': 'GET, HEAD',
@@ -109,6 +116,12 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.get('/v1/screenshot', signedLinkRoute({ capture: deps.capture, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } }));
   app.all('/v1/screenshot', methodNotAllowed('POST'));
+  if (deps.compare) {
+    const compare = { compare: deps.compare, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } };
+    app.post(COMPARE_PATH, requireAuth(deps.accounts), requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }), comparePost(compare));
+    app.get(COMPARE_PATH, compareLink(compare));
+    app.all(COMPARE_PATH, methodNotAllowed('POST'));
+  }
 
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
   app.get(DEVICES_PATH, devicesRoute());

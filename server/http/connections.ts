@@ -1,4 +1,4 @@
-// Connection hygiene (issue 15): how long a client may hold a connection without using it, and
+// Connection hygiene: how long a client may hold a connection without using it, and
 // how many connections one client address may hold. Without these, Node's defaults let a client
 // that sends its headers and 10 bytes of a body stay connected for 300 s (requestTimeout), and a
 // client that connects and sends nothing at all stay forever; a handful of such clients hold every

@@ -18,6 +18,7 @@
 //   host name from the request is echoed into it.
 // - A 304 lists the headers it carries, which are those of the 200 but Content-Disposition: the
 //   capture's facts describe the same picture, whether sent with it or not.
+import { comparePathItem, compareRequestBody } from '../compare/openapi.ts';
 import { DEVICES_PATH, devicesPathItem } from '../emulation/route.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
@@ -125,6 +126,7 @@ export function openApiDocument() {
         responses: { ...imageResponses(headers, 'private'), ...errorResponses(headers, NOT_FROM_CAPTURE) },
       },
     },
+    ...comparePathItem(headers, { post: errorResponses(headers, NOT_FROM_CAPTURE), get: errorResponses(headers, NOT_FROM_LINKS) }),
     [DEVICES_PATH]: devicesPathItem(headers.other()),
   };
   return {
@@ -141,7 +143,10 @@ export function openApiDocument() {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'The server that serves this document.' }],
-    tags: [{ name: 'capture', description: 'Screenshots of pages and markup.' }],
+    tags: [
+      { name: 'capture', description: 'Screenshots of pages and markup.' },
+      { name: 'compare', description: 'A capture compared with a baseline (visual monitoring).' },
+    ],
     security: [{ bearer: [] }],
     paths,
     components: {
@@ -154,6 +159,7 @@ export function openApiDocument() {
           description: 'What to capture and how. Exactly one of `url` and `html`; every other field is optional and has the default shown.',
           content: { 'application/json': { schema: publicSchema() } },
         },
+        CompareRequest: compareRequestBody(),
       },
       headers: headers.components(),
       schemas: {

@@ -1,4 +1,4 @@
-// Signed render links (issue 12): how the options of POST /v1/screenshot travel in a query string,
+// Signed render links: how the options of POST /v1/screenshot travel in a query string,
 // and the one canonical form that is signed.
 //
 // Flattening (toQuery / fromQuery), typed by the one request schema:
@@ -62,16 +62,16 @@ export function canonicalQuery(pairs: Pair[]): string {
     .join('&');
 }
 
-/** What the signature is computed over. */
-export function stringToSign(pairs: Pair[]): string {
-  return `${SIGNED_PATH}?${canonicalQuery(pairs)}`;
+/** What the signature is computed over: the path (a link for one route is not one for another) and the canonical query. */
+export function stringToSign(pairs: Pair[], path: string = SIGNED_PATH): string {
+  return `${path}?${canonicalQuery(pairs)}`;
 }
 
-type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema };
+export type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema };
 const FIELDS = screenshotRequestSchema.properties as unknown as Record<string, Schema>;
 
 /** Options (a JSON request body) as query pairs. */
-export function toQuery(options: Record<string, unknown>): Pair[] {
+export function toQuery(options: Record<string, unknown>, fields: Record<string, Schema> = FIELDS): Pair[] {
   const out: Pair[] = [];
   const scalar = (name: string, v: unknown) => {
     if (v === null || typeof v === 'object') throw badRequest(`${name} cannot be written in a link`);
@@ -80,7 +80,7 @@ export function toQuery(options: Record<string, unknown>): Pair[] {
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined) continue;
     if ((NOT_IN_LINKS as readonly string[]).includes(name)) throw badRequest(`${name} cannot be sent in a signed link: a link is public, and would publish them`);
-    const objects = FIELDS[name]?.items?.type === 'object';
+    const objects = fields[name]?.items?.type === 'object';
     if (Array.isArray(value)) value.forEach((v) => scalar(name, objects && v !== null && typeof v === 'object' ? JSON.stringify(v) : v));
     else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) scalar(`${name}.${k}`, v);
     else scalar(name, value);
@@ -103,13 +103,13 @@ function typed(schema: Schema | undefined, v: string): unknown {
 }
 
 /** The options of a link's query pairs (link parameters excluded), typed by the schema. */
-export function fromQuery(pairs: Pair[]): Record<string, unknown> {
+export function fromQuery(pairs: Pair[], fields: Record<string, Schema> = FIELDS): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const [name, value] of pairs) {
     if ((LINK_PARAMS as readonly string[]).includes(name)) continue;
     const [top, sub, ...deeper] = name.split('.');
-    const field = FIELDS[top!];
+    const field = fields[top!];
     if (!field) continue; // unknown fields are ignored (spec §9), as in a JSON body
     if ((NOT_IN_LINKS as readonly string[]).includes(top!)) throw badRequest(`${top} cannot be sent in a signed link: a link is public, and would publish them`);
     if (field.type === 'array') {

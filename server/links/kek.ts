@@ -1,4 +1,4 @@
-// The key-encryption key (KEK) that seals signing secrets at rest (issue 12; secrets.ts).
+// The key-encryption key (KEK) that seals signing secrets at rest (secrets.ts).
 // A signed link is checked by recomputing its HMAC, so the server must be able to read each key's
 // signing secret: it cannot keep only a hash, as it does for API keys. The secrets are therefore
 // stored encrypted (AES-256-GCM) under this KEK, which is kept apart from the store: a copy of the

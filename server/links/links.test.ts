@@ -1,4 +1,4 @@
-// Signed links without a server (issue 12): the canonical form (one encoding, sorted, stable for
+// Signed links without a server: the canonical form (one encoding, sorted, stable for
 // repeated names, form decoding of the received query), typing by the schema (the GET of options
 // is the POST of the same options), what links refuse, the HMAC check, and the sealing of secrets
 // (AES-GCM bound to its key id; the KEK file is 0600). Over HTTP: test/api/links.test.ts.

@@ -1,4 +1,4 @@
-// Making a signed link (issue 12): `npm run keys -- sign` and the tests. The options are checked
+// Making a signed link: `npm run keys -- sign` and the tests. The options are checked
 // with the request schema first, so that a link is not handed out that can only ever answer 400.
 // docs/signed-links.md has the same few lines for Node, Python and a shell.
 import { ServiceError } from '../errors.ts';

@@ -12,8 +12,8 @@ import { sendCapture } from '../http-caching/send.ts';
 import { whileConnected } from '../http/while-connected.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
-import { parseQuery } from './canonical.ts';
-import { verifyLink, type VerifyDeps } from './verify.ts';
+import { parseQuery, SIGNED_PATH, type Pair } from './canonical.ts';
+import { verifyLink, type VerifiedLink, type VerifyDeps } from './verify.ts';
 
 export interface LinkRouteDeps {
   capture: CaptureService;
@@ -21,16 +21,27 @@ export interface LinkRouteDeps {
   verify: VerifyDeps;
 }
 
+/**
+ * The link a GET carries, verified (which key signed it, its options), or undefined for a GET with
+ * no query at all, which is not a link. `path` is what the signature covers; `docs` where links
+ * of this path are explained.
+ */
+export async function signedLinkOf(req: Request, verify: VerifyDeps, path: string, docs: string): Promise<{ link: VerifiedLink; pairs: Pair[] } | undefined> {
+  const q = req.originalUrl.indexOf('?');
+  const raw = q < 0 ? '' : req.originalUrl.slice(q + 1);
+  if (raw === '') return undefined;
+  const pairs = parseQuery(raw);
+  if (!pairs.some(([n]) => n === 'signature')) {
+    throw badRequest(`a GET ${path} is a signed link: keyId, expires and signature are required (${docs}); or POST the options with an API key`);
+  }
+  return { link: await verifyLink(pairs, verify, path), pairs };
+}
+
 export function signedLinkRoute(deps: LinkRouteDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const q = req.originalUrl.indexOf('?');
-    const raw = q < 0 ? '' : req.originalUrl.slice(q + 1);
-    if (raw === '') return next();
-    const pairs = parseQuery(raw);
-    if (!pairs.some(([n]) => n === 'signature')) {
-      throw badRequest('a GET /v1/screenshot is a signed link: keyId, expires and signature are required (docs/signed-links.md); or POST the options with an API key');
-    }
-    const link = await verifyLink(pairs, deps.verify);
+    const signed = await signedLinkOf(req, deps.verify, SIGNED_PATH, 'docs/signed-links.md');
+    if (!signed) return next();
+    const { link } = signed;
     // The request's Cache-Control is not asked: a crawler's no-cache must not cost the link's owner a render.
     const cache = { lookup: true, store: true };
     const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.capture(link.account, link.options, { cache, signal }));

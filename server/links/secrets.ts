@@ -1,4 +1,4 @@
-// Signing secrets of signed links (issue 12): one per API key, made with the key (`keys create`)
+// Signing secrets of signed links: one per API key, made with the key (`keys create`)
 // and shown once, replaced with `keys rotate-secret` (the previous one may stay valid for a grace
 // period), gone with the key (a revoked key's links stop working at once). Stored sealed with the
 // KEK (kek.ts): AES-256-GCM, a fresh 96-bit IV each time, the key id as associated data so that a

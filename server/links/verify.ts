@@ -1,4 +1,4 @@
-// Checking a signed link (issue 12): which key signed it, whether the signature matches the
+// Checking a signed link: which key signed it, whether the signature matches the
 // canonical query under that key's secret (constant time), and whether it has expired; then its
 // options. Errors (server/errors.ts): 400 bad_request for a malformed link parameter, 403
 // link_key_invalid, 403 link_signature_invalid, 410 link_expired. The signature is checked before
@@ -11,16 +11,16 @@ import { fromQuery, type Pair, stringToSign } from './canonical.ts';
 import { signingKey, type KeyProblem } from './secrets.ts';
 
 /** Lower-case hex HMAC-SHA256 of the canonical query under the secret (its UTF-8 text). */
-export function signPairs(secret: string, pairs: Pair[]): string {
-  return createHmac('sha256', secret).update(stringToSign(pairs), 'utf8').digest('hex');
+export function signPairs(secret: string, pairs: Pair[], path?: string): string {
+  return createHmac('sha256', secret).update(stringToSign(pairs, path), 'utf8').digest('hex');
 }
 
 /** Constant-time comparison of the given signature with each secret's (lengths are not secret). */
-export function signatureMatches(secrets: string[], pairs: Pair[], given: string): boolean {
+export function signatureMatches(secrets: string[], pairs: Pair[], given: string, path?: string): boolean {
   const got = Buffer.from(given.toLowerCase(), 'utf8');
   let ok = false;
   for (const s of secrets) {
-    const want = Buffer.from(signPairs(s, pairs), 'utf8');
+    const want = Buffer.from(signPairs(s, pairs, path), 'utf8');
     ok = (want.length === got.length && timingSafeEqual(want, got)) || ok; // every secret is tried
   }
   return ok;
@@ -55,7 +55,8 @@ function single(pairs: Pair[], name: string): string {
   return found[0]![1];
 }
 
-export async function verifyLink(pairs: Pair[], deps: VerifyDeps): Promise<VerifiedLink> {
+/** Checks a link to `path` (GET /v1/screenshot by default; GET /v1/compare signs its own path). */
+export async function verifyLink(pairs: Pair[], deps: VerifyDeps, path?: string): Promise<VerifiedLink> {
   const signature = single(pairs, 'signature');
   const keyId = single(pairs, 'keyId');
   const expiresText = single(pairs, 'expires');
@@ -64,7 +65,7 @@ export async function verifyLink(pairs: Pair[], deps: VerifyDeps): Promise<Verif
   if (!deps.db || !deps.kek) throw new ServiceError('link_key_invalid', KEY_MESSAGES.disabled);
   const key = await signingKey(deps.db, deps.kek, keyId);
   if (typeof key === 'string') throw new ServiceError('link_key_invalid', KEY_MESSAGES[key]);
-  if (!/^[0-9a-fA-F]{64}$/.test(signature) || !signatureMatches(key.secrets, pairs, signature)) {
+  if (!/^[0-9a-fA-F]{64}$/.test(signature) || !signatureMatches(key.secrets, pairs, signature, path)) {
     throw new ServiceError('link_signature_invalid', 'the signature does not match the link: a parameter was changed, added or removed, or another secret signed it');
   }
   const expires = Number(expiresText);

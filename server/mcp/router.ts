@@ -23,6 +23,8 @@ import { whileConnected } from '../http/while-connected.ts';
 import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
+import type { CompareService } from '../compare/service.ts';
+import { callCompare, compareToolDefinition, COMPARE_TOOL_NAME } from './compare-tool.ts';
 import { callTakeScreenshot, toolDefinition, TOOL_NAME } from './tool.ts';
 
 export const MCP_SERVER_INFO = { name: 'screenshot-service', version: '1.0.0' } as const;
@@ -30,6 +32,8 @@ export const MCP_SERVER_INFO = { name: 'screenshot-service', version: '1.0.0' } 
 export interface McpDeps {
   accounts: Accounts;
   capture: CaptureService;
+  /** compare_screenshots (POST /v1/compare); without it the server has take_screenshot only. */
+  compare?: CompareService;
   log: Logger;
 }
 
@@ -45,12 +49,13 @@ interface PerRequest {
 function createMcpServer(deps: McpDeps, r: PerRequest): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
-    instructions: `Use ${TOOL_NAME} to see a web page or rendered HTML as an image.`,
+    instructions: `Use ${TOOL_NAME} to see a web page or rendered HTML as an image${deps.compare ? `, ${COMPARE_TOOL_NAME} to see what changed against a baseline` : ''}.`,
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [toolDefinition()] }));
+  const names = deps.compare ? [TOOL_NAME, COMPARE_TOOL_NAME] : [TOOL_NAME];
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.compare ? [toolDefinition(), compareToolDefinition()] : [toolDefinition()] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (request.params.name !== TOOL_NAME) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${TOOL_NAME}`);
-    return callTakeScreenshot(request.params.arguments, {
+    if (!names.includes(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${names.join(', ')}`);
+    const ctx = {
       account: r.account,
       capture: deps.capture,
       log: deps.log,
@@ -59,8 +64,10 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
       // A caller that goes away (its HTTP connection, or an MCP cancellation: extra.signal) stops
       // the render and is not billed, as on REST.
       signal: AbortSignal.any([r.gone, extra.signal]),
-      onError: (code) => void (r.res.locals.errorCode = code),
-    });
+      onError: (code: string) => void (r.res.locals.errorCode = code),
+    };
+    if (request.params.name === COMPARE_TOOL_NAME && deps.compare) return callCompare(request.params.arguments, { ...ctx, compare: deps.compare });
+    return callTakeScreenshot(request.params.arguments, ctx);
   });
   return server;
 }

@@ -1,4 +1,4 @@
-// The MCP result size budget (issue 7). Common MCP clients refuse a tool result over about 1 MB:
+// The MCP result size budget. Common MCP clients refuse a tool result over about 1 MB:
 // Claude Desktop answers "result exceeds maximum length of 1048576" for the whole JSON-RPC
 // message, and the image travels base64-encoded (4 characters per 3 bytes). Claude's API also
 // rejects images with an edge over 8000 px. So the tool returns at most MCP_IMAGE_BUDGET_BYTES of

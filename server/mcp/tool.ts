@@ -147,7 +147,8 @@ export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts 
   };
 }
 
-function failure(e: unknown, ctx: CallContext, billing: string): CallToolResult {
+/** A failed call: isError with "<code>: <message>" and what was billed (also compare-tool.ts). */
+export function failure(e: unknown, ctx: CallContext, billing: string): CallToolResult {
   let err: ServiceError;
   if (e instanceof ServiceError) err = e;
   else {

@@ -1,4 +1,4 @@
-// The request fields of the page environment (issue 12): for url mode, headers and cookies, which
+// The request fields of the page environment: for url mode, headers and cookies, which
 // are sent to the target's own origin only (./index.ts). Spread into
 // the one request schema (server/request/schema.ts); the bounds below are stated there, so
 // validation, /openapi.json, the MCP tool and the playground know them.

@@ -1,4 +1,4 @@
-// The page environment a caller may set (issue 12), applied to the prepared page before it loads:
+// The page environment a caller may set, applied to the prepared page before it loads:
 //   headers, cookies (url mode)  sent to the target's own origin only (origin-headers.ts)
 // colorScheme and userAgent are applied with the rest of the visitor's browser (server/emulation/):
 // Chromium takes all emulated media in one call, and the user agent with the Accept-Language.

@@ -1,4 +1,4 @@
-// The header rewrite of origin-headers.ts, request by request (issue 12): the target's exact origin
+// The header rewrite of origin-headers.ts, request by request: the target's exact origin
 // gets the caller's headers and cookies (merged with the page's own cookies); any other origin gets
 // none, and loses them if a request carries them over. In a browser: test/api/page-env.test.ts.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Caller-given headers and cookies for the target's own origin (issue 12), added to requests as the
+// Caller-given headers and cookies for the target's own origin, added to requests as the
 // browser makes them (puppeteer request interception), origin by origin:
 // - a request whose URL has exactly the target's origin (scheme, host, port) gets them;
 // - every other request gets nothing, and loses them if it somehow carries them (a redirect that

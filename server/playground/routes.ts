@@ -1,8 +1,8 @@
 // The playground: GET / is a small page where a person pastes an API key, a URL or HTML, sets
 // options and sees the screenshot with its response headers. Static files, no framework, no build
-// step: static/index.html, static/app.js (builds the option form from the request JSON Schema in
+// step: static/index.html, static/app.js with its modules (form.js builds the option form from the request JSON Schema in
 // GET /openapi.json, so it is never a second copy, and lists the headers that
-// /playground/headers.json names: headers.ts, from the response registry), static/style.css.
+// /playground/headers.json names, shown by result.js: headers.ts, from the response registry), static/style.css.
 // Served from memory with a strict Content-Security-Policy: scripts, styles and fetches from this
 // origin only, images also from blob: (the screenshot), no framing. GET /README.md serves the
 // README the page links to.
@@ -32,7 +32,9 @@ const load = (path: URL, type: string): StaticFile => staticFile(readFileSync(pa
 
 const FILES: Record<string, StaticFile> = {
   '/': load(new URL('./static/index.html', import.meta.url), 'text/html; charset=utf-8'),
-  '/playground/app.js': load(new URL('./static/app.js', import.meta.url), 'text/javascript; charset=utf-8'),
+  ...Object.fromEntries(
+    ['app.js', 'dom.js', 'form.js', 'result.js'].map((f) => [`/playground/${f}`, load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8')]),
+  ),
   '/playground/style.css': load(new URL('./static/style.css', import.meta.url), 'text/css; charset=utf-8'),
   '/playground/headers.json': staticFile(Buffer.from(JSON.stringify(playgroundHeaders())), 'application/json; charset=utf-8'),
 };

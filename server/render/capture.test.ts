@@ -1,4 +1,4 @@
-// The fast PNG path (issue 13) is lossless: Chromium's quick encoder re-encoded by sharp decodes
+// The fast PNG path is lossless: Chromium's quick encoder re-encoded by sharp decodes
 // to exactly the pixels of Chromium's default PNG capture, alpha included, on pages that stress
 // the encoder (gradients, text, a photo-like noise image, transparency) and on a tall full page.
 // So are the tall-capture paths (server/tall-pages/): Chromium's fast PNG sent as it is when the

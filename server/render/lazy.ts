@@ -1,7 +1,7 @@
 // Lazy content for fullPage captures: scroll through the page so that <img loading=lazy> and
 // IntersectionObserver-revealed content start loading, then wait (bounded) until what the scroll
 // started has arrived. The quiet wait is skipped when the scroll started no request: a page
-// without lazy content pays only the scroll (issue 18: the 500 ms window was paid on every page).
+// without lazy content pays only the scroll (the 500 ms window was paid on every page).
 // The scroll stops at the lowest row that can be captured, on an endless page, and in time to
 // leave the capture its part of the budget (server/tall-pages/). A page where nothing watches the
 // viewport move is not scrolled at all (scroll-watchers.ts): there the scroll changes nothing

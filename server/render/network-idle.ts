@@ -3,7 +3,7 @@
 // puppeteer's own networkidle options are not used: on setContent they hang on a reused page or
 // cost a fixed ~2 s, and on goto they add ~890 ms over `load` where the spec's window is 500 ms.
 // Requests of a document or frame that goes away without a network request never report an end:
-// request-owners.ts says when the browser has dropped them (issue 18).
+// request-owners.ts says when the browser has dropped them.
 import type { CDPSession, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { sleep } from './deadline.ts';
 import { RequestOwners } from './request-owners.ts';

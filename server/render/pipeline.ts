@@ -5,10 +5,12 @@
 // end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
 // (server/errors.ts); HTTP mapping happens elsewhere.
 import type { Page } from 'puppeteer-core';
+import type { Rect } from '../../lib/visual-diff/diff.ts';
 import { startBlocking } from '../blocking/index.ts';
 import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
 import { prepareDeterminism } from '../determinism/index.ts';
 import { applyEmulation, type Emulation } from '../emulation/index.ts';
+import { measureBoxes } from '../compare/boxes.ts';
 import { badRequest } from '../errors.ts';
 import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
 import { applyCss, prepareForCapture } from '../prepare/index.ts';
@@ -39,12 +41,16 @@ export interface RenderResult {
   waitTimedOut: WaitStep[];
   /** blockResourceTypes, blockUrls: the requests refused (0 when nothing was). */
   blockedRequests: number;
+  /** With `measure`: the boxes of the elements those selectors match, in picture pixels (a comparison's ignoreSelectors, server/compare/). Not a fact about the picture: never stored. */
+  boxes?: Rect[];
 }
 
 export interface PipelineDeps {
   /** The egress guard's friendly check (resolves to the normalised href), also applied to every later main-frame hop. */
   checkUrl(url: string): Promise<string>;
   maxOutputPixels: number;
+  /** Selectors whose elements' boxes to measure right after the capture (POST /v1/compare's ignoreSelectors). */
+  measure?: readonly string[];
 }
 
 export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: Deadline, deps: PipelineDeps): Promise<RenderResult> {
@@ -64,7 +70,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
   let visitor: Emulation | undefined;
   let env: PageEnv | undefined;
   try {
-    // Extensions (issue 12), each a room of its own; each is a no-op unless the request asks for it.
+    // Extensions, each a room of its own; each is a no-op unless the request asks for it.
     visitor = await applyEmulation(page, client, req, url, deadline); // device, timezone, locale, geolocation, media, scripts, userAgent
     env = await applyPageEnv(page, req, url, deadline); // origin-only headers/cookies
     const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
@@ -122,7 +128,8 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     // A tall capture is planned against what is left of the budget (server/tall-pages/).
     const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
-    return { ...shot, bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
+    const boxes = deps.measure?.length ? await deadline.step('boxes', measureBoxes(page, req, deps.measure, shot)) : undefined;
+    return { ...shot, ...(boxes ? { boxes } : {}), bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
   } finally {
     visitor?.dispose();
     env?.dispose();

@@ -45,7 +45,7 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => ['lorem', 'ipsu
 /** `maxBytes`: at most this many times the bytes of Chromium's default PNG. */
 const PICTURES: Record<string, { html: string; omitBackground?: boolean; maxBytes: number }> = {
   'a flat page (a heading on white)': { html: '<body style="margin:40px;font:32px sans-serif"><h1>Plain</h1></body>', maxBytes: 1 },
-  'text': { html: `<body style="margin:24px;font:16px/1.5 serif">${`<p>${words(120)}</p>`.repeat(6)}</body>`, maxBytes: 1.15 },
+  text: { html: `<body style="margin:24px;font:16px/1.5 serif">${`<p>${words(120)}</p>`.repeat(6)}</body>`, maxBytes: 1.15 },
   'dense small text in colours': {
     html: `<body style="margin:4px;font:9px/11px sans-serif;columns:6">${Array.from({ length: 120 }, (_, i) => `<p style="margin:0;color:hsl(${(i * 47) % 360},60%,30%)">${words(40)}</p>`).join('')}</body>`,
     maxBytes: 1,
@@ -54,10 +54,14 @@ const PICTURES: Record<string, { html: string; omitBackground?: boolean; maxByte
     html: `<body style="margin:0;background:linear-gradient(135deg,#1d2b64,#f8cdda);font:bold 48px sans-serif;color:#fff"><img src="${photo()}" style="float:right;margin:60px"><h1 style="margin:80px 60px">A title</h1></body>`,
     maxBytes: 1,
   },
-  'a photo on a transparent background (omitBackground)': { html: `<body style="margin:0"><img src="${photo(300, 300)}" style="opacity:.6;margin:50px"></body>`, omitBackground: true, maxBytes: 1.05 },
+  'a photo on a transparent background (omitBackground)': {
+    html: `<body style="margin:0"><img src="${photo(300, 300)}" style="opacity:.6;margin:50px"></body>`,
+    omitBackground: true,
+    maxBytes: 1.05,
+  },
 };
 
-describe('the re-encoded PNG has exactly the pixels of Chromium\'s default capture', () => {
+describe("the re-encoded PNG has exactly the pixels of Chromium's default capture", () => {
   for (const [name, p] of Object.entries(PICTURES)) {
     test(name, async () => {
       await page.setContent(p.html, { waitUntil: 'load' });
@@ -69,7 +73,11 @@ describe('the re-encoded PNG has exactly the pixels of Chromium\'s default captu
       assert.deepEqual([b.width, b.height], [a.width, a.height]);
       assert.deepEqual(pngSize(ours), { width: 1280, height: 720 });
       assert.ok(a.data.equals(b.data), 'decoded RGBA differs');
-      if (p.omitBackground) assert.ok(a.data.some((v, i) => i % 4 === 3 && v > 0 && v < 255), 'test precondition: translucent pixels');
+      if (p.omitBackground)
+        assert.ok(
+          a.data.some((v, i) => i % 4 === 3 && v > 0 && v < 255),
+          'test precondition: translucent pixels',
+        );
       assert.ok(ours.length <= reference.length * p.maxBytes, `at most ${p.maxBytes}x the bytes of Chromium's default (${ours.length} vs ${reference.length})`);
       assert.ok(ours.length < fast.length, `fewer bytes than Chromium's fast PNG (${ours.length} vs ${fast.length})`);
     });

@@ -51,7 +51,10 @@ export function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
-const encode = (raw: Raw, way: Way) => sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } }).png(way).toBuffer();
+const encode = (raw: Raw, way: Way) =>
+  sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } })
+    .png(way)
+    .toBuffer();
 
 /** SAMPLE_BANDS bands of rows spread over the picture, one after the other: a picture of their own. */
 function sample(raw: Raw): Raw {

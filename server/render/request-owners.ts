@@ -1,6 +1,5 @@
 // Which frame and which document (loader) made each request, from the protocol's own events, so
-// that the idle windows count what the browser really has in flight (spec §4.1 rule 5, §8;
-// issue 18). A document that goes away WITHOUT a network request (about:blank, a javascript: or
+// that the idle windows count what the browser really has in flight (spec §4.1 rule 5, §8). A document that goes away WITHOUT a network request (about:blank, a javascript: or
 // data: URL, a history entry restored from cache) takes its requests with it, and Chromium reports
 // no end for them: the frame commits a new document with a new loaderId, and the requests of the
 // old one are gone. A frame removed from its parent goes the same way. Neither a same-document

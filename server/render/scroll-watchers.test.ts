@@ -15,7 +15,8 @@ before(async () => {
 after(async () => chromium?.close());
 
 /** A page MIN_VIEWPORTS + 2 viewports tall (the default viewport is 720 px), with `extra` in the middle. */
-const tall = (extra: string, body = '') => `<!doctype html><body style="margin:0"${body}><div style="height:${(MIN_VIEWPORTS + 1) * 720}px;background:#ddd"></div>${extra}<div style="height:720px"></div></body>`;
+const tall = (extra: string, body = '') =>
+  `<!doctype html><body style="margin:0"${body}><div style="height:${(MIN_VIEWPORTS + 1) * 720}px;background:#ddd"></div>${extra}<div style="height:720px"></div></body>`;
 
 async function look(html: string): Promise<string> {
   const slot: Slot = await prepareSlot(chromium.browser);
@@ -32,7 +33,10 @@ describe('pages that react to a scroll are scrolled', () => {
     'an <img loading=lazy>': [tall('<img loading=lazy src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width=10 height=10>'), 'loading=lazy'],
     'an <iframe loading=LAZY> (frames are not looked into)': [tall('<iframe loading=LAZY srcdoc="x"></iframe>'), 'frames'],
     'an iframe': [tall('<iframe srcdoc="x"></iframe>'), 'frames'],
-    'an IntersectionObserver observing': [tall('<div id=a></div><script>new IntersectionObserver(() => {}).observe(document.getElementById("a"))</script>'), 'IntersectionObserver'],
+    'an IntersectionObserver observing': [
+      tall('<div id=a></div><script>new IntersectionObserver(() => {}).observe(document.getElementById("a"))</script>'),
+      'IntersectionObserver',
+    ],
     'a scroll listener on the window': [tall('<script>addEventListener("scroll", () => {})</script>'), 'scroll listener'],
     'a passive scroll listener on the document': [tall('<script>document.addEventListener("scroll", () => {}, { passive: true })</script>'), 'scroll listener'],
     'a scrollend listener': [tall('<script>addEventListener("scrollend", () => {})</script>'), 'scroll listener'],

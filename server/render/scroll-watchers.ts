@@ -61,7 +61,8 @@ export async function scrollWatcher(page: Page, client: CDPSession): Promise<str
     };
     const [win, doc] = await Promise.all([handle('window'), handle('document')]);
     if (!win || !doc) return 'the page could not be examined';
-    const listens = async (objectId: string) => (await client.send('DOMDebugger.getEventListeners', { objectId })).listeners.some((l) => SCROLL_EVENTS.has(l.type));
+    const listens = async (objectId: string) =>
+      (await client.send('DOMDebugger.getEventListeners', { objectId })).listeners.some((l) => SCROLL_EVENTS.has(l.type));
     if ((await listens(win)) || (await listens(doc))) return 'scroll listener';
     if (!seen.scripts) return '';
     const { usedSize } = await client.send('Runtime.getHeapUsage');
@@ -69,7 +70,11 @@ export async function scrollWatcher(page: Page, client: CDPSession): Promise<str
     const proto = await handle('typeof IntersectionObserver === "function" ? IntersectionObserver.prototype : undefined');
     if (!proto) return '';
     const { objects } = await client.send('Runtime.queryObjects', { prototypeObjectId: proto, objectGroup: GROUP });
-    const n = await client.send('Runtime.callFunctionOn', { objectId: objects.objectId!, functionDeclaration: 'function () { return this.length; }', returnByValue: true });
+    const n = await client.send('Runtime.callFunctionOn', {
+      objectId: objects.objectId!,
+      functionDeclaration: 'function () { return this.length; }',
+      returnByValue: true,
+    });
     return Number(n.result.value) > 0 ? 'IntersectionObserver' : '';
   } catch (e) {
     return `the page could not be examined (${String(e).split('\n')[0]})`;

@@ -32,6 +32,7 @@ const NAMED = {
   freeze: 'freezing the page',
   'last-look': 'looking for banners added since the clean-up',
   capture: 'capturing',
+  boxes: 'measuring ignoreSelectors',
 } as const;
 
 export const STEPS: typeof NAMED & Readonly<Record<ActionStep, string>> = { ...NAMED, ...ACTION_STEPS };

@@ -190,8 +190,8 @@ export const REQUEST_DEFAULTS: Readonly<Record<string, unknown>> = Object.fromEn
 /** The cross-field rules in words, for places that cannot carry `allOf` (tool schemas). */
 export const CROSS_FIELD_RULES: readonly string[] = crossFieldRules.map((r) => r['x-message']);
 
-/** The schema without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and MCP clients see it. */
-export function publicSchema(): Record<string, unknown> {
+/** The schema (this one, or one built on it: the compare request's) without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and MCP clients see it. */
+export function publicSchema(schema: object = screenshotRequestSchema): Record<string, unknown> {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v && typeof v === 'object') {
@@ -199,5 +199,5 @@ export function publicSchema(): Record<string, unknown> {
     }
     return v;
   };
-  return strip(screenshotRequestSchema) as Record<string, unknown>;
+  return strip(schema) as Record<string, unknown>;
 }

@@ -1,4 +1,4 @@
-// The one schema and what derives from it (issue 10): defaults come from the schema's `default`s,
+// The one schema and what derives from it: defaults come from the schema's `default`s,
 // cross-field rules are the schema's own `allOf` with field-naming messages, unknown fields are
 // dropped, the caller's object is left as sent, and every field carries what clients and error
 // messages need. Over real HTTP the same rules are tested in test/api/request.test.ts.
@@ -68,7 +68,7 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'exactly one of url and html is required',
     'exactly one of url and html must be given, not both',
     'quality is only allowed with format "jpeg" or "webp"',
-    'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension (issue 12)
+    'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension
     'geolocation is only allowed with url (it is granted to the target origin only)', // extension (server/emulation/)
     'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)', // extension
     'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)', // extension
@@ -109,7 +109,7 @@ test('html over 2,000,000 UTF-8 bytes is 413 payload_too_large (DESIGN §3)', ()
   assert.equal(e.code, 'payload_too_large');
 });
 
-test('extension fields (issue 12): bounds named, forbidden header names refused, values never quoted', () => {
+test('extension fields: bounds named, forbidden header names refused, values never quoted', () => {
   const secret = 'do-not-echo-7f3a';
   const m = refusal({
     url: 'http://example.com/', cacheTtl: -1, colorScheme: 'blue', userAgent: `x\n${secret}`,

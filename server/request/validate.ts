@@ -21,8 +21,9 @@ ajv.addKeyword({ keyword: 'x-suggest', schemaType: 'boolean' });
 ajv.addFormat('uri', { type: 'string', validate: isHttpUrl });
 // timezone and locale: what the browser can apply (server/emulation/formats.ts).
 for (const [name, validate] of Object.entries(EMULATION_FORMATS)) ajv.addFormat(name, { type: 'string', validate });
-const check = ajv.compile(screenshotRequestSchema);
 const FIELDS = Object.keys(screenshotRequestSchema.properties);
+/** The capture request's field names. */
+export const SCREENSHOT_FIELDS: readonly string[] = FIELDS;
 
 function isHttpUrl(s: string): boolean {
   try {
@@ -33,9 +34,12 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
+/** A JSON Schema whose fields carry `x-rule` and whose cross-field rules (`allOf`) carry `x-message`. */
+type RuledSchema = { properties: object; allOf?: readonly unknown[] };
+
 /** The field a JSON pointer of the instance names (/viewport/width, /hideSelectors/3), its rule and schema. */
-function ruleAt(instancePath: string): { field: string; rule: string; schema: any } {
-  let schema: any = screenshotRequestSchema;
+function ruleAt(root: RuledSchema, instancePath: string): { field: string; rule: string; schema: any } {
+  let schema: any = root;
   const names: string[] = [];
   for (const p of instancePath.split('/').slice(1)) {
     if (schema?.type === 'array') {
@@ -55,17 +59,24 @@ function ruleAt(instancePath: string): { field: string; rule: string; schema: an
 /** The value a JSON pointer names in the body. */
 const valueAt = (body: unknown, instancePath: string): unknown => instancePath.split('/').slice(1).reduce<any>((v, p) => v?.[p], body);
 
-function messageFor(e: ErrorObject, body: unknown): string | undefined {
-  const crossField = /^#\/allOf\/(\d+)\//.exec(e.schemaPath);
-  if (crossField) return screenshotRequestSchema.allOf[Number(crossField[1])]['x-message'];
+function messageFor(root: RuledSchema, e: ErrorObject, body: unknown): string | undefined {
+  // A cross-field rule, of the body or of an object field (a compare request's baseline.request):
+  // its x-message, after the field's name when it is not the body's.
+  const crossField = /^#((?:\/properties\/[^/]+)*)\/allOf\/(\d+)\//.exec(e.schemaPath);
+  if (crossField) {
+    const names = crossField[1]!.split('/properties/').slice(1);
+    const owner = names.reduce<any>((sch, n) => sch?.properties?.[n], root);
+    const message: string = owner?.allOf?.[Number(crossField[2])]?.['x-message'] ?? 'is not valid';
+    return names.length > 0 ? `${names.join('.')}: ${message}` : message;
+  }
   // A branch of a field's oneOf (one action per object): the oneOf's own error names the field.
   if (/\/oneOf\/\d+\//.test(e.schemaPath)) return undefined;
   if (e.keyword === 'required') {
     const missing = (e.params as { missingProperty: string }).missingProperty;
-    const parent = ruleAt(e.instancePath).field;
+    const parent = ruleAt(root, e.instancePath).field;
     return `${parent}.${missing} is required when ${parent} is given`;
   }
-  const { field, rule, schema } = ruleAt(e.instancePath);
+  const { field, rule, schema } = ruleAt(root, e.instancePath);
   const typed = valueAt(body, e.instancePath);
   // not "; ": that joins one field's message to the next (clients split on it, as the playground does)
   if (e.keyword === 'enum' && schema?.['x-suggest'] && typeof typed === 'string') {
@@ -74,13 +85,27 @@ function messageFor(e: ErrorObject, body: unknown): string | undefined {
   return `${field} must be ${rule}`;
 }
 
+/**
+ * A checker for another body schema built on this one (POST /v1/compare's: the capture fields and
+ * its own), with the same keywords and the same field-naming messages: it returns a copy of the
+ * body with the schema's defaults, or throws one 400 naming every bad field.
+ */
+export function compileBodyCheck(root: RuledSchema): (body: unknown) => Record<string, unknown> {
+  const checkBody = ajv.compile(root);
+  return (body) => {
+    // A copy: ajv writes the defaults into what it checks, and the caller's object stays as sent.
+    const copy: unknown = body !== null && typeof body === 'object' && !Array.isArray(body) ? structuredClone(body) : body;
+    if (copy === null || typeof copy !== 'object' || Array.isArray(copy)) throw badRequest('body must be a JSON object');
+    if (!checkBody(copy)) throw badRequest([...new Set((checkBody.errors ?? []).map((e) => messageFor(root, e, copy)).filter((m) => m !== undefined))].join('; '));
+    return copy as Record<string, unknown>;
+  };
+}
+
+const check = compileBodyCheck(screenshotRequestSchema);
+
 /** Validates a parsed JSON body; returns the normalised request or throws one 400/413 naming every bad field. */
 export function validateRequest(body: unknown): ScreenshotRequest {
-  // A copy: ajv writes the defaults into what it checks, and the caller's object stays as sent.
-  const copy: unknown = body !== null && typeof body === 'object' && !Array.isArray(body) ? structuredClone(body) : body;
-  if (copy === null || typeof copy !== 'object' || Array.isArray(copy)) throw badRequest('body must be a JSON object');
-  if (!check(copy)) throw badRequest([...new Set((check.errors ?? []).map((e) => messageFor(e, copy)).filter((m) => m !== undefined))].join('; '));
-  const b = copy as Record<string, unknown> & ScreenshotRequest;
+  const b = check(body) as Record<string, unknown> & ScreenshotRequest;
   if (b.html !== undefined && Buffer.byteLength(b.html, 'utf8') > HTML_MAX_BYTES) {
     throw new ServiceError('payload_too_large', `html must be at most ${HTML_MAX_BYTES} bytes (UTF-8)`);
   }

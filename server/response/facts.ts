@@ -2,6 +2,7 @@
 // (server/service.ts) produces them and knows nothing of HTTP; the response registry
 // (./registry.ts) turns them into headers, OpenAPI, the CORS expose list, the playground's list and
 // the MCP result's `_meta`.
+import type { Figures } from '../../lib/visual-diff/compare.ts';
 import type { RenderResult } from '../render/pipeline.ts';
 import type { StepTiming } from '../render/steps.ts';
 import type { ScreenshotRequest } from '../request/schema.ts';
@@ -12,7 +13,7 @@ import type { ScreenshotRequest } from '../request/schema.ts';
  * picture in the result cache, so that a cache hit answers the same facts. A fact the render
  * adds to its result (server/render/pipeline.ts) arrives here, and in the cache, by itself.
  */
-export type PictureFacts = Omit<RenderResult, 'body' | 'width' | 'height' | 'timings'> & {
+export type PictureFacts = Omit<RenderResult, 'body' | 'width' | 'height' | 'timings' | 'boxes'> & {
   /** The strong validator of the bytes (server/http-caching/etag.ts). */
   etag: string;
 };
@@ -26,6 +27,19 @@ export interface CaptureFacts extends PictureFacts {
   /** The render's steps; absent when the picture came from the cache. */
   timings?: readonly StepTiming[];
   /** Seconds this capture may be reused: the request's cacheTtl, else the server's; 0 for a capture cut short. */
+  cacheTtl: number;
+}
+
+/** What a comparison answer (POST /v1/compare) reports besides its diff picture. */
+export interface CompareFacts extends Figures {
+  /** How many rectangles were masked: ignoreRegions and the boxes of ignoreSelectors. */
+  masks: number;
+  /** Credits this request cost (one per capture rendered, 0 for cached ones) and the balance after. */
+  credits: { charged: number; remaining: number };
+  current: Figures['current'] & { cache: CaptureFacts['cache']; format: CaptureFacts['format'] };
+  /** The baseline's size and, when it was a capture, its cache and format. */
+  baseline: Figures['baseline'] & ({ cache: CaptureFacts['cache']; format: CaptureFacts['format'] } | { image: true });
+  /** Seconds the answer may be reused: the shorter of its captures' (signed links). */
   cacheTtl: number;
 }
 

@@ -1,12 +1,13 @@
 // What the response registry says of each header (./registry.ts lists them).
 import type { ErrorCode, ErrorFacts } from '../errors.ts';
-import type { Audience, CaptureFacts } from './facts.ts';
+import type { Audience, CaptureFacts, CompareFacts } from './facts.ts';
 
 /** When a header is sent, in words (docs/api.md). */
 export const OCCASIONS = {
   every: 'every response',
   image: '200 with the image',
   'not-modified': '304 to If-None-Match',
+  diff: '200 from /v1/compare (the diff picture, or its JSON)',
   error: 'errors',
   options: '204 to OPTIONS on a known route',
   'cross-origin': 'answers to a page on a listed origin (CORS_ORIGINS)',
@@ -35,6 +36,8 @@ export interface ResponseHeader {
   safelisted?: true;
   /** Capture answers (`image`, `not-modified` in `sent`): the value from the facts; undefined = not sent. */
   fromFacts?: (f: CaptureFacts, to: Audience) => string | undefined;
+  /** Comparison answers (`diff` in `sent`): the value from the comparison's facts; undefined = not sent. */
+  fromCompare?: (f: CompareFacts, to: Audience) => string | undefined;
   /** Kept from public answers (signed links): whoever holds a link may not read it. */
   privateOnly?: true;
   /** Error answers: the value from the error's facts, for the codes listed (every code when none are). */

@@ -29,6 +29,8 @@ export function openApiHeaders() {
     /** The headers of a capture answer: the image (200) or the 304 to If-None-Match. */
     capture: (audience: Audience['kind'], answer: 'image' | 'not-modified') =>
       pick((h) => h.sent.includes(answer) && !(h.privateOnly && audience === 'public'), audience),
+    /** The headers of a comparison answer (its picture or its JSON). */
+    compare: (audience: Audience['kind']) => pick((h) => h.sent.includes('diff') && !(h.privateOnly && audience === 'public'), audience),
     /** The headers of any other answer (a JSON document): those of every response. */
     other: () => pick(() => false),
     /** The headers of an error answer with one of these codes. */

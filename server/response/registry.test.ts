@@ -10,7 +10,8 @@ import { captureFacts } from '../../test/support/facts.ts';
 import { OCCASIONS } from './header.ts';
 import { componentName } from './openapi.ts';
 import { EXPOSED_HEADERS, HEADER_LIST, wireName } from './registry.ts';
-import { captureHeaders, errorHeaders, mcpFacts } from './write.ts';
+import { captureHeaders, compareHeaders, errorHeaders, mcpFacts } from './write.ts';
+import type { CompareFacts } from './facts.ts';
 
 /** Where the response headers are documented: one table row (or a row naming several) each. */
 const DOCS = { file: 'docs/api.md', section: '### The response' };
@@ -34,7 +35,8 @@ test('writers agree with when a header is sent', () => {
     const onCaptures = h.sent.includes('image') || h.sent.includes('not-modified');
     if (h.fromFacts) assert.ok(onCaptures, `${h.name} is written from capture facts, so it is sent on capture answers`);
     if (onCaptures && !h.fromFacts) assert.ok(h.notInOpenApi, `${h.name} is sent on capture answers: written from the facts, or by the content (Content-Type)`);
-    if (h.privateOnly) assert.ok(h.fromFacts, `${h.name}: only capture answers have audiences`);
+    if (h.privateOnly) assert.ok(h.fromFacts || h.fromCompare, `${h.name}: only capture and comparison answers have audiences`);
+    assert.equal(!!h.fromCompare, h.sent.includes('diff') && !h.notInOpenApi, `${h.name}: written from a comparison's facts exactly when sent on comparison answers`);
     if (h.fromError) {
       assert.ok(h.sent.includes('error'), `${h.name} is written from error facts, so it is sent on errors`);
       for (const c of h.fromError.codes ?? []) assert.ok(c in ERROR_CATALOGUE, `${h.name}: ${c} is a catalogue code`);
@@ -101,4 +103,17 @@ test('the MCP facts, the CORS expose list and the OpenAPI component names', () =
   for (const h of HEADER_LIST) assert.ok(!(h.expose && h.safelisted), `${h.name}: a safelisted header needs no exposing`);
   assert.deepEqual(['x-request-id', 'WWW-Authenticate', 'ETag', 'Server-Timing'].map((n) => componentName(n)), ['RequestId', 'WwwAuthenticate', 'ETag', 'ServerTiming']);
   assert.equal(componentName('Cache-Control', 'private'), 'CacheControlPrivate');
+});
+
+test('a comparison answer\'s headers: the figures, credits, and no balance on a signed link', () => {
+  const f: CompareFacts = {
+    diffPixels: 7, ratio: 7 / 921600, regions: [{ x: 1, y: 2, width: 3, height: 4 }], regionCount: 1, width: 1280, height: 720,
+    current: { width: 1280, height: 720, cache: 'miss', format: 'png' }, baseline: { width: 1280, height: 700, image: true },
+    masks: 0, credits: { charged: 1, remaining: 9 }, cacheTtl: 300,
+  };
+  assert.deepEqual(compareHeaders(f, { kind: 'private' }), {
+    'x-credits-charged': '1', 'x-credits-remaining': '9', 'x-diff-pixels': '7', 'x-diff-ratio': '0.0000076', 'x-diff-regions': '[{"x":1,"y":2,"width":3,"height":4}]',
+    'x-current-size': '1280x720', 'x-baseline-size': '1280x700', 'content-disposition': 'inline; filename="diff.png"', 'cache-control': 'no-store',
+  });
+  assert.equal(compareHeaders(f, { kind: 'public', expires: Math.floor(Date.now() / 1000) + 60 })['x-credits-remaining'], undefined);
 });

@@ -10,10 +10,11 @@
 // spells a header name (literals.test.ts); every header has a description and a row in the
 // README's response section (registry.test.ts).
 import { CAPTURE_HEADERS } from './capture-headers.ts';
+import { COMPARE_HEADERS } from './compare-headers.ts';
 import type { ResponseHeader } from './header.ts';
 import { PROTOCOL_HEADERS } from './protocol-headers.ts';
 
-export const RESPONSE_HEADERS = { ...CAPTURE_HEADERS, ...PROTOCOL_HEADERS };
+export const RESPONSE_HEADERS = { ...CAPTURE_HEADERS, ...COMPARE_HEADERS, ...PROTOCOL_HEADERS };
 
 export type HeaderId = keyof typeof RESPONSE_HEADERS;
 

@@ -1,7 +1,7 @@
 // Writing the registry's headers from facts: a capture answer's, an error's, and the same capture
 // facts as the MCP result's `_meta` members.
 import type { ServiceError } from '../errors.ts';
-import type { Audience, CaptureFacts } from './facts.ts';
+import type { Audience, CaptureFacts, CompareFacts } from './facts.ts';
 import { HEADER_LIST, RESPONSE_HEADERS, wireName, type HeaderId } from './registry.ts';
 
 /** A capture answer's headers, by wire name: the image (200) or the answer to a matching If-None-Match (304). */
@@ -10,6 +10,17 @@ export function captureHeaders(f: CaptureFacts, to: Audience, answer: 'image' | 
   for (const h of HEADER_LIST) {
     if (!h.fromFacts || !h.sent.includes(answer) || (h.privateOnly && to.kind === 'public')) continue;
     const value = h.fromFacts(f, to);
+    if (value !== undefined) out[wireName(h)] = value;
+  }
+  return out;
+}
+
+/** A comparison answer's headers, by wire name (its picture or its JSON: the same figures). */
+export function compareHeaders(f: CompareFacts, to: Audience): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of HEADER_LIST) {
+    if (!h.fromCompare || !h.sent.includes('diff') || (h.privateOnly && to.kind === 'public')) continue;
+    const value = h.fromCompare(f, to);
     if (value !== undefined) out[wireName(h)] = value;
   }
   return out;

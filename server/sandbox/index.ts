@@ -1,4 +1,4 @@
-// How Chromium is confined (issue 15; threat model "Isolation and retention"). The egress proxy is
+// How Chromium is confined (threat model "Isolation and retention"). The egress proxy is
 // the network guarantee (DESIGN §4) only if a page cannot go around it: a renderer compromised by
 // a hostile page must not be able to open sockets of its own. Chromium's sandbox gives that: its
 // renderers run in a network namespace with no interface but a down `lo`, in a user and PID
@@ -40,7 +40,7 @@ export interface LaunchPlan {
 export function launchPlans(s: SandboxSettings, isRoot: boolean): LaunchPlan[] {
   const user = isRoot ? { uid: s.uid, gid: s.gid } : null;
   const sandboxed: LaunchPlan = { sandbox: true, user };
-  const unconfined: LaunchPlan = { sandbox: false, user: null }; // what every root launch was before issue 15
+  const unconfined: LaunchPlan = { sandbox: false, user: null }; // no sandbox, as itself: the last resort of `auto`
   if (s.mode === 'off') return [unconfined];
   if (s.mode === 'require') return [sandboxed];
   // Without namespaces, an unprivileged user still keeps a compromised renderer out of root's files.

@@ -1,4 +1,4 @@
-// Connection hygiene (issue 15; server/http/connections.ts): a client that stalls is cut after
+// Connection hygiene (server/http/connections.ts): a client that stalls is cut after
 // the configured timeout, not after Node's 300 s, and so is one that stops reading its answer; a
 // render longer than those timeouts is never cut; one address cannot hold more than
 // MAX_CONNECTIONS_PER_IP connections while other addresses are still served. Short timeouts set

@@ -1,4 +1,4 @@
-// The idle windows count what the browser really has in flight (spec §4.1 rule 5, §8; issue 18):
+// The idle windows count what the browser really has in flight (spec §4.1 rule 5, §8):
 // a document or frame that goes away WITHOUT a network request (about:blank, javascript:, data:,
 // document.open(), a removed iframe) takes its requests with it, so `networkidle2`/`networkidle0`
 // settle instead of waiting out the budget for requests that will never report an end. A

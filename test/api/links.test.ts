@@ -1,4 +1,4 @@
-// Signed render links and HTTP caching (issue 12), over real HTTP against one reference server:
+// Signed render links and HTTP caching, over real HTTP against one reference server:
 // a link renders without an Authorization header and bills the signing key; GET and POST of the
 // same options share a cache entry; ETag + If-None-Match give a free 304; Cache-Control is public
 // for links and no-store for POST and errors; every change to a link, an expired link, a revoked

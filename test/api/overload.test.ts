@@ -1,4 +1,4 @@
-// Overload (issue 15): the time a request waits for a render slot counts against its render
+// Overload: the time a request waits for a render slot counts against its render
 // budget. A burst bigger than the pool can serve within the budget is answered in time: each
 // request either renders (200, or 504 for a page that never settles) or is refused early with
 // 503 overloaded and a Retry-After computed from the queue; no answer comes later than the

@@ -1,4 +1,4 @@
-// The page environment (issue 12): colorScheme, userAgent, and url-mode headers and cookies that
+// The page environment: colorScheme, userAgent, and url-mode headers and cookies that
 // reach the target's own origin and nothing else. Two loopback fixture origins (same host, two
 // ports: two origins, one cookie-jar host): the target page on A loads an image, a fetch and an
 // iframe from B, and A redirects to B; B must never see the header or the cookie, and A sees them

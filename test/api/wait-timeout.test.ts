@@ -1,4 +1,4 @@
-// captureOnTimeout (issue 18 part 3, server/wait-timeout/): a page that never settles is captured
+// captureOnTimeout (server/wait-timeout/): a page that never settles is captured
 // as it is when the request asks for it, billed as a success, with x-wait-timed-out naming the
 // waits that did not finish; without the option the spec's 504 render_timeout is unchanged.
 // The server runs with RENDER_BUDGET_MS=6000: the waits of captureOnTimeout end at 6000 - 1500
@@ -190,8 +190,8 @@ describe('the result cache', () => {
 
   test('a request that waited for an identical render, which then timed out, answers within its own budget', async () => {
     // Single flight: the second waits for the first's entry; the first ends in 504 with nothing
-    // stored, and the second then renders itself. Its wait counts against its own budget (issue
-    // 15): before, it answered after about twice the budget (11.7 s here).
+    // stored, and the second then renders itself. Its wait counts against its own budget:
+    // before, it answered after about twice the budget (11.7 s here).
     const same = { url: url('settles'), viewport, waitUntil: 'load', waitForSelector: '#never' };
     const first = shoot(srv.url, same);
     await sleep(300);

@@ -169,7 +169,7 @@ for (const mode of ['html', 'url'] as const) {
     });
 
     test('an element that never appears: 504 render_timeout; the next request succeeds', async () => {
-      const never = `#never-${'waitSelectorCanary'.repeat(500)}`; // 9,000 characters: never quoted back (issue 15)
+      const never = `#never-${'waitSelectorCanary'.repeat(500)}`; // 9,000 characters: never quoted back
       const r = await shoot(base, req(mode, 'late', { ms: 60_000 }, { waitForSelector: never, waitUntil: 'load' }));
       assertTimeout(r, /waiting for waitForSelector/);
       assert.ok(!(r.body.toString('utf8') + [...r.headers].join('\n')).includes('waitSelectorCanary'), 'neither the message nor a header quotes the selector');

@@ -1,4 +1,4 @@
-// An MCP caller that goes away (issue 15): as on REST, its render stops at once and nothing is
+// An MCP caller that goes away: as on REST, its render stops at once and nothing is
 // billed. Plain JSON-RPC over HTTP, cut by the client mid-render; the ledger is read directly.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The MCP server end to end (spec §4.2, §5; issue 7): the official SDK client over loopback
+// The MCP server end to end (spec §4.2, §5): the official SDK client over loopback
 // against a real reference server (real Chromium, real store). One server for the whole file;
 // every credit check reads the ledger itself.
 import { after, before, test } from 'node:test';
@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { publicCompareSchema } from '../../server/compare/schema.ts';
 import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
 import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
@@ -45,12 +46,34 @@ after(async () => {
 
 const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'take_screenshot', arguments: args })) as CallToolResult;
 
-test('tools/list: one tool, take_screenshot, whose input schema is the REST body schema', async () => {
+test('tools/list: take_screenshot, whose input schema is the REST body schema, and compare_screenshots', async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name), ['take_screenshot']);
+  assert.deepEqual(tools.map((t) => t.name), ['take_screenshot', 'compare_screenshots']);
+  assert.deepEqual(tools[1]!.inputSchema.properties, (publicCompareSchema() as { properties: unknown }).properties, 'the compare tool takes POST /v1/compare\'s body');
   assert.deepEqual(tools[0].inputSchema, toolInputSchema());
   assert.match(tools[0].description ?? '', /url/);
   assert.match(tools[0].description ?? '', /html/);
+});
+
+test('compare_screenshots: the diff picture, the figures in words and in _meta; a failure is an isError result, free', async () => {
+  const before = await balance(ts.server);
+  const page = (extra: string) => `<body style="margin:0;background:#fff">${extra}</body>`;
+  const viewport = { width: 160, height: 100 };
+  const r = (await client.callTool({
+    name: 'compare_screenshots',
+    arguments: { html: page('<div style="position:absolute;left:20px;top:30px;width:40px;height:10px;background:#000"></div>'), viewport, baseline: { request: { html: page(''), viewport } } },
+  })) as CallToolResult;
+  assert.notEqual(r.isError, true, textOf(r));
+  const img = await decode(imageOf(r).data);
+  assert.deepEqual([img.width, img.height], [160, 100]);
+  assert.match(textOf(r), /^400 pixels differ .*\nChanged regions \(1\): 40x10 at 20,30\./);
+  const meta = (r._meta as Record<string, { diffPixels: number; regions: unknown; credits: { charged: number } }>)['screenshot-service/compare']!;
+  assert.deepEqual([meta.diffPixels, meta.regions, meta.credits.charged], [400, [{ x: 20, y: 30, width: 40, height: 10 }], 2]);
+  assert.equal(await balance(ts.server), before - 2);
+  const bad = (await client.callTool({ name: 'compare_screenshots', arguments: { html: page(''), baseline: { image: 'bm90IGFuIGltYWdl' } } })) as CallToolResult;
+  assert.equal(bad.isError, true);
+  assert.match(textOf(bad), /^bad_request: baseline\.image must be a base64 PNG, JPEG or WebP image\nNo credit was charged\./);
+  assert.equal(await balance(ts.server), before - 2);
 });
 
 test('html capture: a PNG image of the requested viewport plus a text part; one credit', async () => {
@@ -202,7 +225,7 @@ test('unknown tool name is a protocol error, not a capture', async () => {
   assert.equal(await balance(ts.server), before);
 });
 
-test('auth: the SDK client says the API key is missing or invalid (issue 14)', async () => {
+test('auth: the SDK client says the API key is missing or invalid', async () => {
   // The TypeScript SDK prints the 401 body after "Error POSTing to endpoint:"; the message is in it.
   await assert.rejects(connect(mcpUrl(ts), null), (e: Error) => /401|Error POSTing/.test(e.message) && /the API key is missing/.test(e.message));
   await assert.rejects(connect(mcpUrl(ts), 'wrong-key-0123456789abcdef'), (e: Error) => /the API key is invalid/.test(e.message));

@@ -1,4 +1,4 @@
-// The playground page (GET /) and cross-origin calls, in a real browser (issue 14): Playwright
+// The playground page (GET /) and cross-origin calls, in a real browser: Playwright
 // driving the system Chromium against a reference server on port 0. The form is filled by its
 // labels (so every control has one), the image is decoded by the page, errors must appear next to
 // the field they name. CORS is checked from two other origins: one listed in CORS_ORIGINS, one not.
@@ -102,6 +102,40 @@ test('fill the form and press Enter: an image of the requested size, the headers
   }
 });
 
+test('compare with a baseline: the previous screenshot is the baseline; the diff picture and its figures are shown', async () => {
+  await page.getByLabel('API key').fill(TEST_KEY);
+  await page.getByLabel('HTML markup').check();
+  const html = (extra: string) => `<body style="margin:0;background:#fff"><div style="position:absolute;left:10px;top:10px;width:60px;height:30px;background:#888"></div>${extra}</body>`;
+  await page.getByLabel('html', { exact: true }).fill(html(''));
+  await nested('viewport', 'width').fill('200');
+  await nested('viewport', 'height').fill('120');
+  await submitAndWait(); // the baseline: the screenshot taken last
+  await page.getByLabel('html', { exact: true }).fill(html('<div style="position:absolute;left:120px;top:50px;width:40px;height:25px;background:#d00"></div>'));
+  await page.getByLabel(/^Compare with a baseline/).check();
+  await page.getByLabel('threshold').fill('0.05');
+  const done = page.waitForResponse((r) => r.url().endsWith('/v1/compare'));
+  await page.getByRole('button', { name: 'Compare' }).click();
+  assert.equal((await done).status(), 200);
+  await page.waitForFunction(() => !(document.getElementById('submit') as HTMLButtonElement).disabled);
+  await page.waitForFunction(() => (document.getElementById('shot') as HTMLImageElement).naturalWidth === 200);
+  const headers = await page.locator('#headers').innerText();
+  assert.match(headers, /x-diff-pixels\s+1000/);
+  assert.match(headers, /x-diff-regions\s+\[\{"x":120,"y":50,"width":40,"height":25\}\]/);
+  assert.match(headers, /x-baseline-size\s+200x120/);
+  // The picture shows the change in red (decoded by the page).
+  const red = await page.locator('#shot').evaluate((i: HTMLImageElement) => {
+    const c = document.createElement('canvas');
+    c.width = i.naturalWidth;
+    c.height = i.naturalHeight;
+    const g = c.getContext('2d')!;
+    g.drawImage(i, 0, 0);
+    return [...g.getImageData(140, 60, 1, 1).data];
+  });
+  assert.deepEqual(red, [255, 0, 0, 255]);
+  await page.getByLabel(/^Compare with a baseline/).uncheck();
+  assert.equal(await page.getByRole('button', { name: 'Take screenshot' }).count(), 1);
+});
+
 test('a bad field shows the server message next to that field', async () => {
   await nested('viewport', 'width').fill('0');
   await page.getByLabel('quality').fill('50'); // with png: a cross-field rule that names quality
@@ -116,7 +150,7 @@ test('a bad field shows the server message next to that field', async () => {
   assert.deepEqual(consoleErrors, [], 'no script or CSP errors on the page');
 });
 
-test('extension fields (issue 12): headers and cookies as lines, an enum without default sends nothing', async () => {
+test('extension fields: headers and cookies as lines, an enum without default sends nothing', async () => {
   await page.getByLabel('html', { exact: true }).fill('<p>x</p>');
   await page.getByLabel('headers', { exact: true }).fill('X-Tenant: 7\nAccept-Language: fr');
   await page.getByLabel('cookies', { exact: true }).fill('session=abc=1');

@@ -1,4 +1,4 @@
-// Chromium's sandbox (issue 15, server/sandbox): a renderer compromised by a hostile page must not
+// Chromium's sandbox (server/sandbox): a renderer compromised by a hostile page must not
 // reach the network around the egress proxy. Shown on the real browser the server launches, by
 // reading /proc: its renderers run under seccomp-bpf, in network and user namespaces other than
 // the server's (as root: as an unprivileged uid), their network namespace has no interface but

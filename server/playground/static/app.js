@@ -4,10 +4,11 @@
 // /playground/headers.json names (the response registry, server/response/), so a new response
 // fact does too. Errors are shown next to the field their message names ("viewport.width must
 // be ...", server/request/validate.ts).
-const $ = (id) => document.getElementById(id);
+import { $, el } from './dom.js';
+import { bodySchema, controls, field, requestSchema } from './form.js';
+import { showHeaders, showTiming } from './result.js';
+
 const KEY_STORE = 'screenshot-playground-key';
-/** Presentation hints only (the schema says what a field is; this says how big its box is). */
-const MULTILINE = new Set(['html', 'css', 'js']);
 const SOURCE = ['url', 'html'];
 /** @type {Promise<{shown: {name: string, description: string}[], filename: string, timing: string, send: {key: string, type: string}}>} */
 const HEADERS = fetch('/playground/headers.json').then((res) => {
@@ -15,122 +16,44 @@ const HEADERS = fetch('/playground/headers.json').then((res) => {
   return res.json();
 });
 
-/** @type {Map<string, {read: () => unknown, input: HTMLElement, error: HTMLElement}>} */
-const controls = new Map();
-
-// ---------------------------------------------------------------- schema -> form
-
-function resolve(doc, node) {
-  while (node && node.$ref) node = node.$ref.split('/').slice(1).reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  return node;
-}
-
-async function requestSchema() {
-  const res = await fetch('/openapi.json');
-  if (!res.ok) throw new Error(`GET /openapi.json answered ${res.status}`);
-  const doc = await res.json();
-  const body = resolve(doc, doc.paths['/v1/screenshot'].post.requestBody);
-  return resolve(doc, body.content['application/json'].schema);
-}
-
-const idFor = (path) => `f-${path.replace(/\./g, '-')}`;
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? '' : String(v));
-  e.append(...children);
-  return e;
-}
-
-/** One labelled control for a schema property; returns its wrapper and registers how to read it. */
-function field(path, schema, fallback) {
-  const id = idFor(path);
-  const name = path.split('.').pop();
-  const def = schema.default ?? fallback;
-  const help = el('p', { class: 'help', id: `${id}-help` }, schema.description ?? '');
-  const error = el('p', { class: 'error', id: `err-${path}`, hidden: true });
-  const describedBy = `${id}-help err-${path}`;
-  let input;
-  let read;
-  if (schema.type === 'object' && schema.properties) {
-    const box = el('fieldset', { class: 'nested', id, 'aria-describedby': describedBy }, el('legend', {}, name));
-    box.append(help);
-    for (const [k, s] of Object.entries(schema.properties)) box.append(field(`${path}.${k}`, s, def?.[k]));
-    box.append(error);
-    // Sent only when a nested value is set; then the object's defaults fill the rest (width and height are required together).
-    read = () => {
-      const set = Object.keys(schema.properties).map((k) => [k, controls.get(`${path}.${k}`).read()]).filter(([, v]) => v !== undefined);
-      return set.length ? { ...(def ?? {}), ...Object.fromEntries(set) } : undefined;
-    };
-    controls.set(path, { read, input: box, error });
-    return box;
-  }
-  if (schema.type === 'boolean') {
-    input = el('input', { type: 'checkbox', id, checked: def === true, 'aria-describedby': describedBy });
-    read = () => (input.checked === (def ?? false) ? undefined : input.checked);
-    const wrap = el('div', { class: 'field check' }, input, el('label', { for: id }, name), help, error);
-    controls.set(path, { read, input, error });
-    return wrap;
-  }
-  if (Array.isArray(schema.enum)) {
-    // No default in the schema (colorScheme): an empty first choice sends nothing.
-    const none = def === undefined ? [el('option', { value: '', selected: true }, '(default)')] : [];
-    input = el('select', { id, 'aria-describedby': describedBy }, ...none, ...schema.enum.map((v) => el('option', { value: v, selected: v === def }, String(v))));
-    read = () => (input.value === (def ?? '') ? undefined : input.value);
-  } else if (schema.type === 'number' || schema.type === 'integer') {
-    input = el('input', { type: 'number', id, min: schema.minimum, max: schema.maximum, step: 'any', placeholder: def, inputmode: 'decimal', 'aria-describedby': describedBy });
-    read = () => (input.value.trim() === '' ? undefined : Number(input.value));
-  } else if (schema.type === 'object') {
-    // A map of strings (headers): one "Name: value" per line.
-    input = el('textarea', { id, rows: 2, placeholder: 'Name: value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
-    read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
-      return lines.length ? Object.fromEntries(lines.map((l) => [l.split(':')[0].trim(), l.slice(l.indexOf(':') + 1).trim()])) : undefined;
-    };
-  } else if (schema.type === 'array' && schema.items?.type === 'object' && !(schema.items.properties?.name && schema.items.properties?.value)) {
-    // Objects of their own shape (actions): one JSON object per line; a line that is not JSON is
-    // sent as it is, and the server's message says what it must be.
-    input = el('textarea', { id, rows: 3, placeholder: '{"click": "#menu"} (one JSON object per line)', spellcheck: 'false', 'aria-describedby': describedBy });
-    read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
-      const parse = (l) => {
-        try {
-          return JSON.parse(l);
-        } catch {
-          return l;
-        }
-      };
-      return lines.length ? lines.map(parse) : undefined;
-    };
-  } else if (schema.type === 'array' && schema.items?.type === 'object') {
-    // Name/value objects (cookies): one "name=value" per line.
-    input = el('textarea', { id, rows: 2, placeholder: 'name=value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
-    read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
-      return lines.length ? lines.map((l) => ({ name: l.split('=')[0], value: l.slice(l.indexOf('=') + 1) })) : undefined;
-    };
-  } else if (schema.type === 'array') {
-    input = el('textarea', { id, rows: 2, placeholder: 'one per line', spellcheck: 'false', 'aria-describedby': describedBy });
-    read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
-      return lines.length ? lines : undefined;
-    };
-  } else if (MULTILINE.has(name)) {
-    input = el('textarea', { id, rows: 8, spellcheck: 'false', 'aria-describedby': describedBy });
-    read = () => (input.value === '' ? undefined : input.value);
-  } else {
-    input = el('input', { type: schema.format === 'uri' ? 'url' : 'text', id, spellcheck: 'false', placeholder: schema.format === 'uri' ? 'https://example.com' : def, 'aria-describedby': describedBy });
-    read = () => (input.value.trim() === '' ? undefined : input.value.trim());
-  }
-  controls.set(path, { read, input, error });
-  return el('div', { class: 'field', id: `field-${id}` }, el('label', { for: id }, name), input, help, error);
-}
+/** The comparison's own fields (those of POST /v1/compare that a capture request has not, but the baseline, chosen above them). */
+const COMPARE_PATH = '/v1/compare';
+const compareOnly = new Set();
 
 async function buildForm() {
   const schema = await requestSchema();
   $('loading').remove();
   for (const [k, s] of Object.entries(schema.properties)) (SOURCE.includes(k) ? $('source-fields') : $('option-fields')).append(field(k, s));
   showSource();
+  const compare = await bodySchema(COMPARE_PATH);
+  if (!compare) return; // a server without comparisons
+  for (const [k, s] of Object.entries(compare.properties)) {
+    if (k in schema.properties || k === 'baseline') continue;
+    compareOnly.add(k);
+    $('compare-fields').append(field(k, s));
+  }
+  $('compare').hidden = false;
+}
+
+const comparing = () => !$('compare').hidden && $('compare-on').checked;
+/** The last screenshot taken here, in base64: the baseline of "the previous screenshot". */
+let lastShot;
+
+function showCompare() {
+  $('compare-options').hidden = !$('compare-on').checked;
+  $('field-baseline-url').hidden = document.querySelector('input[name=baseline]:checked').value !== 'url';
+  $('submit').textContent = comparing() ? 'Compare' : 'Take screenshot';
+}
+
+/** The compare request: the capture's options, the comparison's, and the baseline. */
+function compareBody(capture) {
+  if (document.querySelector('input[name=baseline]:checked').value === 'url') {
+    const options = { ...capture, url: $('baseline-url').value.trim() };
+    delete options.html;
+    return { ...capture, baseline: { request: options } };
+  }
+  if (!lastShot) throw new Error('take a screenshot first: it is the baseline');
+  return { ...capture, baseline: { image: lastShot } };
 }
 
 function source() {
@@ -151,6 +74,7 @@ function body() {
   for (const [path, c] of controls) {
     if (path.includes('.')) continue; // nested values are read by their object
     if (SOURCE.includes(path) && path !== source()) continue;
+    if (compareOnly.has(path) && !comparing()) continue;
     const v = c.read();
     if (v !== undefined) out[path] = v;
   }
@@ -179,7 +103,9 @@ function placeError(status, err) {
   for (const part of String(err.message ?? '').split('; ')) {
     const path = /^([A-Za-z]+(?:\.[A-Za-z]+)*)/.exec(part)?.[1];
     const c = path && controls.get(path);
-    if (c) {
+    if (path?.startsWith('baseline')) {
+      showError('err-baseline', part);
+    } else if (c) {
       showError(`err-${path}`, part, c.input);
       first ??= c.input;
     } else if (/\b(url|html)\b/.test(part)) {
@@ -192,44 +118,6 @@ function placeError(status, err) {
   first?.focus();
 }
 
-function parseTiming(header) {
-  return (header ?? '')
-    .split(/,(?=\s*[A-Za-z0-9_-]+\s*(?:;|,|$))/)
-    .map((entry) => {
-      const [name, ...params] = entry.trim().split(';');
-      const p = Object.fromEntries(params.map((x) => x.trim().split('=')).map(([k, v]) => [k, (v ?? '').replace(/^"|"$/g, '')]));
-      return { name, dur: Number(p.dur ?? 0), desc: p.desc || name };
-    })
-    .filter((t) => t.name);
-}
-
-/** Server-Timing as a waterfall: the steps run one after another, so each bar starts where the last ended. */
-function showTiming(header) {
-  const rows = parseTiming(header);
-  const total = rows.reduce((s, t) => s + t.dur, 0) || 1;
-  const tbody = $('timing').tBodies[0];
-  tbody.replaceChildren();
-  let start = 0;
-  for (const t of rows) {
-    const bar = el('span', { class: 'bar' });
-    bar.style.marginLeft = `${(start / total) * 100}%`;
-    bar.style.width = `${Math.max((t.dur / total) * 100, 0.5)}%`;
-    tbody.append(el('tr', {}, el('th', { scope: 'row' }, t.desc), el('td', { class: 'ms' }, t.dur.toFixed(1)), el('td', { class: 'track' }, bar)));
-    start += t.dur;
-  }
-  $('timing').hidden = rows.length === 0;
-  $('timing-title').hidden = rows.length === 0;
-}
-
-function showHeaders(res, shown) {
-  const dl = $('headers');
-  dl.replaceChildren();
-  for (const h of shown) {
-    const v = res.headers.get(h.name);
-    if (v !== null) dl.append(el('dt', { title: h.description }, h.name), el('dd', {}, v));
-  }
-}
-
 let objectUrl;
 
 async function submit(event) {
@@ -237,13 +125,24 @@ async function submit(event) {
   clearErrors();
   const key = $('key').value.trim();
   $('submit').disabled = true;
-  $('status').textContent = 'Rendering…';
+  $('status').textContent = comparing() ? 'Rendering and comparing…' : 'Rendering…';
   const started = performance.now();
   try {
     const names = await HEADERS;
     const headers = { [names.send.type]: 'application/json' };
     if (key) headers[names.send.key] = `Bearer ${key}`;
-    const res = await fetch('/v1/screenshot', { method: 'POST', headers, body: JSON.stringify(body()) });
+    let target = '/v1/screenshot';
+    let payload = body();
+    if (comparing()) {
+      try {
+        payload = compareBody(payload);
+      } catch (e) {
+        showError('err-baseline', e.message);
+        return;
+      }
+      target = COMPARE_PATH;
+    }
+    const res = await fetch(target, { method: 'POST', headers, body: JSON.stringify(payload) });
     if (!res.ok) {
       const err = await res.json().catch(() => ({ error: 'error', message: res.statusText }));
       $('status').textContent = `${res.status} ${err.error}`;
@@ -252,6 +151,7 @@ async function submit(event) {
       return;
     }
     const blob = await res.blob();
+    if (target !== COMPARE_PATH) lastShot = await base64Of(blob);
     if (objectUrl) URL.revokeObjectURL(objectUrl);
     objectUrl = URL.createObjectURL(blob);
     const img = $('shot');
@@ -274,8 +174,19 @@ async function submit(event) {
   }
 }
 
+function base64Of(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
+}
+
 // ---------------------------------------------------------------- start
 
+$('compare-on').addEventListener('change', showCompare);
+for (const r of document.querySelectorAll('input[name=baseline]')) r.addEventListener('change', showCompare);
 $('key').value = sessionStorage.getItem(KEY_STORE) ?? '';
 $('key').addEventListener('input', () => sessionStorage.setItem(KEY_STORE, $('key').value.trim()));
 for (const r of document.querySelectorAll('input[name=source]')) r.addEventListener('change', showSource);

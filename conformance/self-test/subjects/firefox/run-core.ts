@@ -1,11 +1,10 @@
-// The suite's second subject engine (issue 19), what `npm test` runs:
+// The suite's second subject engine, what `npm test` runs:
 //   node --import tsx conformance/self-test/subjects/firefox/run-core.ts [--grep RE] [--workers N] [--report DIR] [--no-isolate]
 // Starts the suite's fixture server and the Firefox subject (server.ts, port 0, the fixture origins
 // allowed), runs the `core` profile against it with this folder's expectations.json, and exits
 // non-zero when a case fails unexpectedly or an expected failure passes (the suite's own verdict).
 // Like run-against-reference.ts it re-executes itself in `unshare -rn` (loopback only) when it can,
 // so that the off-machine metadata address case runs too.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import { REPO_ROOT } from '../../../fixtures.ts';
 import type { SuiteOptions } from '../../../options.ts';
 import { runSuite } from '../../../runner.ts';
 import { startSubject } from './server.ts';
+import { isolated } from '../../../entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'FIREFOX_SUBJECT_IN_NAMESPACE';
@@ -31,20 +31,10 @@ function parse(argv: string[]) {
   return o;
 }
 
-function reexecIsolated(argv: string[]): number | null {
-  if (spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status !== 0) return null;
-  const cmd = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...argv].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
-  return spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${cmd}`], { stdio: 'inherit', env: { ...process.env, [INSIDE]: '1' } }).status ?? 1;
-}
-
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const inside = process.env[INSIDE] === '1';
-  if (o.isolate && !inside) {
-    const code = reexecIsolated(argv);
-    if (code !== null) return code;
-    console.warn('run-core: network namespaces unavailable; the metadata-address case is skipped');
-  }
+  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, 'run-core: network namespaces unavailable; the metadata-address case is skipped');
+  if (exitCode !== undefined) return exitCode;
   const started = Date.now();
   const fixtures = await startFixtureServer();
   const keys = Array.from({ length: 20 }, () => `ff-${randomBytes(8).toString('hex')}`);

@@ -1,5 +1,5 @@
 // A deliberately small, independent implementation of spec/screenshot-service.md on Firefox ESR
-// (issue 19): the conformance suite's second subject engine. It proves the suite, it is not a
+//: the conformance suite's second subject engine. It proves the suite, it is not a
 // product: node:http, its own validation (validate.ts), its own private-target check (guard.ts),
 // its own banner clean-up (page-cleanup.js), Firefox through WebDriver BiDi (render.ts).
 //

@@ -1,5 +1,5 @@
 // The request body of spec §2.1/§2.2, checked from the spec's tables alone (not the reference
-// server's JSON Schema: this subject is an independent implementation, issue 19). Unknown fields
+// server's JSON Schema: this subject is an independent implementation). Unknown fields
 // are ignored (§2.1 rule 2, §9); a malformed known field is a 400 whose message names it and never
 // quotes the submitted value (§2.1 rule 3, §7).
 
