@@ -15,6 +15,10 @@
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
 // POST /v1/compare (bench/compare.ts, no browser). `--only blocking`, `--only tall` and
 // `--only compare` run one of those sections alone.
+//
+// The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
+// floor's saturated mix throughput for the mix, the same for every contender; printed first, and
+// in --json under `offeredLoad`.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -23,7 +27,9 @@ import { loadConfig } from '../server/config.ts';
 import { launchBrowser } from '../server/render/browser.ts';
 import { startBaselineServer, type Baseline } from './baselines.ts';
 import { startFloor } from './floor.ts';
+import { formatByKind } from './cpu.ts';
 import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
+import { fmtRate, offeredLoad, openLoopCount, plainRate as plainRateOf } from './offered-load.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
@@ -107,7 +113,6 @@ if (only === 'blocking') {
   console.error(`bench: --only knows three sections, blocking, tall and compare (not ${only})`);
   process.exit(2);
 }
-const MIX_N = quick ? 8 : 24; // open loop at 2 req/s over the mix: 4 s / 12 s per measure
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
 const SAT_LEVELS = quick ? [2] : [2, 4];
 // The frame-pacing flags cost two more mix runs: on in a full run, in --quick only with --frame-flags.
@@ -149,39 +154,51 @@ const floorOnce = async (): Promise<Sample> => {
 for (let i = 0; i < 3; i++) await floorOnce();
 const floorSeq: number[] = [];
 for (let i = 0; i < N; i++) floorSeq.push((await floorOnce()).ms);
-const floorOpen = await openLoop(floorOnce, 2, N);
+// The plain page's open-loop rate follows the floor's sequential time on it (bench/offered-load.ts).
+const plainPerSecond = plainRateOf(median(floorSeq));
+const plainRate = fmtRate(plainPerSecond);
+const floorOpen = await openLoop(floorOnce, plainPerSecond, N);
 const floor = median(floorOpen.ms);
-row('floor: open page, setContent+screenshot, 2 req/s', median(floorSeq).toFixed(0) + ' seq', floor.toFixed(0), '', '');
-results.floor = { sequentialMedianMs: median(floorSeq), openLoop2rpsMedianMs: floor };
+row(`floor: open page, setContent+screenshot, ${plainRate}`, median(floorSeq).toFixed(0) + ' seq', floor.toFixed(0), '', '');
+results.floor = { sequentialMedianMs: median(floorSeq), openLoopMedianMs: floor, openLoopPerSecond: plainPerSecond };
 await floorBrowser.close();
 
 mark('floor mix');
-// The floor on the mix: one reused page per render slot, as latency (2 req/s) and throughput (closed
-// loop, one client per worker); then the same with the frame-pacing flags, right after.
+// The floor on the mix: one reused page per render slot. Its saturated throughput (closed loop, one
+// client per worker) comes first: the offered load of every open-loop measure is derived from it
+// and from the plain page's sequential time (bench/offered-load.ts). Then its latency at that rate;
+// then the same with the frame-pacing flags, right after.
 const floorMix = await startFloor(config.chromiumPath, config.renderConcurrency);
 for (const p of mix) await floorMix.shoot(p);
-const floorMixLat = await mixLatency(cycle(mix, floorMix.shoot), 2, MIX_N);
 const floorMixSat = await mixThroughput(cycle(mix, floorMix.shoot), [config.renderConcurrency], SAT_N);
+const load = offeredLoad(floorMixSat.best.rps, median(floorSeq));
+const mixN = quick ? 8 : openLoopCount(load.mixPerSecond, mix.length, 12, 24);
+const mixRate = fmtRate(load.mixPerSecond);
+results.offeredLoad = { ...load, mixRequests: mixN, plainRequests: N };
+row('offered load (open loop), every contender', `mix ${mixRate}, plain ${plainRate}`, '', `floor capacity: mix ${load.floorMixCapacityPerSecond.toFixed(2)}/s, plain ${load.floorPlainCapacityPerSecond.toFixed(1)}/s`, '');
+row('  rule', load.rule, '', '', '');
+console.log(`bench: offered load ${mixRate} on the mix, ${plainRate} on the plain page (${load.rule})`);
+const floorMixLat = await mixLatency(cycle(mix, floorMix.shoot), load.mixPerSecond, mixN);
 await floorMix.close();
 let floorFlagsLat: LatencyFigures | undefined;
 if (frameFlags) {
   const floorFlags = await startFloor(config.chromiumPath, config.renderConcurrency, FRAME_FLAGS);
   for (const p of mix) await floorFlags.shoot(p);
-  floorFlagsLat = await mixLatency(cycle(mix, floorFlags.shoot), 2, MIX_N);
+  floorFlagsLat = await mixLatency(cycle(mix, floorFlags.shoot), load.mixPerSecond, mixN);
   await floorFlags.close();
 }
-mixRows('MIX floor: reused page, 2 req/s', floorMixLat);
+mixRows(`MIX floor: reused page, ${mixRate}`, floorMixLat);
 
 mark('ours');
 // The reference server.
 const ours = await startServer(config);
 const shotUrl = `${ours.url}/v1/screenshot`;
 for (let i = 0; i < 3; i++) await post(shotUrl, body())();
-const oursLoad = await openLoop(post(shotUrl, body()), 2, N);
-const oursIdle = await openLoop(post(shotUrl, body({ waitUntil: 'networkidle2' })), 2, N);
-row('ours: waitUntil load, 2 req/s (open loop)', '', median(oursLoad.ms).toFixed(0), `${(median(oursLoad.ms) / floor).toFixed(2)}x floor`, '<= 1.3x');
-row('ours: networkidle2, 2 req/s (open loop)', '', median(oursIdle.ms).toFixed(0), `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`, '<= floor + 600');
-results.ours = { load2rps: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors }, networkidle2_2rps: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors } };
+const oursLoad = await openLoop(post(shotUrl, body()), load.plainPerSecond, N);
+const oursIdle = await openLoop(post(shotUrl, body({ waitUntil: 'networkidle2' })), load.plainPerSecond, N);
+row(`ours: waitUntil load, ${plainRate} (open loop)`, '', median(oursLoad.ms).toFixed(0), `${(median(oursLoad.ms) / floor).toFixed(2)}x floor`, '<= 1.3x');
+row(`ours: networkidle2, ${plainRate} (open loop)`, '', median(oursIdle.ms).toFixed(0), `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`, '<= floor + 600');
+results.ours = { load: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors }, networkidle2: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors } };
 
 mark('ours mix');
 // Ours on the mix, end to end: the floor's work (waitUntil load, no banner clean-up: the floor
@@ -190,22 +207,22 @@ mark('ours mix');
 // extra flags: they are passed through startServer's launchBrowser override), right after.
 const oursPage = poster(shotUrl, KEY, { waitUntil: 'load', blockCookieBanners: false });
 for (const p of mix) await oursPage(p);
-const oursMixLoad = await mixLatency(cycle(mix, oursPage), 2, MIX_N);
-const oursMixDefault = await mixLatency(cycle(mix, poster(shotUrl, KEY)), 2, MIX_N);
+const oursMixLoad = await mixLatency(cycle(mix, oursPage), load.mixPerSecond, mixN);
+const oursMixDefault = await mixLatency(cycle(mix, poster(shotUrl, KEY)), load.mixPerSecond, mixN);
 let oursFlagsLat: LatencyFigures | undefined;
 if (frameFlags) {
   const oursFlags = await startServer(loadConfig(benchEnv(dataDirs[1]!)), { launchBrowser: (o) => launchBrowser({ ...o, args: [...o.args, ...FRAME_FLAGS] }) });
   const oursFlagsPage = poster(`${oursFlags.url}/v1/screenshot`, KEY, { waitUntil: 'load', blockCookieBanners: false });
   for (const p of mix) await oursFlagsPage(p);
-  oursFlagsLat = await mixLatency(cycle(mix, oursFlagsPage), 2, MIX_N);
+  oursFlagsLat = await mixLatency(cycle(mix, oursFlagsPage), load.mixPerSecond, mixN);
   await oursFlags.close();
 }
-mixRows('MIX ours: waitUntil load, no clean-up, 2 req/s', oursMixLoad);
-mixRows('MIX ours: defaults (networkidle2, banners), 2 req/s', oursMixDefault);
-row('MIX ours load / floor, 2 req/s', '', '', `${(oursMixLoad.medianMs / floorMixLat.medianMs).toFixed(2)}x (p95 ${(oursMixLoad.p95Ms / floorMixLat.p95Ms).toFixed(2)}x)`, '');
+mixRows(`MIX ours: waitUntil load, no clean-up, ${mixRate}`, oursMixLoad);
+mixRows(`MIX ours: defaults (networkidle2, banners), ${mixRate}`, oursMixDefault);
+row(`MIX ours load / floor, ${mixRate}`, '', '', `${(oursMixLoad.medianMs / floorMixLat.medianMs).toFixed(2)}x (p95 ${(oursMixLoad.p95Ms / floorMixLat.p95Ms).toFixed(2)}x)`, '');
 const flagRow = (name: string, without: LatencyFigures, withFlags?: LatencyFigures) =>
   withFlags
-    ? row(`frame flags: ${name} mix 2 req/s, without / with`, `${without.medianMs.toFixed(0)} / ${withFlags.medianMs.toFixed(0)} ms`, '', `CPU/capture ${without.cpuPerCapture.totalMs.toFixed(0)} / ${withFlags.cpuPerCapture.totalMs.toFixed(0)} ms`, '')
+    ? row(`frame flags: ${name} mix ${mixRate}, without / with`, `${without.medianMs.toFixed(0)} / ${withFlags.medianMs.toFixed(0)} ms`, '', `CPU/capture ${without.cpuPerCapture.totalMs.toFixed(0)} / ${withFlags.cpuPerCapture.totalMs.toFixed(0)} ms`, '')
     : row(`frame flags: ${name}`, 'not measured (--quick; add --frame-flags)', '', '', '');
 flagRow('floor', floorMixLat, floorFlagsLat);
 flagRow('ours load', oursMixLoad, oursFlagsLat);
@@ -293,15 +310,19 @@ for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;
 row('MIX throughput: ours / naive / floor', `${sat1(oursMixSat)} / ${sat1(naiveMixSat)} / ${sat1(floorMixSat)}`, '', `${(oursMixSat.best.rps / naiveMixSat.best.rps).toFixed(2)}x naive, ${(oursMixSat.best.rps / floorMixSat.best.rps).toFixed(2)}x floor`, '');
-row('MIX CPU per capture, saturated: ours / floor', `C${oursMixSat.best.concurrency} / C${floorMixSat.best.concurrency}`, '', `${oursMixSat.best.cpuPerCapture.totalMs.toFixed(0)} / ${floorMixSat.best.cpuPerCapture.totalMs.toFixed(0)} ms (node ${oursMixSat.best.cpuPerCapture.nodeMs.toFixed(0)} / ${floorMixSat.best.cpuPerCapture.nodeMs.toFixed(0)})`, '');
+const cpuOurs = oursMixSat.best.cpuPerCapture;
+const cpuFloor = floorMixSat.best.cpuPerCapture;
+row('MIX CPU per capture, saturated: ours / floor', `C${oursMixSat.best.concurrency} / C${floorMixSat.best.concurrency}`, '', `${cpuOurs.totalMs.toFixed(0)} / ${cpuFloor.totalMs.toFixed(0)} ms: ${(cpuOurs.totalMs / cpuFloor.totalMs).toFixed(2)}x (node ${cpuOurs.nodeMs.toFixed(0)} / ${cpuFloor.nodeMs.toFixed(0)})`, '<= 1.2x');
+row('  ours by process (ms)', formatByKind(cpuOurs.byKind), '', '', '');
+row('  floor by process (ms)', formatByKind(cpuFloor.byKind), '', '', '');
 for (const [name, f] of Object.entries(fullPages.byPage)) row(`fullPage ${name}: ours / naive`, `${f.oursMs.toFixed(0)} / ${f.naiveMs.toFixed(0)} ms${f.errors ? ` errors ${f.errors}` : ''}`, f.oursMs.toFixed(0), `${f.ratio.toFixed(2)}x`, '');
 row('fullPage long pages: ours / naive, median', '', '', `${fullPages.medianRatio.toFixed(2)}x`, '');
 
 results.workload = {
   pages: Object.fromEntries([...mix, ...long].map((p) => [p.name, { htmlKiB: Math.round(p.html.length / 1024), ...p.req }])),
   mix: mix.map((p) => p.name),
-  floor: { latency2rps: floorMixLat, throughput: floorMixSat, workers: config.renderConcurrency },
-  ours: { load2rps: oursMixLoad, default2rps: oursMixDefault, throughput: oursMixSat },
+  floor: { latency: floorMixLat, throughput: floorMixSat, workers: config.renderConcurrency },
+  ours: { load: oursMixLoad, default: oursMixDefault, throughput: oursMixSat },
   naive: { throughput: naiveMixSat },
   frameFlags: { measured: frameFlags, flags: FRAME_FLAGS, how: 'ours: startServer launchBrowser override (no config setting for extra flags); floor: launchBrowser args', floor: { without: floorMixLat, with: floorFlagsLat }, ours: { without: oursMixLoad, with: oursFlagsLat } },
   fullPage: fullPages,
@@ -310,6 +331,7 @@ results.ratios = {
   latencyLoadVsFloor: oursMixLoad.medianMs / floorMixLat.medianMs,
   throughputVsNaive: oursMixSat.best.rps / naiveMixSat.best.rps,
   throughputVsFloor: oursMixSat.best.rps / floorMixSat.best.rps,
+  cpuPerCaptureVsFloor: cpuOurs.totalMs / cpuFloor.totalMs,
   pngCardVsChromiumDefault: card.oursMedianMs / card.chromiumMedianMs,
   pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
   fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },

@@ -6,7 +6,7 @@ import type { Page } from 'puppeteer-core';
 import { launchBrowser } from '../server/render/browser.ts';
 import { capture } from '../server/render/capture.ts';
 import { validateRequest } from '../server/request/validate.ts';
-import { cpuPerCapture } from './cpu.ts';
+import { cpuPerCapture, type CpuPerCapture } from './cpu.ts';
 import { byTag, closedLoop, median, openLoop, pct, type Sample } from './measure.ts';
 import type { BenchPage } from './pages.ts';
 
@@ -40,7 +40,7 @@ export interface LatencyFigures {
   p95Ms: number;
   errors: number;
   byPageMedianMs: Record<string, number>;
-  cpuPerCapture: { nodeMs: number; chromiumMs: number; totalMs: number; captures: number };
+  cpuPerCapture: CpuPerCapture;
 }
 
 /** Open loop at `rate` req/s over the mix: median, p95, per-page medians and CPU per capture. */

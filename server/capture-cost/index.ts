@@ -3,7 +3,7 @@
 //
 //   png | jpeg | webp   Page.captureScreenshot in that format: raster, Chromium's encoder, the
 //                       base64 transfer over CDP (for PNG: Chromium's fast encoder)
-//   reencode            the lossless PNG re-encode by sharp (server/render/capture.ts compactPng)
+//   reencode            the lossless PNG re-encode by sharp (server/render/png.ts compactPng)
 //
 // as `fixed + megapixels x rate`, both learnt from the captures the service makes: the rate from
 // tall captures (TALL_PIXELS or more, where the per-pixel part dominates), the fixed part from the
@@ -20,7 +20,9 @@
 // compositor serve all its pages), so neither could be planned: measured with a 8 s budget and
 // two 1280x65535 captures at once, side by side one in six ran over the budget; in turns, the
 // first took all that was left and the second, planned on almost nothing, ran over; with shares,
-// none did (README "Tall and endless pages"). Small captures never wait for a tall one.
+// none did (README "Tall and endless pages"). Small captures never wait for a tall one's turn;
+// inside Chromium they would wait for its capture, so while they are being made tall captures
+// pause between turns (pacing.ts).
 //
 // One model per process: the cost is the machine's, and every server in a process shares its CPU.
 

@@ -10,7 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { PNG } from 'pngjs';
 import { validateRequest } from '../request/validate.ts';
-import { capture, compactPng } from './capture.ts';
+import { capture } from './capture.ts';
+import { compactPng } from './png.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 let chromium: LaunchedBrowser;

@@ -4,25 +4,23 @@
 // Page.captureScreenshot, however tall (measured on Chromium 156, headless-shell and chromium:
 // 1280x60000 and 2560x24000 in one capture are byte-identical to 4096-px tiles stitched, at a
 // third of the time). PNG goes the fast path: Chromium's quick encoder (optimizeForSpeed), then one
-// lossless re-encode by sharp on libuv's thread pool, off the event loop (on a gradient share card,
-// less than half the time of Chromium's default PNG encoder, and fewer bytes; `npm run bench`).
+// lossless re-encode by sharp on libuv's thread pool, off the event loop, chosen from what the
+// picture is (png.ts: fewer bytes than Chromium's default encoder on photos and flat pages, at
+// less CPU; `npm run bench`).
 // The output-size ceiling protects the server (docs/api.md "Limits"). Where a tall capture is cut
 // (the ceiling, the budget, fullPageMaxHeight, an endless page) and whether the re-encode fits in
 // the budget is decided by server/tall-pages/ on the cost this machine shows (server/capture-cost/).
 import type { CDPSession, Page } from 'puppeteer-core';
-import sharp from 'sharp';
 import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
+import { pacing } from '../capture-cost/pacing.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
 import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
 import { planCut, type TallCapture } from '../tall-pages/index.ts';
 import type { Truncation } from '../tall-pages/truncation.ts';
+import { compactPng } from './png.ts';
 
 export const WEBP_MAX_SIDE = 16383; // the WebP format's own limit
 export const JPEG_MAX_SIDE = 65535;
-/** Above this many pixels the re-encode uses a lower zlib level: time grows with pixels, bytes barely. */
-const BIG_PNG_PIXELS = 4_000_000;
-/** Over this, an image is photographic: adaptive filtering is tried too (see compactPng). */
-const PHOTO_BYTES_PER_PIXEL = 0.5;
 
 export interface Capture {
   body: Buffer;
@@ -68,16 +66,19 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
  * per CDP session, and a capture through another session would come back at scale 1.
  */
 async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, pixels: number, tall: TallCapture, clip?: Clip): Promise<Buffer> {
-  const bytes = await captureCost.measure(format, pixels, () =>
-    page.screenshot({
-      type: format,
-      ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
-      ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
-      omitBackground: omitBackground && format !== 'jpeg',
-      fromSurface: true,
-      encoding: 'binary',
-    }),
-  );
+  const run = () =>
+    captureCost.measure(format, pixels, () =>
+      page.screenshot({
+        type: format,
+        ...(format !== 'png' ? { quality: quality ?? LOSSY_QUALITY_DEFAULT } : { optimizeForSpeed: true }),
+        ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+        omitBackground: omitBackground && format !== 'jpeg',
+        fromSurface: true,
+        encoding: 'binary',
+      }),
+    );
+  // Chromium makes one capture at a time per browser: tall ones leave the others room (pacing.ts).
+  const bytes = await (pixels >= TALL_PIXELS ? pacing.tall(run) : pacing.small(run));
   const body = Buffer.from(bytes);
   if (format !== 'png') return body;
   // The re-encode only saves bytes: when it does not fit in what is left of the budget, Chromium's
@@ -86,24 +87,8 @@ async function shoot(page: Page, format: Format, quality: number | undefined, om
   return captureCost.measure('reencode', pixels, () => compactPng(body));
 }
 
-/**
- * Chromium's fast PNG (zlib's quickest setting, about twice the bytes of its default) re-encoded
- * losslessly: the same pixels, alpha kept. First without adaptive filtering, which on rendered
- * pages (flat colour, gradients, text) is both quicker and smaller; an image that stays over
- * PHOTO_BYTES_PER_PIXEL after it is photographic, where per-row filters pay: it is encoded again
- * with them and the smaller kept (`npm run bench`: a gradient card 0.4x the time and bytes of
- * Chromium's default encoder; a card with a photo about 0.9x of both).
- */
-export async function compactPng(fast: Buffer): Promise<Buffer> {
-  const img = sharp(fast, { limitInputPixels: false });
-  const { width = 0, height = 0 } = await img.metadata();
-  const pixels = width * height;
-  if (pixels > BIG_PNG_PIXELS) return img.png({ compressionLevel: 3, adaptiveFiltering: false }).toBuffer();
-  const flat = await img.clone().png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
-  if (flat.length <= pixels * PHOTO_BYTES_PER_PIXEL) return flat;
-  const filtered = await img.png({ compressionLevel: 6, adaptiveFiltering: true }).toBuffer();
-  return filtered.length < flat.length ? filtered : flat;
-}
+/** A tall capture's pause for the others (pacing.ts) takes at most this fraction of what is left of the budget. */
+const PAUSE_SHARE = 4;
 
 /**
  * Captures a clip in document coordinates, from its top down to where server/tall-pages/ cuts it.
@@ -131,7 +116,10 @@ async function captureClip(page: Page, req: ScreenshotRequest, clip: Clip, maxPi
   const rows = Math.min(Math.round(Math.min(clip.height, tall.cap?.height ?? Infinity) * s), maxRows);
   if (outW * rows < TALL_PIXELS) return run(tall);
   const left = tall.remainingMs;
-  return captureCost.inTurn(() => run({ ...tall, remainingMs: left && (() => captureCost.share(left())) }));
+  return captureCost.inTurn(async () => {
+    await pacing.roomForOthers(() => (left ? left() / PAUSE_SHARE : Infinity));
+    return run({ ...tall, remainingMs: left && (() => captureCost.share(left())) });
+  });
 }
 
 export async function pageSize(client: CDPSession): Promise<{ width: number; height: number }> {

@@ -3,12 +3,15 @@
 // started has arrived. The quiet wait is skipped when the scroll started no request: a page
 // without lazy content pays only the scroll (the 500 ms window was paid on every page).
 // The scroll stops at the lowest row that can be captured, on an endless page, and in time to
-// leave the capture its part of the budget (server/tall-pages/).
-import type { HTTPRequest, Page } from 'puppeteer-core';
+// leave the capture its part of the budget (server/tall-pages/). A page where nothing watches the
+// viewport move is not scrolled at all (scroll-watchers.ts): there the scroll changes nothing
+// and costs a frame per viewport (a 15,000 px list: ~110 ms of CPU and ~330 ms).
+import type { CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { ScrollBounds, ScrollOutcome } from '../tall-pages/index.ts';
 import type { Waits } from '../wait-timeout/index.ts';
 import type { HopGuard } from './hops.ts';
 import type { InflightTracker } from './network-idle.ts';
+import { scrollWatcher } from './scroll-watchers.ts';
 
 export const LAZY_SCROLL_MS = 3000; // at most this long scrolling a full page to trigger lazy content
 export const LAZY_IDLE_MS = 2000; // and at most this long waiting for what the scroll started
@@ -51,12 +54,13 @@ export async function scrollThrough(page: Page, budgetMs: number, maxY = Infinit
 }
 
 /**
- * Scroll, then wait for what the scroll started (steps 'lazy-scroll' and 'lazy-idle'), as waits:
+ * Look whether anything watches the scroll, scroll if so, then wait for what the scroll started
+ * (steps 'lazy-scroll', the look included, and 'lazy-idle'), as waits:
  * with captureOnTimeout they end before the budget and are named when cut (server/wait-timeout/).
  * Both end by `bounds.endBy`; when that has passed, the page is captured as it is. Returns what
  * the scroll found (undefined when it did not run to its end).
  */
-export async function loadLazyContent(page: Page, tracker: InflightTracker, waits: Waits, hops: HopGuard, bounds: ScrollBounds): Promise<ScrollOutcome | undefined> {
+export async function loadLazyContent(page: Page, client: CDPSession, tracker: InflightTracker, waits: Waits, hops: HopGuard, bounds: ScrollBounds): Promise<ScrollOutcome | undefined> {
   const left = () => Math.min(waits.remaining(), bounds.endBy - Date.now());
   if (left() <= 0 && !waits.captureOnTimeout) return undefined; // no time for it: the capture comes first
   let started = 0;
@@ -64,10 +68,14 @@ export async function loadLazyContent(page: Page, tracker: InflightTracker, wait
     if (tracker.tracks(r)) started++;
   };
   let outcome: ScrollOutcome | undefined;
+  let watched = false;
   page.on('request', onRequest);
   try {
-    const scroll = async () => void (outcome = await hops.guard(scrollThrough(page, Math.max(0, Math.min(LAZY_SCROLL_MS, left())), bounds.maxY, bounds.growthViewports)));
-    if (!(await waits.step('lazy-scroll', scroll))) return undefined;
+    const scroll = async () => {
+      watched = (await hops.guard(scrollWatcher(page, client))) !== '';
+      if (watched) outcome = await hops.guard(scrollThrough(page, Math.max(0, Math.min(LAZY_SCROLL_MS, left())), bounds.maxY, bounds.growthViewports));
+    };
+    if (!(await waits.step('lazy-scroll', scroll)) || !watched) return undefined; // not scrolled: nothing was started
     await new Promise((r) => setTimeout(r, REPORT_GRACE_MS));
   } finally {
     page.off('request', onRequest);

@@ -112,7 +112,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     let scroll: ScrollOutcome | undefined;
     if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
       const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
-      scroll = await loadLazyContent(page, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
+      scroll = await loadLazyContent(page, client, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
     }
 
     await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));

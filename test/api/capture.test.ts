@@ -114,7 +114,8 @@ describe('fullPage (spec §2.1, §4.1 rule 1)', () => {
       seen.push(i);
     }
     assert.equal(seen.length, BANDS);
-    // nothing lazy on this page: the scroll started no request, so no quiet wait after it
+    // nothing on this page watches the scroll: the lazy-content step looks (server/render/scroll-watchers.ts),
+    // does not scroll, and starts nothing to wait for
     const timing = r.headers.get('server-timing') ?? '';
     assert.match(timing, /(^|, )lazy-scroll;/);
     assert.doesNotMatch(timing, /(^|, )lazy-idle;/);
