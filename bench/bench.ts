@@ -48,8 +48,22 @@ const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
 const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixed(0)} ${d.p99.toFixed(0)} ${d.max.toFixed(0)}`;
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
-const benchEnv = (dataDir: string) => ({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000' });
-const dataDirs = [`${os.tmpdir()}/bench-data-${process.pid}`, `${os.tmpdir()}/bench-data-${process.pid}-flags`, `${os.tmpdir()}/bench-data-${process.pid}-blocking`, `${os.tmpdir()}/bench-data-${process.pid}-tall`];
+const benchEnv = (dataDir: string) => ({
+  ...process.env,
+  API_KEYS: KEY,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_PER_MINUTE: '0',
+  DATA_DIR: dataDir,
+  FREE_CREDITS: '1000000',
+});
+const dataDirs = [
+  `${os.tmpdir()}/bench-data-${process.pid}`,
+  `${os.tmpdir()}/bench-data-${process.pid}-flags`,
+  `${os.tmpdir()}/bench-data-${process.pid}-blocking`,
+  `${os.tmpdir()}/bench-data-${process.pid}-tall`,
+];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
 // Seconds each section took (--json `sectionSeconds`), to keep the run's length in check.
@@ -63,7 +77,12 @@ const mark = (name: string) => {
 
 if (only === 'compare') {
   const c = await compareBench(quick);
-  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${os.cpus().length} cores`);
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${os.cpus().length} cores`,
+  );
   for (const r of compareRows(c)) console.log(r.join(' | '));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ compare: c }, null, 2));
   process.exit(0);
@@ -85,7 +104,11 @@ const blocking = () =>
     },
     async (url, payload) => {
       const t = performance.now();
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(payload) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify(payload),
+      });
       const buf = Buffer.from(await res.arrayBuffer());
       return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
     },
@@ -119,13 +142,22 @@ const SAT_LEVELS = quick ? [2] : [2, 4];
 const frameFlags = !quick || args.includes('--frame-flags');
 const cpuCell = (l: { cpuPerCapture: { totalMs: number; nodeMs: number; chromiumMs: number } }) =>
   `CPU/capture ${l.cpuPerCapture.totalMs.toFixed(0)} ms (node ${l.cpuPerCapture.nodeMs.toFixed(0)} + chromium ${l.cpuPerCapture.chromiumMs.toFixed(0)})`;
-const pagesCell = (l: LatencyFigures) => Object.entries(l.byPageMedianMs).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' ');
+const pagesCell = (l: LatencyFigures) =>
+  Object.entries(l.byPageMedianMs)
+    .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+    .join(' ');
 const mixRows = (name: string, l: LatencyFigures) => {
   row(`${name}`, `p95 ${l.p95Ms.toFixed(0)}${l.errors ? ` errors ${l.errors}` : ''}`, l.medianMs.toFixed(0), cpuCell(l), '');
   row('  by page (median ms)', pagesCell(l), '', '', '');
 };
 const results: Record<string, unknown> = {
-  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, chromium: config.chromiumPath },
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    chromium: config.chromiumPath,
+  },
   renderConcurrency: config.renderConcurrency,
 };
 const rows: string[][] = [];
@@ -134,7 +166,11 @@ const row = (...cells: (string | number)[]) => rows.push(cells.map(String));
 function post(url: string, payload: string, auth = true): () => Promise<Sample> {
   return async () => {
     const t = performance.now();
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${KEY}` } : {}) }, body: payload });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${KEY}` } : {}) },
+      body: payload,
+    });
     const buf = Buffer.from(await res.arrayBuffer());
     return { ms: performance.now() - t, ok: res.status === 200 && buf.length > 0 };
   };
@@ -175,7 +211,13 @@ const load = offeredLoad(floorMixSat.best.rps, median(floorSeq));
 const mixN = quick ? 8 : openLoopCount(load.mixPerSecond, mix.length, 12, 24);
 const mixRate = fmtRate(load.mixPerSecond);
 results.offeredLoad = { ...load, mixRequests: mixN, plainRequests: N };
-row('offered load (open loop), every contender', `mix ${mixRate}, plain ${plainRate}`, '', `floor capacity: mix ${load.floorMixCapacityPerSecond.toFixed(2)}/s, plain ${load.floorPlainCapacityPerSecond.toFixed(1)}/s`, '');
+row(
+  'offered load (open loop), every contender',
+  `mix ${mixRate}, plain ${plainRate}`,
+  '',
+  `floor capacity: mix ${load.floorMixCapacityPerSecond.toFixed(2)}/s, plain ${load.floorPlainCapacityPerSecond.toFixed(1)}/s`,
+  '',
+);
 row('  rule', load.rule, '', '', '');
 console.log(`bench: offered load ${mixRate} on the mix, ${plainRate} on the plain page (${load.rule})`);
 const floorMixLat = await mixLatency(cycle(mix, floorMix.shoot), load.mixPerSecond, mixN);
@@ -197,8 +239,17 @@ for (let i = 0; i < 3; i++) await post(shotUrl, body())();
 const oursLoad = await openLoop(post(shotUrl, body()), load.plainPerSecond, N);
 const oursIdle = await openLoop(post(shotUrl, body({ waitUntil: 'networkidle2' })), load.plainPerSecond, N);
 row(`ours: waitUntil load, ${plainRate} (open loop)`, '', median(oursLoad.ms).toFixed(0), `${(median(oursLoad.ms) / floor).toFixed(2)}x floor`, '<= 1.3x');
-row(`ours: networkidle2, ${plainRate} (open loop)`, '', median(oursIdle.ms).toFixed(0), `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`, '<= floor + 600');
-results.ours = { load: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors }, networkidle2: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors } };
+row(
+  `ours: networkidle2, ${plainRate} (open loop)`,
+  '',
+  median(oursIdle.ms).toFixed(0),
+  `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`,
+  '<= floor + 600',
+);
+results.ours = {
+  load: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors },
+  networkidle2: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors },
+};
 
 mark('ours mix');
 // Ours on the mix, end to end: the floor's work (waitUntil load, no banner clean-up: the floor
@@ -219,10 +270,22 @@ if (frameFlags) {
 }
 mixRows(`MIX ours: waitUntil load, no clean-up, ${mixRate}`, oursMixLoad);
 mixRows(`MIX ours: defaults (networkidle2, banners), ${mixRate}`, oursMixDefault);
-row(`MIX ours load / floor, ${mixRate}`, '', '', `${(oursMixLoad.medianMs / floorMixLat.medianMs).toFixed(2)}x (p95 ${(oursMixLoad.p95Ms / floorMixLat.p95Ms).toFixed(2)}x)`, '');
+row(
+  `MIX ours load / floor, ${mixRate}`,
+  '',
+  '',
+  `${(oursMixLoad.medianMs / floorMixLat.medianMs).toFixed(2)}x (p95 ${(oursMixLoad.p95Ms / floorMixLat.p95Ms).toFixed(2)}x)`,
+  '',
+);
 const flagRow = (name: string, without: LatencyFigures, withFlags?: LatencyFigures) =>
   withFlags
-    ? row(`frame flags: ${name} mix ${mixRate}, without / with`, `${without.medianMs.toFixed(0)} / ${withFlags.medianMs.toFixed(0)} ms`, '', `CPU/capture ${without.cpuPerCapture.totalMs.toFixed(0)} / ${withFlags.cpuPerCapture.totalMs.toFixed(0)} ms`, '')
+    ? row(
+        `frame flags: ${name} mix ${mixRate}, without / with`,
+        `${without.medianMs.toFixed(0)} / ${withFlags.medianMs.toFixed(0)} ms`,
+        '',
+        `CPU/capture ${without.cpuPerCapture.totalMs.toFixed(0)} / ${withFlags.cpuPerCapture.totalMs.toFixed(0)} ms`,
+        '',
+      )
     : row(`frame flags: ${name}`, 'not measured (--quick; add --frame-flags)', '', '', '');
 flagRow('floor', floorMixLat, floorFlagsLat);
 flagRow('ours load', oursMixLoad, oursFlagsLat);
@@ -239,7 +302,15 @@ const sat = async (name: string, url: string, lv: number[], count: number, auth 
     out[c] = { rps: r.rps, medianMs: median(r.ms), errors: r.errors };
   }
   const best = Math.max(...Object.values(out).map((x) => x.rps));
-  row(`${name}: saturation throughput`, Object.entries(out).map(([c, x]) => `C${c}=${x.rps.toFixed(1)}`).join(' '), '', `best ${best.toFixed(2)}/s`, '');
+  row(
+    `${name}: saturation throughput`,
+    Object.entries(out)
+      .map(([c, x]) => `C${c}=${x.rps.toFixed(1)}`)
+      .join(' '),
+    '',
+    `best ${best.toFixed(2)}/s`,
+    '',
+  );
   return { byConcurrency: out, best };
 };
 const oursSat = await sat('ours', shotUrl, levels, perLevel);
@@ -258,13 +329,25 @@ const perLaunchSat = await sat('per-launch (browser per request)', perLaunch.url
 await perLaunch.close();
 row('ours / naive best throughput', '', '', `${(oursSat.best / naiveSat.best).toFixed(2)}x`, '>= 0.9x');
 row('ours / per-launch best throughput', '', '', `${(oursSat.best / perLaunchSat.best).toFixed(2)}x`, '>= 2.5x');
-results.saturation = { ours: oursSat, naive: naiveSat, perLaunch: perLaunchSat, oursOverNaive: oursSat.best / naiveSat.best, oursOverPerLaunch: oursSat.best / perLaunchSat.best };
+results.saturation = {
+  ours: oursSat,
+  naive: naiveSat,
+  perLaunch: perLaunchSat,
+  oursOverNaive: oursSat.best / naiveSat.best,
+  oursOverPerLaunch: oursSat.best / perLaunchSat.best,
+};
 
 mark('fullPage 30000');
 // fullPage 1280x30000: time and peak memory (server process + its browser).
 const tall = `<body style="margin:0">${Array.from({ length: 30 }, (_, i) => `<div style="height:1000px;background:hsl(${i * 12},70%,55%)"></div>`).join('')}</body>`;
 const fp = await peakMemoryDuring(() => post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false }))());
-row('fullPage 1280x30000 PNG', `${fp.result.ms.toFixed(0)} ms`, '', `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`, '');
+row(
+  'fullPage 1280x30000 PNG',
+  `${fp.result.ms.toFixed(0)} ms`,
+  '',
+  `peak RSS ${fp.peakMiB.toFixed(0)} MiB (node ${fp.nodeMiB.toFixed(0)} + chromium ${fp.chromiumMiB.toFixed(0)})`,
+  '',
+);
 results.fullPage30000 = { ms: fp.result.ms, ok: fp.result.ok, peakRssMiB: fp.peakMiB, nodePeakMiB: fp.nodeMiB, chromiumPeakMiB: fp.chromiumMiB };
 
 mark('tall');
@@ -274,15 +357,36 @@ results.tall = tallFigures;
 
 mark('event loop');
 // Small captures beside a tall fullPage (1280x30000) captured again and again.
-const eld = await eventLoopUnderFullPage(post(shotUrl, body()), post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false })), quick ? 10 : 24);
-row('small captures alone / beside 30000 px fullPage', `${eld.alone.smallMedianMs.toFixed(0)} / ${eld.beside.smallMedianMs.toFixed(0)} ms (${eld.beside.tallCaptures} tall)`, eld.beside.smallMedianMs.toFixed(0), `+${eld.addedMedianMs.toFixed(0)} ms`, '<= +50 ms');
+const eld = await eventLoopUnderFullPage(
+  post(shotUrl, body()),
+  post(shotUrl, JSON.stringify({ html: tall, fullPage: true, waitUntil: 'load', blockCookieBanners: false })),
+  quick ? 10 : 24,
+);
+row(
+  'small captures alone / beside 30000 px fullPage',
+  `${eld.alone.smallMedianMs.toFixed(0)} / ${eld.beside.smallMedianMs.toFixed(0)} ms (${eld.beside.tallCaptures} tall)`,
+  eld.beside.smallMedianMs.toFixed(0),
+  `+${eld.addedMedianMs.toFixed(0)} ms`,
+  '<= +50 ms',
+);
 row('  event-loop delay ms alone / beside (p50 p99 max)', `${fmtEld(eld.alone.eventLoopDelayMs)} / ${fmtEld(eld.beside.eventLoopDelayMs)}`, '', '', '');
 results.eventLoop = eld;
 
 mark('png card');
 // Our PNG capture + encode of the share card vs Chromium's default PNG, in-process on one page.
-const card = await pngCard(config.chromiumPath, mix.find((p) => p.name === 'card')!, config.maxOutputPixels, quick ? 5 : 20);
-row('share card PNG: ours capture() / Chromium default', `${card.oursMedianMs.toFixed(0)} / ${card.chromiumMedianMs.toFixed(0)} ms`, card.oursMedianMs.toFixed(0), `${(card.oursMedianMs / card.chromiumMedianMs).toFixed(2)}x time, ${(card.oursBytes / card.chromiumBytes).toFixed(2)}x bytes (${(card.oursBytes / 1024).toFixed(0)} / ${(card.chromiumBytes / 1024).toFixed(0)} KiB)`, '');
+const card = await pngCard(
+  config.chromiumPath,
+  mix.find((p) => p.name === 'card')!,
+  config.maxOutputPixels,
+  quick ? 5 : 20,
+);
+row(
+  'share card PNG: ours capture() / Chromium default',
+  `${card.oursMedianMs.toFixed(0)} / ${card.chromiumMedianMs.toFixed(0)} ms`,
+  card.oursMedianMs.toFixed(0),
+  `${(card.oursMedianMs / card.chromiumMedianMs).toFixed(2)}x time, ${(card.oursBytes / card.chromiumBytes).toFixed(2)}x bytes (${(card.oursBytes / 1024).toFixed(0)} / ${(card.chromiumBytes / 1024).toFixed(0)} KiB)`,
+  '',
+);
 results.pngCard = card;
 
 mark('cleanup');
@@ -309,13 +413,32 @@ rows.push(...compareRows(results.compare as Awaited<ReturnType<typeof compareBen
 for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;
-row('MIX throughput: ours / naive / floor', `${sat1(oursMixSat)} / ${sat1(naiveMixSat)} / ${sat1(floorMixSat)}`, '', `${(oursMixSat.best.rps / naiveMixSat.best.rps).toFixed(2)}x naive, ${(oursMixSat.best.rps / floorMixSat.best.rps).toFixed(2)}x floor`, '');
+row(
+  'MIX throughput: ours / naive / floor',
+  `${sat1(oursMixSat)} / ${sat1(naiveMixSat)} / ${sat1(floorMixSat)}`,
+  '',
+  `${(oursMixSat.best.rps / naiveMixSat.best.rps).toFixed(2)}x naive, ${(oursMixSat.best.rps / floorMixSat.best.rps).toFixed(2)}x floor`,
+  '',
+);
 const cpuOurs = oursMixSat.best.cpuPerCapture;
 const cpuFloor = floorMixSat.best.cpuPerCapture;
-row('MIX CPU per capture, saturated: ours / floor', `C${oursMixSat.best.concurrency} / C${floorMixSat.best.concurrency}`, '', `${cpuOurs.totalMs.toFixed(0)} / ${cpuFloor.totalMs.toFixed(0)} ms: ${(cpuOurs.totalMs / cpuFloor.totalMs).toFixed(2)}x (node ${cpuOurs.nodeMs.toFixed(0)} / ${cpuFloor.nodeMs.toFixed(0)})`, '<= 1.2x');
+row(
+  'MIX CPU per capture, saturated: ours / floor',
+  `C${oursMixSat.best.concurrency} / C${floorMixSat.best.concurrency}`,
+  '',
+  `${cpuOurs.totalMs.toFixed(0)} / ${cpuFloor.totalMs.toFixed(0)} ms: ${(cpuOurs.totalMs / cpuFloor.totalMs).toFixed(2)}x (node ${cpuOurs.nodeMs.toFixed(0)} / ${cpuFloor.nodeMs.toFixed(0)})`,
+  '<= 1.2x',
+);
 row('  ours by process (ms)', formatByKind(cpuOurs.byKind), '', '', '');
 row('  floor by process (ms)', formatByKind(cpuFloor.byKind), '', '', '');
-for (const [name, f] of Object.entries(fullPages.byPage)) row(`fullPage ${name}: ours / naive`, `${f.oursMs.toFixed(0)} / ${f.naiveMs.toFixed(0)} ms${f.errors ? ` errors ${f.errors}` : ''}`, f.oursMs.toFixed(0), `${f.ratio.toFixed(2)}x`, '');
+for (const [name, f] of Object.entries(fullPages.byPage))
+  row(
+    `fullPage ${name}: ours / naive`,
+    `${f.oursMs.toFixed(0)} / ${f.naiveMs.toFixed(0)} ms${f.errors ? ` errors ${f.errors}` : ''}`,
+    f.oursMs.toFixed(0),
+    `${f.ratio.toFixed(2)}x`,
+    '',
+  );
 row('fullPage long pages: ours / naive, median', '', '', `${fullPages.medianRatio.toFixed(2)}x`, '');
 
 results.workload = {
@@ -324,7 +447,13 @@ results.workload = {
   floor: { latency: floorMixLat, throughput: floorMixSat, workers: config.renderConcurrency },
   ours: { load: oursMixLoad, default: oursMixDefault, throughput: oursMixSat },
   naive: { throughput: naiveMixSat },
-  frameFlags: { measured: frameFlags, flags: FRAME_FLAGS, how: 'ours: startServer launchBrowser override (no config setting for extra flags); floor: launchBrowser args', floor: { without: floorMixLat, with: floorFlagsLat }, ours: { without: oursMixLoad, with: oursFlagsLat } },
+  frameFlags: {
+    measured: frameFlags,
+    flags: FRAME_FLAGS,
+    how: 'ours: startServer launchBrowser override (no config setting for extra flags); floor: launchBrowser args',
+    floor: { without: floorMixLat, with: floorFlagsLat },
+    ours: { without: oursMixLoad, with: oursFlagsLat },
+  },
   fullPage: fullPages,
 };
 results.ratios = {
@@ -343,10 +472,16 @@ results.runtimeSeconds = (performance.now() - started) / 1000;
 
 const widths = [50, 40, 10, 40, 12];
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join(' ');
-console.log(`\nmachine: ${os.cpus().length} cores, ${results.machine && (results.machine as any).cpuModel}; node ${process.version}; browser ${config.chromiumPath}; RENDER_CONCURRENCY=${config.renderConcurrency}`);
+console.log(
+  `\nmachine: ${os.cpus().length} cores, ${results.machine && (results.machine as any).cpuModel}; node ${process.version}; browser ${config.chromiumPath}; RENDER_CONCURRENCY=${config.renderConcurrency}`,
+);
 console.log(line(['measure', 'detail', 'median ms', 'ratio / figure', 'target']));
 for (const r of rows) console.log(line(r));
 console.log(`\nratios: ${JSON.stringify(results.ratios, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v))}`);
-console.log(`runtime ${Number(results.runtimeSeconds).toFixed(0)} s: ${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+console.log(
+  `runtime ${Number(results.runtimeSeconds).toFixed(0)} s: ${Object.entries(sectionSeconds)
+    .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+    .join(', ')}`,
+);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
 process.exit(0);

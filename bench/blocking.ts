@@ -36,15 +36,18 @@ async function serveMix(mix: BenchPage[]): Promise<Site> {
   const byUri = new Map<string, string>();
   const pages = new Map<string, string>();
   for (const p of mix) {
-    pages.set(`/${p.name}`, p.html.replace(/data:([a-z0-9.+/-]+);base64,([A-Za-z0-9+/=]+)/g, (uri, type: string, b64: string) => {
-      let path = byUri.get(uri);
-      if (!path) {
-        path = `/r/${byUri.size}.${EXT[type] ?? 'bin'}`;
-        byUri.set(uri, path);
-        assets.set(path, { type, body: Buffer.from(b64, 'base64') });
-      }
-      return path;
-    }));
+    pages.set(
+      `/${p.name}`,
+      p.html.replace(/data:([a-z0-9.+/-]+);base64,([A-Za-z0-9+/=]+)/g, (uri, type: string, b64: string) => {
+        let path = byUri.get(uri);
+        if (!path) {
+          path = `/r/${byUri.size}.${EXT[type] ?? 'bin'}`;
+          byUri.set(uri, path);
+          assets.set(path, { type, body: Buffer.from(b64, 'base64') });
+        }
+        return path;
+      }),
+    );
   }
   let bytes = 0;
   let requests = 0;
@@ -56,7 +59,12 @@ async function serveMix(mix: BenchPage[]): Promise<Site> {
     if (!body) return void res.writeHead(404).end();
     requests++;
     bytes += body.length;
-    res.writeHead(200, { 'content-type': page !== undefined ? 'text/html; charset=utf-8' : asset!.type, 'cache-control': page !== undefined ? 'no-store' : 'max-age=3600' }).end(body);
+    res
+      .writeHead(200, {
+        'content-type': page !== undefined ? 'text/html; charset=utf-8' : asset!.type,
+        'cache-control': page !== undefined ? 'no-store' : 'max-age=3600',
+      })
+      .end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -103,7 +111,9 @@ export async function blockingOnMix(
   const site = await serveMix(mix);
   const ours = await start(site.hostPort);
   const names = Object.keys(VARIANTS) as Variant[];
-  const samples = Object.fromEntries(names.map((v) => [v, [] as Array<{ page: string; ms: number; ok: boolean; bytes: number; served: number; requests: number; blocked: number }>]));
+  const samples = Object.fromEntries(
+    names.map((v) => [v, [] as Array<{ page: string; ms: number; ok: boolean; bytes: number; served: number; requests: number; blocked: number }>]),
+  );
   try {
     const shoot = (p: BenchPage, v: Variant) => post(`${ours.url}/v1/screenshot`, { url: site.url(p.name), ...p.req, ...VARIANTS[v] });
     for (const p of mix) for (const v of names) await shoot(p, v); // warm up
@@ -132,10 +142,12 @@ export async function blockingOnMix(
       servedRequestsPerCapture: mean(ok.map((s) => s.requests)),
       blockedPerCapture: mean(ok.map((s) => s.blocked)),
       errors: samples[v]!.length - ok.length,
-      byPage: Object.fromEntries(mix.map((p) => {
-        const mine = ok.filter((s) => s.page === p.name);
-        return [p.name, { medianMs: median(mine.map((s) => s.ms)), servedKiB: mean(mine.map((s) => s.served)) / 1024 }];
-      })),
+      byPage: Object.fromEntries(
+        mix.map((p) => {
+          const mine = ok.filter((s) => s.page === p.name);
+          return [p.name, { medianMs: median(mine.map((s) => s.ms)), servedKiB: mean(mine.map((s) => s.served)) / 1024 }];
+        }),
+      ),
     };
   };
   const variants = Object.fromEntries(names.map((v) => [v, figures(v)])) as Record<Variant, VariantFigures>;
@@ -153,11 +165,27 @@ export async function blockingOnMix(
 /** The figures as rows of the bench's table: measure, detail, median ms, ratio / figure, target. */
 export function blockingRows(f: BlockingFigures): string[][] {
   const v = f.variants;
-  const cell = (x: VariantFigures) => `image ${(x.imageBytesMedian / 1024).toFixed(0)} KiB, served ${x.servedKiBPerCapture.toFixed(0)} KiB in ${x.servedRequestsPerCapture.toFixed(1)} requests${x.blockedPerCapture ? `, ${x.blockedPerCapture.toFixed(1)} blocked` : ''}${x.errors ? `, errors ${x.errors}` : ''}`;
-  const pages = (x: VariantFigures) => Object.entries(x.byPage).map(([k, p]) => `${k} ${p.medianMs.toFixed(0)}`).join(' ');
+  const cell = (x: VariantFigures) =>
+    `image ${(x.imageBytesMedian / 1024).toFixed(0)} KiB, served ${x.servedKiBPerCapture.toFixed(0)} KiB in ${x.servedRequestsPerCapture.toFixed(1)} requests${x.blockedPerCapture ? `, ${x.blockedPerCapture.toFixed(1)} blocked` : ''}${x.errors ? `, errors ${x.errors}` : ''}`;
+  const pages = (x: VariantFigures) =>
+    Object.entries(x.byPage)
+      .map(([k, p]) => `${k} ${p.medianMs.toFixed(0)}`)
+      .join(' ');
   return [
     ['BLOCKING mix (url mode, defaults), none', cell(v.none), v.none.medianMs.toFixed(0), pages(v.none), ''],
-    ['BLOCKING image+media+font', cell(v.blocked), v.blocked.medianMs.toFixed(0), `${f.ratios.time.toFixed(2)}x time, ${f.ratios.servedBytes.toFixed(2)}x served; ${pages(v.blocked)}`, ''],
-    ['BLOCKING a pattern that matches nothing', cell(v.noMatch), v.noMatch.medianMs.toFixed(0), `${f.ratios.noMatchTime.toFixed(2)}x time; ${pages(v.noMatch)}`, ''],
+    [
+      'BLOCKING image+media+font',
+      cell(v.blocked),
+      v.blocked.medianMs.toFixed(0),
+      `${f.ratios.time.toFixed(2)}x time, ${f.ratios.servedBytes.toFixed(2)}x served; ${pages(v.blocked)}`,
+      '',
+    ],
+    [
+      'BLOCKING a pattern that matches nothing',
+      cell(v.noMatch),
+      v.noMatch.medianMs.toFixed(0),
+      `${f.ratios.noMatchTime.toFixed(2)}x time; ${pages(v.noMatch)}`,
+      '',
+    ],
   ];
 }

@@ -63,7 +63,10 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
     const detail: Record<string, unknown> = {};
     for (const mode of ['url', 'html'] as const) {
       out[mode] = {};
-      for (const [name, id] of [['noBanner', NO_BANNER], ['cmp', CMP]] as const) {
+      for (const [name, id] of [
+        ['noBanner', NO_BANNER],
+        ['cmp', CMP],
+      ] as const) {
         const target = `${server.origins[0]}/consent/${id}.html`;
         const html = readFileSync(path.join(CONSENT_DIR, `${id}.html`), 'utf8');
         await sample(browser, mode, target, html, true); // warm-up
@@ -82,7 +85,13 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
           actions.add(a.action);
         }
         out[mode]![name] = Math.max(0, median(on) - median(off));
-        detail[`${mode}.${name}`] = { onMedianMs: median(on), offMedianMs: median(off), finishMedianMs: median(fin), lastLookMedianMs: median(last), actions: [...actions] };
+        detail[`${mode}.${name}`] = {
+          onMedianMs: median(on),
+          offMedianMs: median(off),
+          finishMedianMs: median(fin),
+          lastLookMedianMs: median(last),
+          actions: [...actions],
+        };
       }
     }
     const url = { noBannerMedianMs: out.url!.noBanner!, cmpMedianMs: out.url!.cmp! };

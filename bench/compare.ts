@@ -55,7 +55,11 @@ export async function compareBench(quick: boolean): Promise<CompareFigures[]> {
     for (const img of [base, stack(base, 10000)]) {
       const size = `${img.width}x${img.height}`;
       const current = await encodePng(img);
-      const pairs: Array<[string, Buffer]> = [['identical', current], ['one block changed', await encodePng(changedBlock(img))], ['every row changed', await encodePng(movedDown(img))]];
+      const pairs: Array<[string, Buffer]> = [
+        ['identical', current],
+        ['one block changed', await encodePng(changedBlock(img))],
+        ['every row changed', await encodePng(movedDown(img))],
+      ];
       for (const [pair, baseline] of pairs) {
         await pool.compare(current, baseline, { threshold: 0.1, includeAA: false }); // workers started, code warm
         const loop = monitorEventLoopDelay({ resolution: 5 });

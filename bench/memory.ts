@@ -59,10 +59,26 @@ for (const [name, payload] of Object.entries(WORKLOADS)) {
   const peaks: number[] = [];
   for (const c of levels) {
     const dataDir = `${os.tmpdir()}/bench-mem-${process.pid}-${c}`;
-    const config = loadConfig({ ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '', API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000', RENDER_CONCURRENCY: String(c), CACHE_TTL_SECONDS: '0' });
+    const config = loadConfig({
+      ...process.env,
+      DATABASE_URL: process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '',
+      API_KEYS: KEY,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '0',
+      DATA_DIR: dataDir,
+      FREE_CREDITS: '1000000',
+      RENDER_CONCURRENCY: String(c),
+      CACHE_TTL_SECONDS: '0',
+    });
     const server = await startServer(config);
     const shoot = async () => {
-      const r = await fetch(`${server.url}/v1/screenshot`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(payload) });
+      const r = await fetch(`${server.url}/v1/screenshot`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify(payload),
+      });
       await r.arrayBuffer();
       return r.status;
     };
@@ -74,18 +90,22 @@ for (const [name, payload] of Object.entries(WORKLOADS)) {
     const failed: number[] = [];
     const timer = setInterval(() => (peak = Math.max(peak, footprint())), 100);
     const started = Date.now();
-    await Promise.all(Array.from({ length: c }, async () => {
-      for (let i = 0; i < CAPTURES; i++) {
-        const status = await shoot();
-        if (status === 200) done++;
-        else failed.push(status);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: c }, async () => {
+        for (let i = 0; i < CAPTURES; i++) {
+          const status = await shoot();
+          if (status === 200) done++;
+          else failed.push(status);
+        }
+      }),
+    );
     clearInterval(timer);
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
     peaks.push(peak);
-    console.log(`${name.padEnd(17)} C=${c}: idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (${done} captures in ${((Date.now() - started) / 1000).toFixed(0)} s${failed.length ? `, failed: ${failed.join(' ')}` : ''})`);
+    console.log(
+      `${name.padEnd(17)} C=${c}: idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (${done} captures in ${((Date.now() - started) / 1000).toFixed(0)} s${failed.length ? `, failed: ${failed.join(' ')}` : ''})`,
+    );
   }
   const n = levels.length;
   const mx = levels.reduce((a, b) => a + b, 0) / n;

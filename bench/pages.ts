@@ -56,7 +56,9 @@ export async function generatePhoto(width = 480, height = 320): Promise<Buffer> 
       }
     }
   }
-  return sharp(px, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer();
+  return sharp(px, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 9, adaptiveFiltering: true })
+    .toBuffer();
 }
 
 const dataUri = (mime: string, bytes: Buffer) => `data:${mime};base64,${bytes.toString('base64')}`;
@@ -65,11 +67,15 @@ function fontFaces(): string {
   const require = createRequire(import.meta.url);
   const dir = path.join(path.dirname(require.resolve('@fontsource/inter/package.json')), 'files');
   return [400, 700]
-    .map((w) => `@font-face{font-family:'Bench Inter';font-weight:${w};font-style:normal;src:url(${dataUri('font/woff2', readFileSync(path.join(dir, `inter-latin-${w}-normal.woff2`)))}) format('woff2')}`)
+    .map(
+      (w) =>
+        `@font-face{font-family:'Bench Inter';font-weight:${w};font-style:normal;src:url(${dataUri('font/woff2', readFileSync(path.join(dir, `inter-latin-${w}-normal.woff2`)))}) format('woff2')}`,
+    )
     .join('\n');
 }
 
-const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.';
+const LOREM =
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.';
 const para = (i: number) => `<p>${LOREM.slice(0, 120 + ((i * 37) % 110))}</p>`;
 const COOKIE_BANNER = `<div id="cookie-notice" role="dialog" aria-label="Cookie consent" style="position:fixed;left:0;right:0;bottom:0;z-index:1000;background:#111;color:#eee;padding:18px 32px;display:flex;gap:16px;align-items:center;font:15px 'Bench Inter',sans-serif">
 <p style="flex:1;margin:0">We use cookies to improve your experience and to measure our audience. By clicking "Accept all", you agree to the use of cookies.</p>
@@ -88,28 +94,42 @@ export async function buildPages(): Promise<{ mix: BenchPage[]; long: BenchPage[
   const jpeg = (left: number, top: number, w: number, h: number, outW: number, q = 78) =>
     sharp(photo).extract({ left, top, width: w, height: h }).resize({ width: outW }).jpeg({ quality: q }).toBuffer();
   const fonts = fontFaces();
-  const head = (title: string, css: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${fonts}\n${css}</style></head>`;
+  const head = (title: string, css: string) =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${fonts}\n${css}</style></head>`;
 
   // (a) share card: gradient, the photo, big type in the web font.
   const card: BenchPage = {
     name: 'card',
     req: { viewport: { width: 1200, height: 630 }, format: 'png' },
-    html: `${head('Share card', `body{margin:0;width:1200px;height:630px;overflow:hidden;font-family:'Bench Inter',sans-serif;background:linear-gradient(135deg,#1d2b64 0%,#6a3093 55%,#f8cdda 100%);color:#fff}
+    html: `${head(
+      'Share card',
+      `body{margin:0;width:1200px;height:630px;overflow:hidden;font-family:'Bench Inter',sans-serif;background:linear-gradient(135deg,#1d2b64 0%,#6a3093 55%,#f8cdda 100%);color:#fff}
 .photo{position:absolute;right:48px;top:48px;width:520px;height:534px;object-fit:cover;border-radius:24px;box-shadow:0 20px 60px rgba(0,0,0,.45)}
 h1{position:absolute;left:64px;top:120px;width:520px;font-size:58px;line-height:1.08;font-weight:700;margin:0}
-.by{position:absolute;left:64px;bottom:64px;font-size:24px;opacity:.85}`)}
+.by{position:absolute;left:64px;bottom:64px;font-size:24px;opacity:.85}`,
+    )}
 <body><img class="photo" src="${dataUri('image/png', photo)}" alt=""><h1>How we render a million share cards a day without melting</h1><div class="by">engineering.example · 7 min read</div></body></html>`,
   };
 
   // (b) news article: web font, several images, a cookie banner.
-  const articleImgs = await Promise.all([[0, 0], [120, 60], [240, 20], [60, 140]].map(([l, t]) => jpeg(l!, t!, W - 280, Math.round((W - 280) * 0.5625), 720)));
+  const articleImgs = await Promise.all(
+    [
+      [0, 0],
+      [120, 60],
+      [240, 20],
+      [60, 140],
+    ].map(([l, t]) => jpeg(l!, t!, W - 280, Math.round((W - 280) * 0.5625), 720)),
+  );
   const article: BenchPage = {
     name: 'article',
     req: { format: 'jpeg', quality: 80 },
-    html: `${head('News article', `body{margin:0;font:18px/1.6 'Bench Inter',sans-serif;color:#222;background:#fafafa}
+    html: `${head(
+      'News article',
+      `body{margin:0;font:18px/1.6 'Bench Inter',sans-serif;color:#222;background:#fafafa}
 header{background:#b00;color:#fff;padding:14px 40px;font-weight:700;font-size:26px}main{max-width:760px;margin:0 auto;padding:24px}
 h1{font-size:40px;line-height:1.15;margin:.3em 0}figure{margin:24px 0}figure img{width:100%;display:block}figcaption{font-size:14px;color:#666}
-aside{float:right;width:220px;margin:0 0 16px 24px}aside img{width:100%;display:block;margin-bottom:8px}`)}
+aside{float:right;width:220px;margin:0 0 16px 24px}aside img{width:100%;display:block;margin-bottom:8px}`,
+    )}
 <body><header>The Daily Bench</header><main><h1>City council approves new tram line after decade of debate</h1><p><b>By A. Reporter</b> · Updated 10:42</p>
 <figure><img src="${dataUri('image/jpeg', articleImgs[0]!)}" alt=""><figcaption>The planned route crosses the old town.</figcaption></figure>
 <aside><img src="${dataUri('image/jpeg', articleImgs[1]!)}" alt=""><img src="${dataUri('image/jpeg', articleImgs[2]!)}" alt=""></aside>
@@ -122,9 +142,12 @@ ${COOKIE_BANNER}</body></html>`,
   const list15k: BenchPage = {
     name: 'list15k',
     req: { fullPage: true, format: 'png' },
-    html: `${head('Long list', `body{margin:0;font:15px 'Bench Inter',sans-serif;color:#222}ul{list-style:none;margin:0;padding:0 40px}
+    html: `${head(
+      'Long list',
+      `body{margin:0;font:15px 'Bench Inter',sans-serif;color:#222}ul{list-style:none;margin:0;padding:0 40px}
 li{height:59px;border-bottom:1px solid #e4e4e4;display:flex;align-items:center;gap:16px}li i{width:36px;height:36px;border-radius:50%;flex:none}
-li b{width:260px}li span{color:#777;flex:1;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}`)}
+li b{width:260px}li span{color:#777;flex:1;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}`,
+    )}
 <body><ul>${Array.from({ length: 250 }, (_, i) => `<li><i style="background:hsl(${(i * 47) % 360},60%,55%)"></i><b>Item ${i + 1}: ${LOREM.slice((i * 7) % 60, ((i * 7) % 60) + 24)}</b><span>${LOREM.slice((i * 13) % 90)}</span><em>${(i * 17) % 100} €</em></li>`).join('')}</ul></body></html>`,
   };
 
@@ -133,8 +156,11 @@ li b{width:260px}li span{color:#777;flex:1;white-space:nowrap;overflow:hidden;te
   const thumbsPage: BenchPage = {
     name: 'thumbs',
     req: { format: 'png' },
-    html: `${head('Many images', `body{margin:0;font:12px 'Bench Inter',sans-serif}.grid{display:grid;grid-template-columns:repeat(15,1fr);gap:8px;padding:16px}
-.grid div{text-align:center}.grid img{width:64px;height:64px;border-radius:6px;display:block;margin:0 auto 2px}`)}
+    html: `${head(
+      'Many images',
+      `body{margin:0;font:12px 'Bench Inter',sans-serif}.grid{display:grid;grid-template-columns:repeat(15,1fr);gap:8px;padding:16px}
+.grid div{text-align:center}.grid img{width:64px;height:64px;border-radius:6px;display:block;margin:0 auto 2px}`,
+    )}
 <body><div class="grid">${thumbs.map((t, i) => `<div><img src="${dataUri('image/jpeg', t)}" alt=""><span>#${i + 1}</span></div>`).join('')}</div></body></html>`,
   };
 
@@ -144,8 +170,11 @@ li b{width:260px}li span{color:#777;flex:1;white-space:nowrap;overflow:hidden;te
   const lazyArticle: BenchPage = {
     name: 'lazy-article',
     req: { fullPage: true, format: 'png' },
-    html: `${head('Lazy article', `body{margin:0;font:18px/1.6 'Bench Inter',sans-serif;color:#222}main{max-width:760px;margin:0 auto;padding:24px}
-img{width:100%;aspect-ratio:16/9;display:block;background:#ddd;margin:24px 0}`)}
+    html: `${head(
+      'Lazy article',
+      `body{margin:0;font:18px/1.6 'Bench Inter',sans-serif;color:#222}main{max-width:760px;margin:0 auto;padding:24px}
+img{width:100%;aspect-ratio:16/9;display:block;background:#ddd;margin:24px 0}`,
+    )}
 <body><main><h1>The long read: a year on the tram line</h1>
 ${Array.from({ length: 18 }, (_, i) => `${Array.from({ length: 3 }, (_, j) => para(i * 3 + j)).join('')}${i % 3 === 2 ? `<img data-src="${i % 6}" alt="">` : `<img loading="lazy" src="${dataUri('image/jpeg', lazyImgs[i % 6]!)}" alt="">`}`).join('\n')}
 </main><script>const SRC = ${JSON.stringify(lazyImgs.map((b) => dataUri('image/jpeg', b)))};
@@ -157,10 +186,13 @@ for (const img of document.querySelectorAll('img[data-src]')) io.observe(img);</
   const feed40k: BenchPage = {
     name: 'feed40k',
     req: { fullPage: true, format: 'png' },
-    html: `${head('Feed', `body{margin:0;background:#eef0f3;font:15px/1.45 'Bench Inter',sans-serif;color:#1c1e21}.feed{width:680px;margin:0 auto;padding:16px 0}
+    html: `${head(
+      'Feed',
+      `body{margin:0;background:#eef0f3;font:15px/1.45 'Bench Inter',sans-serif;color:#1c1e21}.feed{width:680px;margin:0 auto;padding:16px 0}
 .post{background:#fff;border-radius:8px;margin-bottom:16px;padding:16px;height:368px;box-sizing:border-box;overflow:hidden}
 .post header{display:flex;gap:10px;align-items:center;font-weight:700}.post header img{width:40px;height:40px;border-radius:50%}
-.media{height:200px;border-radius:6px;margin-top:10px}`)}
+.media{height:200px;border-radius:6px;margin-top:10px}`,
+    )}
 <body><div class="feed">${Array.from({ length: 104 }, (_, i) => `<div class="post"><header><img src="${dataUri('image/jpeg', thumbs[i % 12]!)}" alt="">User ${i + 1}</header>${para(i)}<div class="media" style="background:linear-gradient(${(i * 29) % 360}deg,hsl(${(i * 53) % 360},70%,60%),hsl(${(i * 53 + 120) % 360},70%,40%))"></div></div>`).join('')}</div></body></html>`,
   };
 

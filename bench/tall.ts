@@ -34,7 +34,8 @@ const card = (i: number) =>
 const STYLE = `<style>html,body{margin:0;background:#eef0f3;font:15px/1.45 sans-serif;color:#1c1e21}.f{width:680px;margin:0 auto;overflow:hidden}
 .c{background:#fff;border-radius:8px;margin-bottom:16px;padding:16px;height:${CARD - 16}px;box-sizing:border-box;overflow:hidden}.m{height:200px;border-radius:6px}</style>`;
 /** A feed exactly `height` CSS px tall: cards of text and a gradient, as a social feed. */
-export const feedPage = (height: number) => `<!doctype html>${STYLE}<div class="f" style="height:${height}px">${Array.from({ length: Math.ceil(height / CARD) }, (_, i) => card(i)).join('')}</div>`;
+export const feedPage = (height: number) =>
+  `<!doctype html>${STYLE}<div class="f" style="height:${height}px">${Array.from({ length: Math.ceil(height / CARD) }, (_, i) => card(i)).join('')}</div>`;
 /** 20 cards, and 10 more whenever the viewport comes within 1500 px of the end, for ever. */
 export const endlessFeed = `<!doctype html>${STYLE}<div class="f" id="f"></div><script>
   const card = ${card.toString()};
@@ -69,7 +70,12 @@ async function encodeAB(chromiumPath: string, maxPixels: number, reps: number) {
           runs[v].push([performance.now() - t, cpuMs(c0, cpuNow()), m.peakMiB, m.result.body.length]);
         }
       }
-      const figures = (xs: number[][]) => ({ ms: median(xs.map((x) => x[0]!)), cpuMs: median(xs.map((x) => x[1]!)), peakMiB: Math.max(...xs.map((x) => x[2]!)), bytes: xs[0]![3]! });
+      const figures = (xs: number[][]) => ({
+        ms: median(xs.map((x) => x[0]!)),
+        cpuMs: median(xs.map((x) => x[1]!)),
+        peakMiB: Math.max(...xs.map((x) => x[2]!)),
+        bytes: xs[0]![3]!,
+      });
       out[`${WIDTH}x${h}`] = { A: figures(runs.A), B: figures(runs.B) };
       await page.close();
     }
@@ -81,11 +87,22 @@ async function encodeAB(chromiumPath: string, maxPixels: number, reps: number) {
 
 async function post(url: string, body: object) {
   const t = performance.now();
-  const res = await fetch(`${url}/v1/screenshot`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/screenshot`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify(body),
+  });
   const bytes = (await res.arrayBuffer()).byteLength;
   const timing = res.headers.get('server-timing') ?? '';
   const step = (name: string) => Number(new RegExp(`(?:^|, )${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? NaN);
-  return { status: res.status, ms: performance.now() - t, bytes, truncated: res.headers.get('x-capture-truncated'), scrollMs: step('lazy-scroll'), captureMs: step('capture') };
+  return {
+    status: res.status,
+    ms: performance.now() - t,
+    bytes,
+    truncated: res.headers.get('x-capture-truncated'),
+    scrollMs: step('lazy-scroll'),
+    captureMs: step('capture'),
+  };
 }
 
 export async function benchTall(config: Config, reps: number) {
@@ -118,15 +135,38 @@ export function tallRows(f: TallFigures): string[][] {
   const rows: string[][] = [];
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
   for (const [size, { A, B }] of Object.entries(f.encode)) {
-    rows.push([`tall ${size} capture(): A re-encoded / B fast PNG`, `${A.ms.toFixed(0)} / ${B.ms.toFixed(0)} ms, CPU ${A.cpuMs.toFixed(0)} / ${B.cpuMs.toFixed(0)} ms`, A.ms.toFixed(0), `${mb(A.bytes)} / ${mb(B.bytes)}, peak RSS ${A.peakMiB.toFixed(0)} / ${B.peakMiB.toFixed(0)} MiB`]);
+    rows.push([
+      `tall ${size} capture(): A re-encoded / B fast PNG`,
+      `${A.ms.toFixed(0)} / ${B.ms.toFixed(0)} ms, CPU ${A.cpuMs.toFixed(0)} / ${B.cpuMs.toFixed(0)} ms`,
+      A.ms.toFixed(0),
+      `${mb(A.bytes)} / ${mb(B.bytes)}, peak RSS ${A.peakMiB.toFixed(0)} / ${B.peakMiB.toFixed(0)} MiB`,
+    ]);
   }
   for (const [size, r] of Object.entries(f.alone)) {
-    rows.push([`tall ${size} fullPage end to end, alone`, `${r.status} in ${r.ms.toFixed(0)} ms (scroll ${r.scrollMs.toFixed(0)}, capture ${r.captureMs.toFixed(0)})${r.truncated ? ` cut: ${r.truncated}` : ''}`, r.ms.toFixed(0), `${mb(r.bytes)}, peak RSS ${r.peakMiB.toFixed(0)} MiB`]);
+    rows.push([
+      `tall ${size} fullPage end to end, alone`,
+      `${r.status} in ${r.ms.toFixed(0)} ms (scroll ${r.scrollMs.toFixed(0)}, capture ${r.captureMs.toFixed(0)})${r.truncated ? ` cut: ${r.truncated}` : ''}`,
+      r.ms.toFixed(0),
+      `${mb(r.bytes)}, peak RSS ${r.peakMiB.toFixed(0)} MiB`,
+    ]);
   }
-  const e = (xs: TallFigures['endless']['A']) => `${median(xs.map((x) => x.ms)).toFixed(0)} ms, ${mb(median(xs.map((x) => x.bytes)))}, ${xs.map((x) => x.truncated ?? `${x.status} whole`).join(' | ')}`;
+  const e = (xs: TallFigures['endless']['A']) =>
+    `${median(xs.map((x) => x.ms)).toFixed(0)} ms, ${mb(median(xs.map((x) => x.bytes)))}, ${xs.map((x) => x.truncated ?? `${x.status} whole`).join(' | ')}`;
   rows.push(['endless feed: A no rule (before) / B the rule', `${e(f.endless.A)} / ${e(f.endless.B)}`, median(f.endless.B.map((x) => x.ms)).toFixed(0), '']);
-  rows.push(['two 1280x65535 at once', f.shared.map((r) => `${r.status} ${r.ms.toFixed(0)} ms${r.truncated ? ` (${r.truncated})` : ''}`).join(', '), '', `load ${f.load.map((l) => l.toFixed(1)).join(' ')}`]);
-  rows.push(['cost model after the run: ms per megapixel (fixed ms)', Object.entries(f.costModel.msPerMegapixel).map(([k, v]) => `${k} ${v.toFixed(0)} (${f.costModel.fixedMs[k as keyof typeof f.costModel.fixedMs].toFixed(0)})`).join(', '), '', '']);
+  rows.push([
+    'two 1280x65535 at once',
+    f.shared.map((r) => `${r.status} ${r.ms.toFixed(0)} ms${r.truncated ? ` (${r.truncated})` : ''}`).join(', '),
+    '',
+    `load ${f.load.map((l) => l.toFixed(1)).join(' ')}`,
+  ]);
+  rows.push([
+    'cost model after the run: ms per megapixel (fixed ms)',
+    Object.entries(f.costModel.msPerMegapixel)
+      .map(([k, v]) => `${k} ${v.toFixed(0)} (${f.costModel.fixedMs[k as keyof typeof f.costModel.fixedMs].toFixed(0)})`)
+      .join(', '),
+    '',
+    '',
+  ]);
   return rows;
 }
 
@@ -136,10 +176,22 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const reps = args.includes('--reps') ? Number(args[args.indexOf('--reps') + 1]) : 3;
   const json = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
   const dataDir = `${os.tmpdir()}/bench-tall-${process.pid}`;
-  const config = loadConfig({ ...process.env, API_KEYS: KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir, FREE_CREDITS: '1000000', CACHE_TTL_SECONDS: '0' });
+  const config = loadConfig({
+    ...process.env,
+    API_KEYS: KEY,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '0',
+    DATA_DIR: dataDir,
+    FREE_CREDITS: '1000000',
+    CACHE_TTL_SECONDS: '0',
+  });
   const loadBefore = os.loadavg();
   const f = await benchTall(config, reps);
-  console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}; node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${f.load.map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}; node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${f.load.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   for (const r of tallRows(f)) console.log(`${r[0]!.padEnd(52)} ${r[1]}  ${r[3]}`);
   if (json) writeFileSync(json, JSON.stringify(f, null, 2));
   const { rmSync } = await import('node:fs');

@@ -45,7 +45,10 @@ export interface LatencyFigures {
 
 /** Open loop at `rate` req/s over the mix: median, p95, per-page medians and CPU per capture. */
 export async function mixLatency(once: Once, rate: number, count: number): Promise<LatencyFigures> {
-  const { result: r, cpu } = await cpuPerCapture(() => openLoop(once, rate, count), (x) => x.ms.length + x.errors);
+  const { result: r, cpu } = await cpuPerCapture(
+    () => openLoop(once, rate, count),
+    (x) => x.ms.length + x.errors,
+  );
   return { medianMs: median(r.ms), p95Ms: pct(r.ms, 95), errors: r.errors, byPageMedianMs: byTag(r.samples), cpuPerCapture: cpu };
 }
 
@@ -60,7 +63,10 @@ export interface ThroughputFigures {
 export async function mixThroughput(once: Once, levels: number[], count: number) {
   const out: Record<number, ThroughputFigures> = {};
   for (const c of levels) {
-    const { result: r, cpu } = await cpuPerCapture(() => closedLoop(once, c, count), (x) => x.ms.length + x.errors);
+    const { result: r, cpu } = await cpuPerCapture(
+      () => closedLoop(once, c, count),
+      (x) => x.ms.length + x.errors,
+    );
     out[c] = { rps: r.rps, concurrency: c, errors: r.errors, cpuPerCapture: cpu };
   }
   const best = Object.values(out).reduce((a, b) => (b.rps > a.rps ? b : a));
@@ -152,7 +158,12 @@ export async function eventLoopUnderFullPage(small: Once, tall: Once, count: num
     h.disable();
     stop = true;
     await background;
-    return { smallMedianMs: median(r.ms), smallErrors: r.errors, eventLoopDelayMs: { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 }, tallCaptures: tallDone };
+    return {
+      smallMedianMs: median(r.ms),
+      smallErrors: r.errors,
+      eventLoopDelayMs: { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 },
+      tallCaptures: tallDone,
+    };
   };
   const alone = await phase(false);
   const beside = await phase(true);

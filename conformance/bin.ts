@@ -19,7 +19,14 @@ import { runIfEntry } from './entry.ts';
 
 /** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */
 export function listed(c: Case, o: SuiteOptions): unknown {
-  const ctx: ResolveContext = { baseUrl: o.baseUrl || '<base-url>', mcpUrl: o.mcpUrl, apiKey: '<api-key>', fixtureOrigins: o.fixtureOrigins, nonce: '<nonce>', describe: true };
+  const ctx: ResolveContext = {
+    baseUrl: o.baseUrl || '<base-url>',
+    mcpUrl: o.mcpUrl,
+    apiKey: '<api-key>',
+    fixtureOrigins: o.fixtureOrigins,
+    nonce: '<nonce>',
+    describe: true,
+  };
   const resolved = resolveValue(c, ctx) as Case;
   return { ...resolved, requests: requestsOf(c).length };
 }
@@ -65,7 +72,13 @@ export async function main(argv: string[]): Promise<number> {
     return missing.length || short.length ? 1 : 0;
   }
   if (flags.list) {
-    await print(JSON.stringify(casesOf(options, cases).map((c) => listed(c, options)), null, 2));
+    await print(
+      JSON.stringify(
+        casesOf(options, cases).map((c) => listed(c, options)),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   if (flags.exportDir) {

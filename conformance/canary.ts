@@ -25,17 +25,28 @@ function listen(server: Server, host: string, port: number): Promise<number | nu
 export function canaryUrl(port: number, path = '/', spelling: CanarySpelling = 'ipv4'): string {
   const p = path.startsWith('/') ? path : `/${path}`;
   switch (spelling) {
-    case 'ipv4': return `http://127.0.0.1:${port}${p}`;
-    case 'localhost': return `http://localhost:${port}${p}`;
-    case 'decimal': return `http://2130706433:${port}${p}`;
-    case 'hex': return `http://0x7f000001:${port}${p}`;
-    case 'octal': return `http://0177.0.0.1:${port}${p}`;
-    case 'short': return `http://127.1:${port}${p}`;
-    case 'ipv6': return `http://[::1]:${port}${p}`;
-    case 'mapped': return `http://[::ffff:127.0.0.1]:${port}${p}`;
-    case 'trailing-dot': return `http://localhost.:${port}${p}`;
-    case 'userinfo': return `http://fixtures.example@127.0.0.1:${port}${p}`;
-    case 'upper-scheme': return `HTTP://127.0.0.1:${port}${p}`;
+    case 'ipv4':
+      return `http://127.0.0.1:${port}${p}`;
+    case 'localhost':
+      return `http://localhost:${port}${p}`;
+    case 'decimal':
+      return `http://2130706433:${port}${p}`;
+    case 'hex':
+      return `http://0x7f000001:${port}${p}`;
+    case 'octal':
+      return `http://0177.0.0.1:${port}${p}`;
+    case 'short':
+      return `http://127.1:${port}${p}`;
+    case 'ipv6':
+      return `http://[::1]:${port}${p}`;
+    case 'mapped':
+      return `http://[::ffff:127.0.0.1]:${port}${p}`;
+    case 'trailing-dot':
+      return `http://localhost.:${port}${p}`;
+    case 'userinfo':
+      return `http://fixtures.example@127.0.0.1:${port}${p}`;
+    case 'upper-scheme':
+      return `HTTP://127.0.0.1:${port}${p}`;
   }
 }
 

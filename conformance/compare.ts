@@ -39,7 +39,13 @@ export function allowedDiff(total: number, t: Tolerance): number {
 export function compareImages(expected: Rgba, actual: Rgba, t: Tolerance): Comparison {
   const total = actual.width * actual.height;
   if (expected.width !== actual.width || expected.height !== actual.height) {
-    return { pass: false, diffPixels: NaN, allowed: 0, total, detail: `size differs: expected ${expected.width}x${expected.height}, got ${actual.width}x${actual.height}` };
+    return {
+      pass: false,
+      diffPixels: NaN,
+      allowed: 0,
+      total,
+      detail: `size differs: expected ${expected.width}x${expected.height}, got ${actual.width}x${actual.height}`,
+    };
   }
   // Masked regions are left out (the same rectangles in both images).
   const masks = (t.mask ?? []).flatMap((region) => {

@@ -35,12 +35,20 @@ export function formatCoverage(cases: CaseLike[]): string {
   const lines = [`${'rule'.padEnd(w)}  source       ${PROFILES.map((p) => SHORT[p].padStart(4)).join(' ')}  cases`];
   for (const r of rows) {
     const all = casesOfRow(r);
-    const note = all.length === 0 ? (r.rule.untested ? `(not checked: ${r.rule.untested})` : 'NO CASE') : all.slice(0, 4).join(', ') + (all.length > 4 ? `, +${all.length - 4}` : '');
+    const note =
+      all.length === 0
+        ? r.rule.untested
+          ? `(not checked: ${r.rule.untested})`
+          : 'NO CASE'
+        : all.slice(0, 4).join(', ') + (all.length > 4 ? `, +${all.length - 4}` : '');
     lines.push(`${r.rule.id.padEnd(w)}  ${r.rule.source.padEnd(12)} ${PROFILES.map((p) => String(r.cases[p].length).padStart(4)).join(' ')}  ${note}`);
   }
   const spec = rows.filter((r) => r.rule.source === 'spec');
   const covered = spec.filter((r) => casesOfRow(r).length > 0).length;
   const coreOnly = spec.filter((r) => r.cases.core.length > 0).length;
-  lines.push('', `spec rules: ${spec.length}, with a case: ${covered}, with a core case: ${coreOnly}; cases: ${cases.length} (${PROFILES.map((p) => `${p} ${cases.filter((c) => c.profile === p).length}`).join(', ')})`);
+  lines.push(
+    '',
+    `spec rules: ${spec.length}, with a case: ${covered}, with a core case: ${coreOnly}; cases: ${cases.length} (${PROFILES.map((p) => `${p} ${cases.filter((c) => c.profile === p).length}`).join(', ')})`,
+  );
   return lines.join('\n');
 }

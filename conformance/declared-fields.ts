@@ -11,7 +11,10 @@ const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Arr
 /** Follows local `$ref`s (`#/components/...`) in `doc`. */
 function deref(doc: Json, v: unknown, depth = 0): unknown {
   if (!isObject(v) || typeof v.$ref !== 'string' || depth > 8) return v;
-  const target = v.$ref.replace(/^#\//, '').split('/').reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), doc);
+  const target = v.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), doc);
   return deref(doc, target, depth + 1);
 }
 

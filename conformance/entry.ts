@@ -24,7 +24,9 @@ export function runIfEntry(moduleUrl: string, main: (argv: string[]) => Promise<
 function reexecIsolated(moduleUrl: string, argv: string[], insideVar: string): number | null {
   if (spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status !== 0) return null;
   const cmd = [process.execPath, ...process.execArgv, fileURLToPath(moduleUrl), ...argv].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
-  return spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${cmd}`], { stdio: 'inherit', env: { ...process.env, [insideVar]: '1' } }).status ?? 1;
+  return (
+    spawnSync('unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${cmd}`], { stdio: 'inherit', env: { ...process.env, [insideVar]: '1' } }).status ?? 1
+  );
 }
 
 /**

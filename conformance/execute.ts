@@ -91,14 +91,29 @@ function failureAttachment(res: Observed, name: string): Attachment {
   const type = sniffType(res.body);
   if (type) return { name, contentType: `image/${type}`, body: res.body };
   const text = res.text !== undefined ? `${res.text}\n\n${JSON.stringify(res.json, null, 2)}` : res.body.subarray(0, 4096).toString('utf8');
-  return { name: `${name}.txt`, contentType: 'text/plain', body: Buffer.from(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`) };
+  return {
+    name: `${name}.txt`,
+    contentType: 'text/plain',
+    body: Buffer.from(
+      `HTTP ${res.status}\n${Object.entries(res.headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${text}`,
+    ),
+  };
 }
 
-async function relationChecks(e: Expectation, res: Observed, env: RunEnv, http: HttpClient, ctx: ResolveContext): Promise<{ checks: Check[]; other?: Observed }> {
+async function relationChecks(
+  e: Expectation,
+  res: Observed,
+  env: RunEnv,
+  http: HttpClient,
+  ctx: ResolveContext,
+): Promise<{ checks: Check[]; other?: Observed }> {
   const rel = e.relation!;
   const other = await exchange(rel.request, ctx, http, env.mcp);
   const checks: Check[] = [];
-  if (rel.expect) checks.push(...(await judge({ ...rel.expect, status: rel.expect.status ?? 200 }, other)).checks.map((k) => ({ ...k, name: `second request: ${k.name}` })));
+  if (rel.expect)
+    checks.push(...(await judge({ ...rel.expect, status: rel.expect.status ?? 200 }, other)).checks.map((k) => ({ ...k, name: `second request: ${k.name}` })));
   const label = `relation ${rel.relation}`;
   if (rel.relation === 'bytes-less' || rel.relation === 'bytes-greater') {
     const pass = rel.relation === 'bytes-less' ? res.body.length < other.body.length : res.body.length > other.body.length;
@@ -126,7 +141,11 @@ function goldenChecks(c: Case, g: GoldenSpec, image: DecodedImage, stepFailed: b
   }
   if (!existsSync(file)) {
     attachments.push({ name: 'actual', contentType: 'image/png', body: actualPng });
-    return { name: 'golden', pass: false, detail: `no golden ${path.basename(file)} in ${env.goldenDir} (run with --update-golden against a trusted implementation, then look at it)` };
+    return {
+      name: 'golden',
+      pass: false,
+      detail: `no golden ${path.basename(file)} in ${env.goldenDir} (run with --update-golden against a trusted implementation, then look at it)`,
+    };
   }
   const cmp = compareImages(readPng(readFileSync(file)), image, g);
   if (!cmp.pass) {
@@ -173,7 +192,8 @@ export async function executeCase(c: Case, env: RunEnv, http: HttpClient): Promi
         checks.push(...r.checks.map((k) => ({ ...k, name: prefix + k.name })));
         if (r.checks.some((k) => !k.pass) && r.other) attachments.push(failureAttachment(r.other, 'second-response'));
       }
-      if (stepChecks.some((k) => !k.pass) && !attachments.some((a) => a.name === 'actual')) attachments.push(failureAttachment(res, steps.length > 1 ? `response-step-${i + 1}` : 'response'));
+      if (stepChecks.some((k) => !k.pass) && !attachments.some((a) => a.name === 'actual'))
+        attachments.push(failureAttachment(res, steps.length > 1 ? `response-step-${i + 1}` : 'response'));
     }
     if (canary) {
       await new Promise((r) => setTimeout(r, 300)); // late connections still count

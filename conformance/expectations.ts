@@ -21,7 +21,8 @@ export function parseExpectations(text: string, knownIds: Set<string>, source = 
   const failures = new Map<string, ExpectedFailure>();
   for (const f of raw.failures as unknown[]) {
     const e = f as Partial<ExpectedFailure>;
-    if (typeof e.case !== 'string' || typeof e.reason !== 'string' || e.reason.trim() === '') throw new Error(`${source}: every failure needs "case" and a non-empty "reason": ${JSON.stringify(f)}`);
+    if (typeof e.case !== 'string' || typeof e.reason !== 'string' || e.reason.trim() === '')
+      throw new Error(`${source}: every failure needs "case" and a non-empty "reason": ${JSON.stringify(f)}`);
     if (!knownIds.has(e.case)) throw new Error(`${source}: unknown case id ${e.case}`);
     if (failures.has(e.case)) throw new Error(`${source}: ${e.case} listed twice`);
     failures.set(e.case, { case: e.case, reason: e.reason });

@@ -59,8 +59,10 @@ export function exportCases(dir: string, cases: Case[], goldenDir: string): { ca
       {
         suiteVersion: SUITE_VERSION,
         format: 'case.schema.json: one case per file; run them with any runner, or with screenshot-conformance --cases DIR',
-        profiles: 'core: the spec only; reference: core plus the reference server decisions; security: the threat model (needs canaries and fixtures on the implementation host); extensions: fields beyond the spec, each case run only where the implementation\'s OpenAPI document declares its fields',
-        fixtures: 'url-mode cases need the fixture server: screenshot-conformance --serve-fixtures --fixtures-port N (routes in RUNNING.md); html fixtures are in fixtures/',
+        profiles:
+          "core: the spec only; reference: core plus the reference server decisions; security: the threat model (needs canaries and fixtures on the implementation host); extensions: fields beyond the spec, each case run only where the implementation's OpenAPI document declares its fields",
+        fixtures:
+          'url-mode cases need the fixture server: screenshot-conformance --serve-fixtures --fixtures-port N (routes in RUNNING.md); html fixtures are in fixtures/',
         cases: index,
       },
       null,

@@ -122,7 +122,8 @@ function handler(beacons: Map<string, number>, holds: Holds, self: { index: numb
     const u = new URL(req.url ?? '/', 'http://fixture.invalid');
     const p = u.pathname;
     try {
-      if (self.index === 1 && p !== '/' && isFile(path.join(ORIGIN2_DIR, decodeURIComponent(p)))) return await serveFile(res, ORIGIN2_DIR, p.slice(1), self.origins[1] ?? '');
+      if (self.index === 1 && p !== '/' && isFile(path.join(ORIGIN2_DIR, decodeURIComponent(p))))
+        return await serveFile(res, ORIGIN2_DIR, p.slice(1), self.origins[1] ?? '');
       if (p === '/health') return send(res, 200, 'text/plain', 'ok');
       if (p.startsWith('/pages/')) return await serveFile(res, PAGES_DIR, p.slice('/pages/'.length));
       if (p.startsWith('/consent/')) return await serveFile(res, CONSENT_DIR, p.slice('/consent/'.length), self.origins[1] ?? self.origins[0] ?? '');
@@ -157,7 +158,12 @@ function handler(beacons: Map<string, number>, holds: Holds, self: { index: numb
       }
       if (p === '/status') {
         const code = Number(u.searchParams.get('code') ?? 200);
-        return send(res, code >= 200 && code <= 599 ? code : 200, TYPES['.html']!, `<!doctype html><html><body style="margin:0;background:#dddddd"><h1>status ${code}</h1></body></html>`);
+        return send(
+          res,
+          code >= 200 && code <= 599 ? code : 200,
+          TYPES['.html']!,
+          `<!doctype html><html><body style="margin:0;background:#dddddd"><h1>status ${code}</h1></body></html>`,
+        );
       }
       if (p === '/echo') {
         // Green when the request carried what the case sent (header `header` or cookie `cookie` equal
@@ -168,7 +174,10 @@ function handler(beacons: Map<string, number>, holds: Holds, self: { index: numb
         const got = header
           ? req.headers[header.toLowerCase()]
           : cookie
-            ? (req.headers.cookie ?? '').split(/;\s*/).find((c) => c.startsWith(`${cookie}=`))?.slice(cookie.length + 1)
+            ? (req.headers.cookie ?? '')
+                .split(/;\s*/)
+                .find((c) => c.startsWith(`${cookie}=`))
+                ?.slice(cookie.length + 1)
             : undefined;
         const bg = got === value ? '#20a040' : '#e02020';
         return send(res, 200, TYPES['.html']!, `<!doctype html><html><body style="margin:0;height:100vh;background:${bg}"></body></html>`);
@@ -218,7 +227,10 @@ export async function startFixtureServer(opts: { host?: string; ports?: number[]
     origins.push(`http://${name.includes(':') ? `[${name}]` : name}:${bound}`);
     if (index === 1 && secondHost === 'localhost') {
       const v6 = createServer(handler(beacons, holds, { index, origins }));
-      const ok = await listen(v6, '::1', bound).then(() => true, () => false);
+      const ok = await listen(v6, '::1', bound).then(
+        () => true,
+        () => false,
+      );
       if (ok) servers.push(v6);
     }
   }

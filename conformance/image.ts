@@ -33,7 +33,13 @@ export async function decodeImage(body: Buffer): Promise<DecodedImage> {
   const img = sharp(body, { limitInputPixels: false });
   const meta = await img.metadata();
   const raw = await img.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { type, width: raw.info.width, height: raw.info.height, data: new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length), hasAlpha: meta.hasAlpha === true };
+  return {
+    type,
+    width: raw.info.width,
+    height: raw.info.height,
+    data: new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length),
+    hasAlpha: meta.hasAlpha === true,
+  };
 }
 
 export function encodePng(img: Rgba): Buffer {

@@ -103,34 +103,95 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
       a = k!;
     }
     switch (a) {
-      case '--base-url': o.baseUrl = value(a); break;
-      case '--api-key': o.apiKeys.push(...value(a).split(',').map((s) => s.trim()).filter(Boolean)); break;
-      case '--fresh-key': o.freshKey = value(a); break;
-      case '--mcp-url': o.mcpUrl = value(a); break;
-      case '--mcp-fresh-key': o.mcpFreshKey = value(a); break;
+      case '--base-url':
+        o.baseUrl = value(a);
+        break;
+      case '--api-key':
+        o.apiKeys.push(
+          ...value(a)
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
+        break;
+      case '--fresh-key':
+        o.freshKey = value(a);
+        break;
+      case '--mcp-url':
+        o.mcpUrl = value(a);
+        break;
+      case '--mcp-fresh-key':
+        o.mcpFreshKey = value(a);
+        break;
       case '--profile': {
-        profiles = value(a).split(',').map((s) => s.trim()) as Profile[];
+        profiles = value(a)
+          .split(',')
+          .map((s) => s.trim()) as Profile[];
         for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be ${PROFILES.join(', ')}, got ${p}`);
         break;
       }
-      case '--fixtures-port': flags.fixturesPorts = value(a).split(',').map((s) => { const n = Number(s); if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--fixtures-port: bad port ${s}`); return n; }); break;
-      case '--fixtures-url': fixtureUrls = value(a).split(',').map((s) => s.trim().replace(/\/+$/, '')); break;
-      case '--fixtures-host': flags.fixturesHost = value(a); break;
-      case '--canary': canary = true; break;
-      case '--no-canary': canary = false; break;
-      case '--isolated-network': o.isolatedNetwork = true; break;
-      case '--expectations': o.expectations = path.resolve(value(a)); break;
-      case '--update-golden': o.updateGolden = true; break;
-      case '--report': o.reportDir = path.resolve(value(a)); break;
-      case '--workers': o.workers = Math.max(1, Number(value(a)) || 1); break;
-      case '--grep': o.grep = value(a); break;
-      case '--list': flags.list = true; break;
-      case '--export': flags.exportDir = path.resolve(value(a)); break;
-      case '--cases': o.casesDir = path.resolve(value(a)); break;
-      case '--coverage': flags.coverage = true; break;
-      case '--serve-fixtures': flags.serveFixtures = true; break;
-      case '--help': case '-h': flags.help = true; break;
-      default: throw new UsageError(`unknown option ${a}`);
+      case '--fixtures-port':
+        flags.fixturesPorts = value(a)
+          .split(',')
+          .map((s) => {
+            const n = Number(s);
+            if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--fixtures-port: bad port ${s}`);
+            return n;
+          });
+        break;
+      case '--fixtures-url':
+        fixtureUrls = value(a)
+          .split(',')
+          .map((s) => s.trim().replace(/\/+$/, ''));
+        break;
+      case '--fixtures-host':
+        flags.fixturesHost = value(a);
+        break;
+      case '--canary':
+        canary = true;
+        break;
+      case '--no-canary':
+        canary = false;
+        break;
+      case '--isolated-network':
+        o.isolatedNetwork = true;
+        break;
+      case '--expectations':
+        o.expectations = path.resolve(value(a));
+        break;
+      case '--update-golden':
+        o.updateGolden = true;
+        break;
+      case '--report':
+        o.reportDir = path.resolve(value(a));
+        break;
+      case '--workers':
+        o.workers = Math.max(1, Number(value(a)) || 1);
+        break;
+      case '--grep':
+        o.grep = value(a);
+        break;
+      case '--list':
+        flags.list = true;
+        break;
+      case '--export':
+        flags.exportDir = path.resolve(value(a));
+        break;
+      case '--cases':
+        o.casesDir = path.resolve(value(a));
+        break;
+      case '--coverage':
+        flags.coverage = true;
+        break;
+      case '--serve-fixtures':
+        flags.serveFixtures = true;
+        break;
+      case '--help':
+      case '-h':
+        flags.help = true;
+        break;
+      default:
+        throw new UsageError(`unknown option ${a}`);
     }
   }
   const needsTarget = !flags.help && !flags.list && !flags.coverage && !flags.serveFixtures && !flags.exportDir;

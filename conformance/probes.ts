@@ -5,7 +5,12 @@ import type { Rgba } from './image.ts';
 
 export function resolveRegion(img: Rgba, r: Region): Region | null {
   if (r.unit === 'fraction') {
-    const px = { x: Math.floor(r.x * img.width), y: Math.floor(r.y * img.height), w: Math.max(1, Math.floor(r.w * img.width)), h: Math.max(1, Math.floor(r.h * img.height)) };
+    const px = {
+      x: Math.floor(r.x * img.width),
+      y: Math.floor(r.y * img.height),
+      w: Math.max(1, Math.floor(r.w * img.width)),
+      h: Math.max(1, Math.floor(r.h * img.height)),
+    };
     return px.x + px.w <= img.width && px.y + px.h <= img.height ? px : null;
   }
   const x = r.x < 0 ? img.width + r.x : r.x;
@@ -20,11 +25,17 @@ function describe(r: Region): string {
 
 /** Mean colour of a region, for messages. */
 function mean(img: Rgba, r: Region): string {
-  let R = 0, G = 0, B = 0, A = 0;
+  let R = 0,
+    G = 0,
+    B = 0,
+    A = 0;
   for (let yy = r.y; yy < r.y + r.h; yy++) {
     for (let xx = r.x; xx < r.x + r.w; xx++) {
       const i = (yy * img.width + xx) * 4;
-      R += img.data[i]!; G += img.data[i + 1]!; B += img.data[i + 2]!; A += img.data[i + 3]!;
+      R += img.data[i]!;
+      G += img.data[i + 1]!;
+      B += img.data[i + 2]!;
+      A += img.data[i + 3]!;
     }
   }
   const n = r.w * r.h;
@@ -42,7 +53,8 @@ function fractionNear(img: Rgba, r: Region, rgb: [number, number, number], tol: 
         Math.abs(d[i + 1]! - rgb[1]) <= tol &&
         Math.abs(d[i + 2]! - rgb[2]) <= tol &&
         (alpha === undefined || Math.abs(d[i + 3]! - alpha) <= tol)
-      ) hits++;
+      )
+        hits++;
     }
   }
   return hits / (r.w * r.h);
@@ -59,16 +71,25 @@ export function evaluateProbe(img: Rgba, probe: Probe): Check {
       const want = probe.fraction ?? 0.98;
       const f = fractionNear(img, r, probe.rgb, tol, probe.alpha);
       const target = `rgb(${probe.rgb.join(',')})${probe.alpha !== undefined ? ` alpha ${probe.alpha}` : ''}`;
-      return { name, pass: f >= want, detail: `${(f * 100).toFixed(1)}% of pixels within ${tol} of ${target} (need ${(want * 100).toFixed(0)}%); mean ${mean(img, r)}` };
+      return {
+        name,
+        pass: f >= want,
+        detail: `${(f * 100).toFixed(1)}% of pixels within ${tol} of ${target} (need ${(want * 100).toFixed(0)}%); mean ${mean(img, r)}`,
+      };
     }
     case 'absent': {
       const tol = probe.tolerance ?? 24;
       const most = probe.fraction ?? 0.02;
       const f = fractionNear(img, r, probe.rgb, tol);
-      return { name, pass: f <= most, detail: `${(f * 100).toFixed(1)}% of pixels within ${tol} of rgb(${probe.rgb.join(',')}) (at most ${(most * 100).toFixed(0)}%); mean ${mean(img, r)}` };
+      return {
+        name,
+        pass: f <= most,
+        detail: `${(f * 100).toFixed(1)}% of pixels within ${tol} of rgb(${probe.rgb.join(',')}) (at most ${(most * 100).toFixed(0)}%); mean ${mean(img, r)}`,
+      };
     }
     case 'alpha': {
-      let lo = 255, hi = 0;
+      let lo = 255,
+        hi = 0;
       for (let yy = r.y; yy < r.y + r.h; yy++) {
         for (let xx = r.x; xx < r.x + r.w; xx++) {
           const a = img.data[(yy * img.width + xx) * 4 + 3]!;

@@ -68,7 +68,9 @@ export function resolveValue(v: unknown, ctx: ResolveContext): unknown {
   if (typeof o.$template === 'string') return template(ctx, o.$template);
   if (o.$html && typeof o.$html === 'object') {
     const h = o.$html as { bytes: number; fill?: string };
-    return ctx.describe ? `<an HTML document of exactly ${h.bytes.toLocaleString('en-US')} UTF-8 bytes, filled with ${JSON.stringify(h.fill ?? 'a')}>` : sizedHtml(h.bytes, h.fill);
+    return ctx.describe
+      ? `<an HTML document of exactly ${h.bytes.toLocaleString('en-US')} UTF-8 bytes, filled with ${JSON.stringify(h.fill ?? 'a')}>`
+      : sizedHtml(h.bytes, h.fill);
   }
   if ('$repeat' in o && typeof o.times === 'number') return Array.from({ length: o.times }, () => resolveValue(o.$repeat, ctx));
   if (o.$string && typeof o.$string === 'object') {
@@ -81,10 +83,14 @@ export function resolveValue(v: unknown, ctx: ResolveContext): unknown {
 /** The Authorization header for a request's `auth`, or undefined for none. */
 export function authorization(auth: HttpRequestSpec['auth'], ctx: ResolveContext): string | undefined {
   switch (auth ?? 'valid') {
-    case 'valid': return `Bearer ${ctx.apiKey}`;
-    case 'none': return undefined;
-    case 'invalid': return 'Bearer conformance-invalid-key-0000000000';
-    case 'malformed': return `Basic ${Buffer.from('user:pass').toString('base64')}`;
+    case 'valid':
+      return `Bearer ${ctx.apiKey}`;
+    case 'none':
+      return undefined;
+    case 'invalid':
+      return 'Bearer conformance-invalid-key-0000000000';
+    case 'malformed':
+      return `Basic ${Buffer.from('user:pass').toString('base64')}`;
     case 'fresh':
       if (!ctx.freshKey) throw new Error('case needs --fresh-key');
       return `Bearer ${ctx.freshKey}`;
@@ -103,7 +109,8 @@ export function buildRequest(spec: HttpRequestSpec, ctx: ResolveContext): HttpRe
   else if (spec.body !== undefined) body = JSON.stringify(resolveValue(spec.body, ctx));
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (const [k, v] of Object.entries(spec.headers ?? {})) {
-    if (v === '') delete headers[k.toLowerCase()]; // '' removes a header the runner would send
+    if (v === '')
+      delete headers[k.toLowerCase()]; // '' removes a header the runner would send
     else headers[k.toLowerCase()] = v;
   }
   const method = spec.method ?? 'POST';

@@ -26,7 +26,10 @@ const ext = (id: string, quote: string): Rule => ({ id, source: 'extension', quo
 
 export const RULES: readonly Rule[] = [
   // §1 What the service does
-  spec('1/raster-image', 'The service accepts one JSON request on one endpoint and returns a raster image (PNG, JPEG or WebP) of either a live page (`url`) or caller-supplied markup (`html`).'),
+  spec(
+    '1/raster-image',
+    'The service accepts one JSON request on one endpoint and returns a raster image (PNG, JPEG or WebP) of either a live page (`url`) or caller-supplied markup (`html`).',
+  ),
   spec('1/synchronous', 'Rendering is synchronous. The response body is the image itself, with no JSON envelope, no job and no polling.'),
   spec('1/capture-modes', 'The capture can be of the viewport, the full scrollable page, or a single element chosen by CSS selector.'),
   spec('1/banners-default', 'By default the service removes cookie banners, consent popups and overlays before capturing (see option `blockCookieBanners`).'),
@@ -56,12 +59,18 @@ export const RULES: readonly Rule[] = [
   spec('2.1/blockAds', '`blockAds` ... default `false` ... Also hide common ad/iframe slots during banner removal (best effort).'),
   spec('2.1/rule-1', 'Exactly one of `url` and `html` must be present; both or neither gives 400 `bad_request`.'),
   spec('2.1/rule-2', 'Unknown fields are ignored.'),
-  spec('2.1/rule-3', 'A known field with a malformed value is rejected with 400 `bad_request`, and the message names the field (for example the viewport width must be a number between 1 and 10000).'),
+  spec(
+    '2.1/rule-3',
+    'A known field with a malformed value is rejected with 400 `bad_request`, and the message names the field (for example the viewport width must be a number between 1 and 10000).',
+  ),
 
   // §2.2 viewport
   spec('2.2/required', '`width` ... `height` ... Required: yes, when `viewport` is given.'),
   spec('2.2/bounds', '`width` 1 to 10000; `height` 1 to 10000; `deviceScaleFactor` 0.1 to 4, default 1 (2 or 3 for retina output).'),
-  spec('2.2/exact-frame', 'The viewport sets the browser window the page lays out in. With `width`=1200 and `height`=630 the returned image is exactly that frame.'),
+  spec(
+    '2.2/exact-frame',
+    'The viewport sets the browser window the page lays out in. With `width`=1200 and `height`=630 the returned image is exactly that frame.',
+  ),
   spec('2.2/scale', '`deviceScaleFactor` ... (2 or 3 for retina output)'),
 
   // §2.3 / §2.4 responses
@@ -71,10 +80,16 @@ export const RULES: readonly Rule[] = [
   spec('2.4/failure-body', 'JSON object `{ error, message }`.'),
 
   // §4.1 endpoint
-  spec('4.1/endpoint', 'POST {base_url}/v1/screenshot ... Request headers `Authorization: Bearer <API_KEY>`, `Content-Type: application/json` ... Success 200, raw image bytes.'),
+  spec(
+    '4.1/endpoint',
+    'POST {base_url}/v1/screenshot ... Request headers `Authorization: Bearer <API_KEY>`, `Content-Type: application/json` ... Success 200, raw image bytes.',
+  ),
   spec('4.1/rule-1', 'Without `selector`, the capture is the current viewport; with `fullPage: true` it is the whole scrollable page.'),
   spec('4.1/rule-2', 'With `selector`, only the matched element is captured; if nothing matches, the response is 400 `selector_not_found`.'),
-  spec('4.1/rule-3-reject', '`blockCookieBanners: true` (default) performs, in order: clicking a reject-all/decline control on common consent-management platforms; ...'),
+  spec(
+    '4.1/rule-3-reject',
+    '`blockCookieBanners: true` (default) performs, in order: clicking a reject-all/decline control on common consent-management platforms; ...',
+  ),
   spec('4.1/rule-3-hide', '... hiding a curated list of cookie/consent/overlay elements; ...'),
   spec('4.1/rule-3-scroll-lock', '... lifting any scroll-lock the banner added.'),
   spec('4.1/rule-3-revert', 'If hiding would leave the page near-empty, the clean-up is reverted and the original page is captured.'),
@@ -87,12 +102,21 @@ export const RULES: readonly Rule[] = [
   spec('4.1/rule-6-wait', '`waitForSelector` blocks until the element appears.'),
   spec('4.1/rule-6-timeout', 'Both waiting mechanisms are bounded by the 20-second render budget; exceeding it gives 504 `render_timeout`.'),
   spec('4.1/rule-7', '`quality` with `format` `"png"` or with no `format` gives 400 `bad_request`.'),
-  spec('4.1/rule-8', 'A `url` resolving to a private, loopback, link-local or cloud-metadata address (for example the link-local metadata address) gives 400 `bad_request`, before the browser connects.'),
+  spec(
+    '4.1/rule-8',
+    'A `url` resolving to a private, loopback, link-local or cloud-metadata address (for example the link-local metadata address) gives 400 `bad_request`, before the browser connects.',
+  ),
   spec('4.1/rule-9', 'Capture is synchronous; the response is produced within the same HTTP exchange.'),
-  spec('4.2/mcp', 'An MCP server is available at `{mcp_url}`, authenticated with an `Authorization` header carrying `Bearer <API_KEY>`. It gives an MCP client a screenshot tool able to capture a page or rendered HTML.'),
+  spec(
+    '4.2/mcp',
+    'An MCP server is available at `{mcp_url}`, authenticated with an `Authorization` header carrying `Bearer <API_KEY>`. It gives an MCP client a screenshot tool able to capture a page or rendered HTML.',
+  ),
 
   // §5 Authentication
-  spec('5/bearer', 'Every request to the endpoint carries the header `Authorization: Bearer <API_KEY>`. ... The same call works from any HTTP client; no SDK is needed.'),
+  spec(
+    '5/bearer',
+    'Every request to the endpoint carries the header `Authorization: Bearer <API_KEY>`. ... The same call works from any HTTP client; no SDK is needed.',
+  ),
 
   // §7 Errors (one id per row)
   spec('7/failure-body', 'Every failure returns a JSON body with the fields `error` (machine code string) and `message` (human-readable string).'),
@@ -120,15 +144,23 @@ export const RULES: readonly Rule[] = [
 
   // DESIGN §3: the reference server's decisions (reference profile only)
   design('D3/unauthorized', 'missing, malformed or unknown API key (`WWW-Authenticate: Bearer`): 401 `unauthorized`'),
-  design('D3/insufficient-credits', 'key has no credits left: 402 `insufficient_credits`', 'needs a key with no credits; covered by the server\'s accounts tests'),
+  design(
+    'D3/insufficient-credits',
+    'key has no credits left: 402 `insufficient_credits`',
+    "needs a key with no credits; covered by the server's accounts tests",
+  ),
   design('D3/payload-too-large', 'body over the limit, or `html` over 2,000,000 UTF-8 bytes: 413 `payload_too_large`'),
   design('D3/unsupported-media-type', '`Content-Type` not JSON: 415 `unsupported_media_type`'),
   design('D3/invalid-json', 'body not valid JSON (message must not echo the body): 400 `bad_request`'),
-  design('D3/rate-limited', 'per-key rate limit exceeded (`Retry-After`): 429 `rate_limited`', 'needs a flood of requests from one key; covered by the server\'s rate-limit tests'),
-  design('D3/overloaded', 'render queue full (`Retry-After`): 503 `overloaded`', 'needs a saturated queue; covered by the server\'s pool tests'),
+  design(
+    'D3/rate-limited',
+    'per-key rate limit exceeded (`Retry-After`): 429 `rate_limited`',
+    "needs a flood of requests from one key; covered by the server's rate-limit tests",
+  ),
+  design('D3/overloaded', 'render queue full (`Retry-After`): 503 `overloaded`', "needs a saturated queue; covered by the server's pool tests"),
   design('D3/navigation-failed', 'target unreachable: DNS failure, refused, TLS error: 502 `navigation_failed`'),
   design('D3/redirect-blocked', 'a redirect or navigation reaches a blocked address: 400 `bad_request` (message names the blocked hop)'),
-  design('D3/render-failed', 'page or browser crashed: 500 `render_failed`', 'needs a renderer crash on demand; covered by the server\'s pool tests'),
+  design('D3/render-failed', 'page or browser crashed: 500 `render_failed`', "needs a renderer crash on demand; covered by the server's pool tests"),
   design('D3/not-found', 'unknown route: 404 `not_found`'),
   design('D3/method-not-allowed', 'wrong method: 405 `method_not_allowed`'),
   design('D3/request-id', 'Response headers on success: `x-request-id` ... Errors carry `x-request-id` too.'),
@@ -140,46 +172,106 @@ export const RULES: readonly Rule[] = [
   design('D3/content-disposition', 'success header content-disposition `inline; filename="screenshot.<ext>"`'),
 
   // Threat model (security profile)
-  threat('T/spellings', 'Spellings of one address (the parser normalises; classify the parsed result): decimal, hex, octal and short IPv4 forms, trailing dots, bracketed IPv6, userinfo tricks, scheme case, localhost names.'),
+  threat(
+    'T/spellings',
+    'Spellings of one address (the parser normalises; classify the parsed result): decimal, hex, octal and short IPv4 forms, trailing dots, bracketed IPv6, userinfo tricks, scheme case, localhost names.',
+  ),
   threat('T/address-classes', 'Address classification (allow only globally routable unicast): private, link-local, metadata, reserved ranges.'),
   threat('T/after-first-hop', 'After the first hop: HTTP 301/302/303/307/308 to an internal address, meta refresh, JS `location` ...'),
-  threat('T/subresources', 'subresources of every kind (img, script, css, `@import`, `@font-face`, media, object/embed, SVG), iframes, fetch/XHR/beacon/EventSource, WebSocket ... in BOTH `url` and `html` mode.'),
-  threat('T/schemes', 'Only `http:` and `https:`. Reject `file:` (any case), `data:`, `javascript:`, `blob:`, `view-source:`, `chrome:`, `devtools:`, `ftp:`, `ws:`, scheme-relative URLs.'),
-  threat('T/isolation', 'Fresh incognito context per request, disposed afterwards; nothing shared between requests (cookies, storage, cache, service workers).'),
-  threat('T/dos', 'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.'),
+  threat(
+    'T/subresources',
+    'subresources of every kind (img, script, css, `@import`, `@font-face`, media, object/embed, SVG), iframes, fetch/XHR/beacon/EventSource, WebSocket ... in BOTH `url` and `html` mode.',
+  ),
+  threat(
+    'T/schemes',
+    'Only `http:` and `https:`. Reject `file:` (any case), `data:`, `javascript:`, `blob:`, `view-source:`, `chrome:`, `devtools:`, `ftp:`, `ws:`, scheme-relative URLs.',
+  ),
+  threat(
+    'T/isolation',
+    'Fresh incognito context per request, disposed afterwards; nothing shared between requests (cookies, storage, cache, service workers).',
+  ),
+  threat(
+    'T/dos',
+    'Infinite loops, memory bombs, dialogs ... never-idle networks ... Each ends within the 20 s budget with a clear error, the browser is healthy for the next request.',
+  ),
 
   // The reference server's MCP decisions (reference profile only)
-  design('mcp/tool', 'The capture tool, `take_screenshot` (listed first; `compare_screenshots` beside it), whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.'),
+  design(
+    'mcp/tool',
+    'The capture tool, `take_screenshot` (listed first; `compare_screenshots` beside it), whose input schema is generated from the same JSON Schema as the REST body: same validation, same defaults, same billing, same egress guard, same cleanup.',
+  ),
   design('mcp/auth', 'Streamable HTTP at `/mcp` (stateless), Bearer auth with the same keys as REST (401 otherwise).'),
-  design('mcp/results', 'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.'),
-  design('mcp/size-budget', 'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.'),
+  design(
+    'mcp/results',
+    'Success: image content (base64 data and mimeType) plus a short text part. Failure: a tool result with `isError: true` carrying the error code and message, never a silent empty result.',
+  ),
+  design(
+    'mcp/size-budget',
+    'Images over 750,000 bytes (or 8000 px on a side) are re-encoded or downscaled to fit, and the text part says what was done; REST is unchanged.',
+  ),
 
   // Request fields beyond the spec (extensions profile; spec §9: an implementation may ignore them).
   // Each quote is the field's contract; the field's description in the implementation's schema says it.
   ext('X/cacheTtl', '`cacheTtl`: seconds a cached capture of the same url-mode request may be reused; 0 always renders afresh.'),
-  ext('X/deterministic', '`deterministic`: what moves on its own stands still, so that two captures of an unchanged page are identical (virtual time from 2025-01-01T00:00:00Z, seeded Math.random, animations finished or stopped).'),
+  ext(
+    'X/deterministic',
+    '`deterministic`: what moves on its own stands still, so that two captures of an unchanged page are identical (virtual time from 2025-01-01T00:00:00Z, seeded Math.random, animations finished or stopped).',
+  ),
   ext('X/colorScheme', '`colorScheme`: the page sees `prefers-color-scheme` as `light` or `dark`.'),
-  ext('X/compare', '`POST /v1/compare`: a capture compared with a baseline (a picture, or a second capture request); `x-diff-pixels` counts the differing pixels outside the masks (`ignoreRegions`, `ignoreSelectors`), `x-diff-regions` says where they are, in picture pixels.'),
-  ext('X/userAgent', '`userAgent`: the page\'s navigator.userAgent and the User-Agent of its requests.'),
-  ext('X/headers', '`headers` (url mode): request headers sent to the target\'s own origin only.'),
-  ext('X/cookies', '`cookies` (url mode): cookies sent to the target\'s own origin only.'),
-  ext('X/device', '`device`: a preset by name (GET /v1/devices lists them): its viewport and scale, a mobile viewport, touch and its user agent together; an explicit viewport or userAgent replaces the preset\'s.'),
-  ext('X/timezone', '`timezone`: an IANA time zone; the page\'s Date, Intl and time-zone offset, from its first inline script, in every frame and dedicated worker; an unknown zone is a 400 naming the field.'),
-  ext('X/locale', '`locale`: a BCP 47 tag; navigator.language(s), the default Intl locale and the Accept-Language of the page\'s requests, all the same, from the first inline script, in every frame and dedicated worker; a malformed tag is a 400 naming the field.'),
-  ext('X/geolocation', '`geolocation` (url mode): the position navigator.geolocation reports, granted to the target\'s own origin only; without it, a page asking for the position is refused at once instead of waiting.'),
+  ext(
+    'X/compare',
+    '`POST /v1/compare`: a capture compared with a baseline (a picture, or a second capture request); `x-diff-pixels` counts the differing pixels outside the masks (`ignoreRegions`, `ignoreSelectors`), `x-diff-regions` says where they are, in picture pixels.',
+  ),
+  ext('X/userAgent', "`userAgent`: the page's navigator.userAgent and the User-Agent of its requests."),
+  ext('X/headers', "`headers` (url mode): request headers sent to the target's own origin only."),
+  ext('X/cookies', "`cookies` (url mode): cookies sent to the target's own origin only."),
+  ext(
+    'X/device',
+    "`device`: a preset by name (GET /v1/devices lists them): its viewport and scale, a mobile viewport, touch and its user agent together; an explicit viewport or userAgent replaces the preset's.",
+  ),
+  ext(
+    'X/timezone',
+    "`timezone`: an IANA time zone; the page's Date, Intl and time-zone offset, from its first inline script, in every frame and dedicated worker; an unknown zone is a 400 naming the field.",
+  ),
+  ext(
+    'X/locale',
+    "`locale`: a BCP 47 tag; navigator.language(s), the default Intl locale and the Accept-Language of the page's requests, all the same, from the first inline script, in every frame and dedicated worker; a malformed tag is a 400 naming the field.",
+  ),
+  ext(
+    'X/geolocation',
+    "`geolocation` (url mode): the position navigator.geolocation reports, granted to the target's own origin only; without it, a page asking for the position is refused at once instead of waiting.",
+  ),
   ext('X/mediaType', '`mediaType`: `screen` or `print`; `print` lays the page out with its print style sheet.'),
   ext('X/reducedMotion', '`reducedMotion`: the page sees `prefers-reduced-motion` as `reduce` or `no-preference`.'),
-  ext('X/javaScriptEnabled', '`javaScriptEnabled`: false renders the page without its scripts (`<noscript>` content shows); the clean-up of banners still works.'),
+  ext(
+    'X/javaScriptEnabled',
+    '`javaScriptEnabled`: false renders the page without its scripts (`<noscript>` content shows); the clean-up of banners still works.',
+  ),
   ext('X/captureOnTimeout', '`captureOnTimeout`: a page that never settles is captured as it is before the render budget ends, instead of 504.'),
-  ext('X/css', '`css`: a stylesheet applied to the page, also when the page\'s CSP forbids inline styles.'),
-  ext('X/js', '`js`: a script run in the page\'s main world (so it can call the page\'s own functions), also under `script-src \'none\'`; a returned promise is awaited; a script that throws answers a 4xx with a code of its own, naming the error\'s message but never quoting the script.'),
-  ext('X/actions', '`actions`: at most 20, run in order: click, hover, type, press, scrollTo, waitForSelector, waitForHidden, waitForFunction, wait; an action whose element does not exist answers `400 selector_not_found` naming the action.'),
-  ext('X/blockResourceTypes', '`blockResourceTypes`: requests of those types are refused before they leave the browser; `x-blocked-requests: N` on a capture that blocked anything.'),
+  ext('X/css', "`css`: a stylesheet applied to the page, also when the page's CSP forbids inline styles."),
+  ext(
+    'X/js',
+    "`js`: a script run in the page's main world (so it can call the page's own functions), also under `script-src 'none'`; a returned promise is awaited; a script that throws answers a 4xx with a code of its own, naming the error's message but never quoting the script.",
+  ),
+  ext(
+    'X/actions',
+    '`actions`: at most 20, run in order: click, hover, type, press, scrollTo, waitForSelector, waitForHidden, waitForFunction, wait; an action whose element does not exist answers `400 selector_not_found` naming the action.',
+  ),
+  ext(
+    'X/blockResourceTypes',
+    '`blockResourceTypes`: requests of those types are refused before they leave the browser; `x-blocked-requests: N` on a capture that blocked anything.',
+  ),
   ext('X/blockUrls', '`blockUrls`: requests whose URL matches one of the patterns (`*` wildcards) are refused.'),
-  ext('X/clip', '`clip`: `{x, y, width, height}` in CSS pixels of the page: the picture is exactly that region (times the scale factor), with or without `fullPage`.'),
+  ext(
+    'X/clip',
+    '`clip`: `{x, y, width, height}` in CSS pixels of the page: the picture is exactly that region (times the scale factor), with or without `fullPage`.',
+  ),
   ext('X/delay', '`delay`: milliseconds waited after everything else and before the capture.'),
-  ext('X/failOnTargetError', '`failOnTargetError`: when the target\'s main document answers 4xx/5xx, an error (not billed) instead of a picture of that page.'),
-  ext('X/fullPageMaxHeight', '`fullPageMaxHeight` (fullPage only): a page taller than this many CSS pixels is captured from its top down to exactly that height, and `x-capture-truncated` is `<full height>; reason=height`; a shorter page is captured whole.'),
+  ext('X/failOnTargetError', "`failOnTargetError`: when the target's main document answers 4xx/5xx, an error (not billed) instead of a picture of that page."),
+  ext(
+    'X/fullPageMaxHeight',
+    '`fullPageMaxHeight` (fullPage only): a page taller than this many CSS pixels is captured from its top down to exactly that height, and `x-capture-truncated` is `<full height>; reason=height`; a shorter page is captured whole.',
+  ),
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((r) => [r.id, r]));

@@ -68,7 +68,11 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
   const mcpUrl = `${server.url}/mcp`;
   let mcpAvailable = false;
   try {
-    const res = await request(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const res = await request(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     await res.body.dump();
     mcpAvailable = res.statusCode !== 404;
   } catch {
@@ -91,7 +95,15 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
 }
 
 function parse(argv: string[]) {
-  const o = { profiles: ['reference', 'security', 'extensions'] as Profile[], grep: undefined as string | undefined, isolate: true, updateGolden: false, report: path.join(REPO_ROOT, 'conformance-report'), workers: 2, twice: false };
+  const o = {
+    profiles: ['reference', 'security', 'extensions'] as Profile[],
+    grep: undefined as string | undefined,
+    isolate: true,
+    updateGolden: false,
+    report: path.join(REPO_ROOT, 'conformance-report'),
+    workers: 2,
+    twice: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--profile') o.profiles = argv[++i]!.split(',') as Profile[];
@@ -108,10 +120,18 @@ function parse(argv: string[]) {
 
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, 'run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)');
+  const { inside, exitCode } = isolated(
+    import.meta.url,
+    argv,
+    INSIDE,
+    o.isolate,
+    'run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)',
+  );
   if (exitCode !== undefined) return exitCode;
   const target = await startReferenceTarget();
-  console.log(`run-against-reference: reference server at ${target.baseUrl}, fixtures at ${target.fixtureOrigins.join(' and ')}${inside ? ', inside an isolated network namespace' : ''}${target.mcpUrl ? '' : '; MCP not mounted (its cases are skipped)'}`);
+  console.log(
+    `run-against-reference: reference server at ${target.baseUrl}, fixtures at ${target.fixtureOrigins.join(' and ')}${inside ? ', inside an isolated network namespace' : ''}${target.mcpUrl ? '' : '; MCP not mounted (its cases are skipped)'}`,
+  );
   try {
     const options: SuiteOptions = {
       baseUrl: target.baseUrl,
@@ -131,7 +151,10 @@ async function main(argv: string[]): Promise<number> {
       grep: o.grep,
       target: await (async () => {
         const t = await targetInfo(target.baseUrl, target.apiKeys[0]!);
-        return { ...t, info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info } };
+        return {
+          ...t,
+          info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info },
+        };
       })(),
     };
     const first = await runSuite(options);
@@ -140,11 +163,19 @@ async function main(argv: string[]): Promise<number> {
     const second = await runSuite({ ...options, profiles: ['core'], reportDir: path.join(o.report, 'core-second-run') });
     const before = new Map(first.records.map((r) => [r.case.id, r.verdict]));
     const changed = second.records.filter((r) => before.has(r.case.id) && before.get(r.case.id) !== r.verdict);
-    for (const r of changed) console.log(`  ✗ ${r.case.id}: ${before.get(r.case.id)} in the first run, ${r.verdict} in the second${r.checks.filter((k) => !k.pass).map((k) => `\n      ✗ ${k.name}: ${k.detail}`).join('')}`);
+    for (const r of changed)
+      console.log(
+        `  ✗ ${r.case.id}: ${before.get(r.case.id)} in the first run, ${r.verdict} in the second${r.checks
+          .filter((k) => !k.pass)
+          .map((k) => `\n      ✗ ${k.name}: ${k.detail}`)
+          .join('')}`,
+      );
     console.log(`core twice: ${second.records.length - changed.length}/${second.records.length} core cases have the same verdict in both runs`);
     const t = [first.tally, second.tally];
     const sum = (k: 'pass' | 'fail' | 'skip' | 'expectedFailure' | 'unexpectedPass') => t.reduce((n, x) => n + x[k], 0);
-    console.log(`  total      ${sum('pass')} passed, ${sum('fail') + changed.length} failed, ${sum('skip')} skipped, ${sum('expectedFailure')} expected failures, ${sum('unexpectedPass')} unexpected passes of both runs`);
+    console.log(
+      `  total      ${sum('pass')} passed, ${sum('fail') + changed.length} failed, ${sum('skip')} skipped, ${sum('expectedFailure')} expected failures, ${sum('unexpectedPass')} unexpected passes of both runs`,
+    );
     return first.exitCode || second.exitCode || (changed.length ? 1 : 0);
   } finally {
     await target.close();

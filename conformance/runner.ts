@@ -83,7 +83,15 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
   let verdict: Verdict = outcome.pass ? 'pass' : 'fail';
   if (known !== undefined) verdict = outcome.pass ? 'unexpected-pass' : 'expected-failure';
   const timing = verdict === 'fail' ? { timing: { responseMs: outcome.responseMs, ...machineLoad() } } : {};
-  return { case: c, verdict, ...(known !== undefined ? { reason: known } : {}), durationMs, checks: outcome.checks, attachments: outcome.attachments, ...timing };
+  return {
+    case: c,
+    verdict,
+    ...(known !== undefined ? { reason: known } : {}),
+    durationMs,
+    checks: outcome.checks,
+    attachments: outcome.attachments,
+    ...timing,
+  };
 }
 
 /**
@@ -111,7 +119,11 @@ export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: H
       const before = (lock && locks.get(lock)) || Promise.resolve();
       let release = () => {};
       const mine = new Promise<void>((r) => (release = r));
-      if (lock) locks.set(lock, before.then(() => mine));
+      if (lock)
+        locks.set(
+          lock,
+          before.then(() => mine),
+        );
       await before;
       const r = await runOne(c, env, http, expectations.failures.get(c.id)?.reason).finally(release);
       records.push(r);

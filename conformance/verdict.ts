@@ -38,7 +38,13 @@ export function checkFailureBody(e: Expectation, res: Observed): Check[] {
   try {
     parsed = JSON.parse(res.body.toString('utf8'));
   } catch {
-    return [{ name: 'failure body is JSON {error, message}', pass: false, detail: `not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${snippet(res.body)}` }];
+    return [
+      {
+        name: 'failure body is JSON {error, message}',
+        pass: false,
+        detail: `not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${snippet(res.body)}`,
+      },
+    ];
   }
   const obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   const ok = !!obj && typeof obj.error === 'string' && typeof obj.message === 'string';
@@ -49,11 +55,19 @@ export function checkFailureBody(e: Expectation, res: Observed): Check[] {
   if (e.error !== undefined) checks.push({ name: 'error code', pass: error === e.error, detail: `expected ${e.error}, got ${error}` });
   if (e.message !== undefined) {
     const re = new RegExp(e.message, 'i');
-    checks.push({ name: 'message names the field', pass: re.test(message), detail: `message ${JSON.stringify(message)} ${re.test(message) ? 'matches' : 'does not match'} /${e.message}/i` });
+    checks.push({
+      name: 'message names the field',
+      pass: re.test(message),
+      detail: `message ${JSON.stringify(message)} ${re.test(message) ? 'matches' : 'does not match'} /${e.message}/i`,
+    });
   }
   if (e.messageExcludes !== undefined) {
     const leaked = message.includes(e.messageExcludes);
-    checks.push({ name: 'message does not echo the body', pass: !leaked, detail: leaked ? `message contains ${JSON.stringify(e.messageExcludes)}` : 'no echo' });
+    checks.push({
+      name: 'message does not echo the body',
+      pass: !leaked,
+      detail: leaked ? `message contains ${JSON.stringify(e.messageExcludes)}` : 'no echo',
+    });
   }
   return checks;
 }
@@ -62,14 +76,23 @@ export function checkHeader(name: string, want: HeaderExpectation, res: Observed
   const got = res.headers[name.toLowerCase()];
   const label = `header ${name}`;
   if (typeof want === 'string') return { name: label, pass: got === want, detail: `expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}` };
-  if ('present' in want) return { name: label, pass: (got !== undefined) === want.present, detail: want.present ? `expected present, got ${JSON.stringify(got)}` : `expected absent, got ${JSON.stringify(got)}` };
+  if ('present' in want)
+    return {
+      name: label,
+      pass: (got !== undefined) === want.present,
+      detail: want.present ? `expected present, got ${JSON.stringify(got)}` : `expected absent, got ${JSON.stringify(got)}`,
+    };
   if ('matches' in want) {
     const pass = got !== undefined && new RegExp(want.matches, 'i').test(got);
     return { name: label, pass, detail: `expected /${want.matches}/i, got ${JSON.stringify(got)}` };
   }
   const n = got !== undefined && /^-?\d+$/.test(got.trim()) ? Number(got) : NaN;
   const pass = Number.isInteger(n) && (want.min === undefined || n >= want.min) && (want.max === undefined || n <= want.max);
-  return { name: label, pass, detail: `expected an integer${want.min !== undefined ? ` >= ${want.min}` : ''}${want.max !== undefined ? ` <= ${want.max}` : ''}, got ${JSON.stringify(got)}` };
+  return {
+    name: label,
+    pass,
+    detail: `expected an integer${want.min !== undefined ? ` >= ${want.min}` : ''}${want.max !== undefined ? ` <= ${want.max}` : ''}, got ${JSON.stringify(got)}`,
+  };
 }
 
 /** The value at `path`, or undefined. */
@@ -121,15 +144,37 @@ export function checkTool(want: ToolExpectation, res: Observed): Check[] {
   const types = (r.content ?? []).map((c) => c.type);
   const images = types.filter((t) => t === 'image').length;
   if (want.isError) {
-    if (r.rpcError) return [{ name: 'refused with an error', pass: String(r.rpcError.message ?? '').length > 0, detail: `JSON-RPC error: ${snippet(String(r.rpcError.message ?? ''))}` }];
+    if (r.rpcError)
+      return [
+        {
+          name: 'refused with an error',
+          pass: String(r.rpcError.message ?? '').length > 0,
+          detail: `JSON-RPC error: ${snippet(String(r.rpcError.message ?? ''))}`,
+        },
+      ];
     return [
       { name: 'isError: true', pass: r.isError === true, detail: `isError ${String(r.isError)}` },
       { name: 'no image', pass: images === 0, detail: `content types ${JSON.stringify(types)}` },
       { name: 'a non-empty message', pass: (res.text ?? '').trim().length > 0, detail: snippet(res.text ?? '') || '(empty)' },
     ];
   }
-  const checks: Check[] = [{ name: 'not an error result', pass: !r.rpcError && r.isError !== true, detail: r.rpcError ? `JSON-RPC error: ${snippet(String(r.rpcError.message))}` : r.isError ? `isError: ${snippet(res.text ?? '')}` : 'isError absent or false' }];
-  if (want.images !== undefined) checks.push({ name: `${want.images} image content block(s)`, pass: images === want.images, detail: `${images} image block(s); content types ${JSON.stringify(types)}` });
+  const checks: Check[] = [
+    {
+      name: 'not an error result',
+      pass: !r.rpcError && r.isError !== true,
+      detail: r.rpcError
+        ? `JSON-RPC error: ${snippet(String(r.rpcError.message))}`
+        : r.isError
+          ? `isError: ${snippet(res.text ?? '')}`
+          : 'isError absent or false',
+    },
+  ];
+  if (want.images !== undefined)
+    checks.push({
+      name: `${want.images} image content block(s)`,
+      pass: images === want.images,
+      detail: `${images} image block(s); content types ${JSON.stringify(types)}`,
+    });
   return checks;
 }
 
@@ -164,8 +209,14 @@ function checkImageShape(want: ImageExpectation, img: DecodedImage, bytes: numbe
     const pass = img.width >= (want.minWidth ?? 0) && img.height >= (want.minHeight ?? 0);
     checks.push({ name: 'image minimum size', pass, detail: `expected at least ${want.minWidth ?? 0}x${want.minHeight ?? 0}, got ${img.width}x${img.height}` });
   }
-  if (want.hasAlpha !== undefined) checks.push({ name: 'alpha channel', pass: img.hasAlpha === want.hasAlpha, detail: `expected ${want.hasAlpha ? 'an' : 'no'} alpha channel, got ${img.hasAlpha ? 'one' : 'none'}` });
-  if (want.maxBytes !== undefined) checks.push({ name: 'image bytes budget', pass: bytes <= want.maxBytes, detail: `${bytes} bytes, at most ${want.maxBytes}` });
+  if (want.hasAlpha !== undefined)
+    checks.push({
+      name: 'alpha channel',
+      pass: img.hasAlpha === want.hasAlpha,
+      detail: `expected ${want.hasAlpha ? 'an' : 'no'} alpha channel, got ${img.hasAlpha ? 'one' : 'none'}`,
+    });
+  if (want.maxBytes !== undefined)
+    checks.push({ name: 'image bytes budget', pass: bytes <= want.maxBytes, detail: `${bytes} bytes, at most ${want.maxBytes}` });
   return checks;
 }
 
@@ -186,8 +237,16 @@ export async function judge(e: Expectation, res: Observed, earlier: Observed[] =
     const ct = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const sniffed = sniffType(res.body);
     const wantType = want.type === 'any' ? sniffed : want.type;
-    checks.push({ name: 'content-type', pass: !!wantType && ct === CONTENT_TYPES[wantType], detail: `expected ${wantType ? CONTENT_TYPES[wantType] : 'an image type'}, got ${JSON.stringify(res.headers['content-type'])}` });
-    checks.push({ name: 'image bytes', pass: !!sniffed && sniffed === wantType, detail: `expected ${want.type === 'any' ? 'PNG, JPEG or WebP' : want.type} bytes, got ${sniffed ?? `not an image (${res.body.length} bytes: ${snippet(res.body)})`}` });
+    checks.push({
+      name: 'content-type',
+      pass: !!wantType && ct === CONTENT_TYPES[wantType],
+      detail: `expected ${wantType ? CONTENT_TYPES[wantType] : 'an image type'}, got ${JSON.stringify(res.headers['content-type'])}`,
+    });
+    checks.push({
+      name: 'image bytes',
+      pass: !!sniffed && sniffed === wantType,
+      detail: `expected ${want.type === 'any' ? 'PNG, JPEG or WebP' : want.type} bytes, got ${sniffed ?? `not an image (${res.body.length} bytes: ${snippet(res.body)})`}`,
+    });
     if (sniffed) {
       try {
         image = await decodeImage(res.body);
@@ -202,7 +261,13 @@ export async function judge(e: Expectation, res: Observed, earlier: Observed[] =
   for (const j of e.json ?? []) checks.push(checkJson(j, res.json));
   for (const t of e.text ?? []) checks.push(checkText(t, res));
   for (const c of e.compare ?? []) checks.push(checkComparison(c, res, earlier));
-  if (e.maxDurationMs !== undefined) checks.push({ name: 'response time', pass: res.durationMs <= e.maxDurationMs, detail: `${Math.round(res.durationMs)} ms, at most ${e.maxDurationMs} ms` });
-  if (e.minDurationMs !== undefined) checks.push({ name: 'response time (minimum)', pass: res.durationMs >= e.minDurationMs, detail: `${Math.round(res.durationMs)} ms, at least ${e.minDurationMs} ms` });
+  if (e.maxDurationMs !== undefined)
+    checks.push({ name: 'response time', pass: res.durationMs <= e.maxDurationMs, detail: `${Math.round(res.durationMs)} ms, at most ${e.maxDurationMs} ms` });
+  if (e.minDurationMs !== undefined)
+    checks.push({
+      name: 'response time (minimum)',
+      pass: res.durationMs >= e.minDurationMs,
+      detail: `${Math.round(res.durationMs)} ms, at least ${e.minDurationMs} ms`,
+    });
   return { checks, image };
 }

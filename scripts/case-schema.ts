@@ -15,11 +15,18 @@ const DESCRIPTION =
   'One case of the conformance suite as plain JSON (screenshot-conformance --export DIR writes one file per case in cases/). A runner sends `request`, ' +
   'judges the response against `expect`, then does the same for each of `then` in order. Values in request bodies and tool arguments may be directives ' +
   '(see the Directive definition) that the runner replaces before sending. Every execution of a case has a random nonce: fixture URLs carry it as ' +
-  'run=<nonce> in their query and fixture pages end with the comment <!-- run <nonce> -->, so that no cache can answer a case with an earlier run\'s ' +
+  "run=<nonce> in their query and fixture pages end with the comment <!-- run <nonce> -->, so that no cache can answer a case with an earlier run's " +
   'result; all steps of one execution share the nonce. Generated from conformance/model.ts; RUNNING.md describes the fixture server, canaries, keys and profiles.';
 
 export function caseSchema(): string {
-  const generator = createGenerator({ path: path.join(ROOT, 'conformance/model.ts'), tsconfig: path.join(ROOT, 'tsconfig.json'), skipTypeCheck: true, jsDoc: 'extended', additionalProperties: false, sortProps: false });
+  const generator = createGenerator({
+    path: path.join(ROOT, 'conformance/model.ts'),
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    skipTypeCheck: true,
+    jsDoc: 'extended',
+    additionalProperties: false,
+    sortProps: false,
+  });
   const definitions = { ...generator.createSchema('CaseFile').definitions, ...generator.createSchema('Directive').definitions };
   const schema = {
     $schema: 'http://json-schema.org/draft-07/schema#',

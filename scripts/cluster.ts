@@ -42,7 +42,10 @@ const stopPostgres = () => {
   pgDir = '';
 };
 
-const given = (process.env.API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const given = (process.env.API_KEYS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const key = given[0] ?? `sk_cluster_${randomBytes(24).toString('base64url')}`;
 const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

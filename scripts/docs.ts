@@ -83,7 +83,8 @@ export function errorsTable(): string {
 export function settingsTable(): string {
   const rows = ['| variable | default | meaning |', '|---|---|---|'];
   for (const [name, s] of Object.entries(SETTINGS)) {
-    const def = s.kind === 'int' ? `\`${s.default}\` (${s.min}..${s.max})` : s.default === '' ? '' : s.default.startsWith('found') ? s.default : `\`${s.default}\``;
+    const def =
+      s.kind === 'int' ? `\`${s.default}\` (${s.min}..${s.max})` : s.default === '' ? '' : s.default.startsWith('found') ? s.default : `\`${s.default}\``;
     rows.push(`| \`${name}\` | ${cell(def)} | ${cell(s.doc)} |`);
   }
   return rows.join('\n');
@@ -98,7 +99,8 @@ function sentWith(h: ResponseHeader): string {
 /** One row per header of the registry: name, when it is sent, whether a page on a listed origin may read it, what it says. */
 export function headersTable(headers: Record<string, ResponseHeader>): string {
   const rows = ['| header | sent with | readable cross-origin | meaning |', '|---|---|---|---|'];
-  for (const h of Object.values(headers)) rows.push(`| \`${wireName(h)}\` | ${cell(sentWith(h))} | ${h.expose ? 'yes' : h.safelisted ? 'yes (safelisted)' : ''} | ${cell(h.description)} |`);
+  for (const h of Object.values(headers))
+    rows.push(`| \`${wireName(h)}\` | ${cell(sentWith(h))} | ${h.expose ? 'yes' : h.safelisted ? 'yes (safelisted)' : ''} | ${cell(h.description)} |`);
   return rows.join('\n');
 }
 

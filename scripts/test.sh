@@ -27,8 +27,9 @@ export CHROMIUM_PATH
 stage "type check"
 if npx --no-install tsc --noEmit -p .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(typecheck); fi
 
-stage "lint (ESLint: eslint.config.js)"
+stage "lint (ESLint: eslint.config.js) and format (Prettier: .prettierrc.json)"
 if npx --no-install eslint .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(lint); fi
+if npx --no-install prettier --check . >/dev/null; then pass=$((pass + 1)); else npx --no-install prettier --list-different .; echo "run npm run format"; fail=$((fail + 1)); failed_stages+=(format); fi
 
 stage "PostgreSQL for the ledger tests"
 pg_env=$(mktemp)

@@ -61,7 +61,10 @@ function textOf(env: NodeJS.ProcessEnv, name: SettingName): string {
 }
 
 function list(env: NodeJS.ProcessEnv, name: SettingName): string[] {
-  return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function findChromium(env: NodeJS.ProcessEnv): string {
@@ -82,12 +85,14 @@ export function findChromium(env: NodeJS.ProcessEnv): string {
 /** BROWSER_SANDBOX (auto | require | off) and BROWSER_SANDBOX_USER (uid:gid, used when run as root). */
 export function browserSandbox(env: NodeJS.ProcessEnv): SandboxSettings {
   const mode = env.BROWSER_SANDBOX?.trim() || DEFAULT_SANDBOX.mode;
-  if (mode !== 'auto' && mode !== 'require' && mode !== 'off') throw new ConfigError(`BROWSER_SANDBOX must be one of auto, require, off, got ${JSON.stringify(mode)}`);
+  if (mode !== 'auto' && mode !== 'require' && mode !== 'off')
+    throw new ConfigError(`BROWSER_SANDBOX must be one of auto, require, off, got ${JSON.stringify(mode)}`);
   const user = env.BROWSER_SANDBOX_USER?.trim();
   if (!user) return { ...DEFAULT_SANDBOX, mode };
   const m = /^(\d{1,10}):(\d{1,10})$/.exec(user);
   const [uid, gid] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
-  if (!(uid >= 1 && uid < 2 ** 32 - 1 && gid >= 1 && gid < 2 ** 32 - 1)) throw new ConfigError(`BROWSER_SANDBOX_USER must be a numeric uid:gid other than root (e.g. 65534:65534), got ${JSON.stringify(user)}`);
+  if (!(uid >= 1 && uid < 2 ** 32 - 1 && gid >= 1 && gid < 2 ** 32 - 1))
+    throw new ConfigError(`BROWSER_SANDBOX_USER must be a numeric uid:gid other than root (e.g. 65534:65534), got ${JSON.stringify(user)}`);
   return { mode, uid, gid };
 }
 
@@ -98,23 +103,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const egressAllow = list(env, 'EGRESS_ALLOW');
   for (const o of egressAllow) {
-    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(o)) throw new ConfigError(`EGRESS_ALLOW entries must be exact host:port origins, got ${JSON.stringify(o)}`);
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(o))
+      throw new ConfigError(`EGRESS_ALLOW entries must be exact host:port origins, got ${JSON.stringify(o)}`);
   }
   const corsOrigins = list(env, 'CORS_ORIGINS');
   for (const o of corsOrigins) {
     // Exact origins, as a browser sends them in `Origin`; or `*` alone (any page, with its own key).
     const exact = /^https?:\/\//.test(o) && URL.canParse(o) && new URL(o).origin === o;
-    if (!(exact || (o === '*' && corsOrigins.length === 1))) throw new ConfigError(`CORS_ORIGINS entries must be exact origins like https://app.example.com (scheme, host, optional port; no path), or * alone, got ${JSON.stringify(o)}`);
+    if (!(exact || (o === '*' && corsOrigins.length === 1)))
+      throw new ConfigError(
+        `CORS_ORIGINS entries must be exact origins like https://app.example.com (scheme, host, optional port; no path), or * alone, got ${JSON.stringify(o)}`,
+      );
   }
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   const linkSigningKek = keyBytes(env, 'LINK_SIGNING_KEK');
   const logLevel = textOf(env, 'LOG_LEVEL');
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS');
   const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS');
   // Node refuses a head timeout longer than the whole request's.
-  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs})`);
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs)
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs})`);
   return {
     port: int(env, 'PORT'),
     host: textOf(env, 'HOST'),
@@ -150,6 +161,7 @@ function keyBytes(env: NodeJS.ProcessEnv, name: SettingName): Buffer | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
   const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64') : null;
-  if (!bytes || bytes.length !== 32) throw new ConfigError(`${name} must be 32 random bytes written as 64 hex characters or in base64 (e.g. \`openssl rand -hex 32\`)`);
+  if (!bytes || bytes.length !== 32)
+    throw new ConfigError(`${name} must be 32 random bytes written as 64 hex characters or in base64 (e.g. \`openssl rand -hex 32\`)`);
   return bytes;
 }

@@ -5,26 +5,50 @@
 import { HTML_MAX_BYTES, RENDER_BUDGET_MAX_MS } from './request/schema.ts';
 
 export const ERROR_CATALOGUE = {
-  bad_request: { status: 400, when: 'malformed request field (named in the message); both or neither of url/html; quality with png; url not absolute http(s) or targeting a private/loopback/link-local/metadata address; a redirect or navigation reaching a blocked address' },
-  selector_not_found: { status: 400, when: '`selector`, or the selector of an action (named: `actions[2].click`), matches no element (or one with no rendered box)' },
+  bad_request: {
+    status: 400,
+    when: 'malformed request field (named in the message); both or neither of url/html; quality with png; url not absolute http(s) or targeting a private/loopback/link-local/metadata address; a redirect or navigation reaching a blocked address',
+  },
+  selector_not_found: {
+    status: 400,
+    when: '`selector`, or the selector of an action (named: `actions[2].click`), matches no element (or one with no rendered box)',
+  },
   unauthorized: { status: 401, when: 'missing, malformed or unknown API key (with `WWW-Authenticate: Bearer`)' },
   insufficient_credits: { status: 402, when: 'the key has no credits left' },
-  link_signature_invalid: { status: 403, when: 'a signed link (GET /v1/screenshot) whose signature does not match its parameters: one was changed, added or removed, or it was signed with another secret' },
+  link_signature_invalid: {
+    status: 403,
+    when: 'a signed link (GET /v1/screenshot) whose signature does not match its parameters: one was changed, added or removed, or it was signed with another secret',
+  },
   link_key_invalid: { status: 403, when: 'the key that signed the link is unknown or revoked, or has no signing secret this server can read' },
   not_found: { status: 404, when: 'unknown route' },
   method_not_allowed: { status: 405, when: 'wrong method on a known route (with `Allow`)' },
   link_expired: { status: 410, when: 'a signed link whose `expires` time has passed' },
   payload_too_large: { status: 413, when: `\`html\` over ${HTML_MAX_BYTES.toLocaleString('en-US')} UTF-8 bytes, or the JSON body over its limit` },
   unsupported_media_type: { status: 415, when: '`Content-Type` is not `application/json`' },
-  script_error: { status: 422, when: '`js`, or an action\'s `waitForFunction`, threw (or did not compile) in the page: the message names the field and the error\'s message, never the script' },
-  target_error: { status: 424, when: '`failOnTargetError` is set and the target\'s page answered an HTTP error status (4xx or 5xx; named in the message and in `x-target-status`)' },
+  script_error: {
+    status: 422,
+    when: "`js`, or an action's `waitForFunction`, threw (or did not compile) in the page: the message names the field and the error's message, never the script",
+  },
+  target_error: {
+    status: 424,
+    when: "`failOnTargetError` is set and the target's page answered an HTTP error status (4xx or 5xx; named in the message and in `x-target-status`)",
+  },
   rate_limited: { status: 429, when: 'per-key rate limit exceeded (with `Retry-After`)' },
   render_failed: { status: 500, when: 'the page or the browser crashed during the render' },
   internal_error: { status: 500, when: 'an unexpected server fault (logged with the request id)' },
   navigation_failed: { status: 502, when: 'target unreachable: DNS failure, connection refused, TLS error' },
-  overloaded: { status: 503, when: 'render queue full, or too long to start the render within the render budget, or the server is shutting down (with `Retry-After`)' },
-  client_closed: { status: 499, when: 'never seen by a client: logged and counted when the caller disconnects before the image is ready (the render is stopped, nothing is billed)' },
-  render_timeout: { status: 504, when: `rendering, including waitUntil/waitForSelector, exceeded the render budget (\`RENDER_BUDGET_MS\`: ${RENDER_BUDGET_MAX_MS / 1000} seconds unless configured shorter; the message says which)` },
+  overloaded: {
+    status: 503,
+    when: 'render queue full, or too long to start the render within the render budget, or the server is shutting down (with `Retry-After`)',
+  },
+  client_closed: {
+    status: 499,
+    when: 'never seen by a client: logged and counted when the caller disconnects before the image is ready (the render is stopped, nothing is billed)',
+  },
+  render_timeout: {
+    status: 504,
+    when: `rendering, including waitUntil/waitForSelector, exceeded the render budget (\`RENDER_BUDGET_MS\`: ${RENDER_BUDGET_MAX_MS / 1000} seconds unless configured shorter; the message says which)`,
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -79,8 +79,23 @@ for (const store of STORES) {
         const fromStore = await cli(env, 'keys', 'sign', keyId, options, '--expires', '4102444800', '--base-url', 'https://shots.example.com/');
         assert.equal(fromStore.code, 0, fromStore.stderr);
         const link = fromStore.stdout.trim();
-        assert.match(link, /^https:\/\/shots\.example\.com\/v1\/screenshot\?expires=4102444800&hideSelectors=\.x&hideSelectors=%23y&keyId=key_[0-9a-f]{16}&url=https%3A%2F%2Fexample\.com%2Fa%20b&viewport\.height=630&viewport\.width=1200&signature=[0-9a-f]{64}$/);
-        const offline = await cli({}, 'keys', 'sign', keyId, options, '--expires', '4102444800', '--base-url', 'https://shots.example.com', '--secret', signingSecret);
+        assert.match(
+          link,
+          /^https:\/\/shots\.example\.com\/v1\/screenshot\?expires=4102444800&hideSelectors=\.x&hideSelectors=%23y&keyId=key_[0-9a-f]{16}&url=https%3A%2F%2Fexample\.com%2Fa%20b&viewport\.height=630&viewport\.width=1200&signature=[0-9a-f]{64}$/,
+        );
+        const offline = await cli(
+          {},
+          'keys',
+          'sign',
+          keyId,
+          options,
+          '--expires',
+          '4102444800',
+          '--base-url',
+          'https://shots.example.com',
+          '--secret',
+          signingSecret,
+        );
         assert.equal(offline.stdout.trim(), link, 'the same link without the store');
 
         // One process at a time on the embedded store: the test opens it only between CLI runs.
@@ -99,10 +114,30 @@ for (const store of STORES) {
         assert.equal(rotated.code, 0, rotated.stderr);
         assert.notEqual(JSON.parse(rotated.stdout).signingSecret, signingSecret);
         await assert.rejects(verify(link), /signature does not match/, 'the old secret no longer signs');
-        const refused = await cli({}, 'keys', 'sign', keyId, '{"url":"https://example.com","cookies":[{"name":"s","value":"v"}]}', '--expires-in', '60', '--secret', signingSecret);
+        const refused = await cli(
+          {},
+          'keys',
+          'sign',
+          keyId,
+          '{"url":"https://example.com","cookies":[{"name":"s","value":"v"}]}',
+          '--expires-in',
+          '60',
+          '--secret',
+          signingSecret,
+        );
         assert.equal(refused.code, 2);
         assert.match(refused.stderr, /cookies cannot be sent in a signed link/);
-        const invalid = await cli({}, 'keys', 'sign', keyId, '{"url":"https://example.com","viewport":{"width":0,"height":1}}', '--expires-in', '60', '--secret', signingSecret);
+        const invalid = await cli(
+          {},
+          'keys',
+          'sign',
+          keyId,
+          '{"url":"https://example.com","viewport":{"width":0,"height":1}}',
+          '--expires-in',
+          '60',
+          '--secret',
+          signingSecret,
+        );
         assert.equal(invalid.code, 2);
         assert.match(invalid.stderr, /viewport\.width must be/);
       } finally {

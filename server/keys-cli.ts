@@ -32,7 +32,10 @@ const USAGE = `usage: keys <command>
 Store: DATABASE_URL when set (PostgreSQL), else the embedded store in DATA_DIR (default ./data).`;
 
 class Exit extends Error {
-  constructor(message: string, readonly code: number) {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
     super(message);
   }
 }
@@ -95,7 +98,7 @@ async function main(argv: string[]): Promise<void> {
           console.log(`key id:  ${made.keyId}`);
           console.log(`account: ${made.accountId} (${made.credits} credits)`);
           console.log(`signing secret: ${signingSecret ?? '(none: signed links need LINK_SIGNING_KEK with DATABASE_URL)'}`);
-          console.error('\nThe key and the signing secret are shown only this once; the store keeps the key\'s SHA-256 hash and the secret sealed.');
+          console.error("\nThe key and the signing secret are shown only this once; the store keeps the key's SHA-256 hash and the secret sealed.");
         }
         break;
       }
@@ -103,7 +106,10 @@ async function main(argv: string[]): Promise<void> {
         const kek = resolveKek(config) ?? fail('signed links are off: set LINK_SIGNING_KEK (32 bytes, hex) when DATABASE_URL is set');
         const secret = await rotateSigningSecret(db, kek, rest[0]!, Number(values.grace ?? 0));
         console.log(values.json ? JSON.stringify({ keyId: rest[0], signingSecret: secret }) : `signing secret: ${secret}`);
-        if (!values.json) console.error(`\nShown only this once. Links signed with the previous secret ${values.grace && values.grace !== '0' ? `keep working for ${values.grace} s` : 'no longer work'}.`);
+        if (!values.json)
+          console.error(
+            `\nShown only this once. Links signed with the previous secret ${values.grace && values.grace !== '0' ? `keep working for ${values.grace} s` : 'no longer work'}.`,
+          );
         break;
       }
       case 'sign': {
@@ -135,8 +141,19 @@ async function main(argv: string[]): Promise<void> {
         }
         const cols = Object.keys(table[0]!) as (keyof (typeof table)[0])[];
         const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]));
-        console.log(cols.map((c) => c.padEnd(width[c]!)).join('  ').trimEnd());
-        for (const t of table) console.log(cols.map((c) => t[c].padEnd(width[c]!)).join('  ').trimEnd());
+        console.log(
+          cols
+            .map((c) => c.padEnd(width[c]!))
+            .join('  ')
+            .trimEnd(),
+        );
+        for (const t of table)
+          console.log(
+            cols
+              .map((c) => t[c].padEnd(width[c]!))
+              .join('  ')
+              .trimEnd(),
+          );
         break;
       }
       case 'revoke': {

@@ -34,7 +34,9 @@ const server = await startServer(config, { accounts, log });
 server.log.info({ url: server.url, port: server.port, chromium: config.chromiumPath }, `listening on ${server.url}`);
 if (dev) {
   const printedKey = dev.key;
-  console.log(`\nDevelopment API key (kept in ${dev.file}; the store has only its hash):\n\n  ${printedKey}\n\nTry:\n  curl -s -X POST ${server.url}/v1/screenshot -H "Authorization: Bearer ${printedKey}" -H "Content-Type: application/json" -d '{"html":"<h1>Hello</h1>"}' -o shot.png\n`);
+  console.log(
+    `\nDevelopment API key (kept in ${dev.file}; the store has only its hash):\n\n  ${printedKey}\n\nTry:\n  curl -s -X POST ${server.url}/v1/screenshot -H "Authorization: Bearer ${printedKey}" -H "Content-Type: application/json" -d '{"html":"<h1>Hello</h1>"}' -o shot.png\n`,
+  );
 }
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.once(sig, () => {

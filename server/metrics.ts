@@ -73,7 +73,14 @@ export function createMetrics(pool: PoolView, opts: { concurrency: number; queue
     registers: [registry],
   });
   const gauge = (name: string, help: string, read: () => number) =>
-    new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
   gauge('screenshot_queue_depth', 'Renders waiting for a slot', () => pool.queueDepth);
   gauge('screenshot_renders_in_flight', 'Renders running now', () => pool.inFlight);
   gauge('screenshot_pool_warm_slots', 'Isolated contexts prepared ahead of demand', () => pool.warmSlots);

@@ -95,7 +95,14 @@ export function createCaptureService(deps: ServiceDeps) {
     throw e;
   }
 
-  async function renderAndBill(account: Account, req: ScreenshotRequest, key: string | undefined, cacheTtl: number, opts: CaptureOptions, arrivedAt: number): Promise<CaptureOutcome> {
+  async function renderAndBill(
+    account: Account,
+    req: ScreenshotRequest,
+    key: string | undefined,
+    cacheTtl: number,
+    opts: CaptureOptions,
+    arrivedAt: number,
+  ): Promise<CaptureOutcome> {
     const reservation = await deps.accounts.reserve(account).catch(countRefusal);
     const started = process.hrtime.bigint();
     let committed = false;

@@ -25,7 +25,11 @@ test('integer settings default as stated and refuse values outside their bounds,
   assert.equal(defaults.maxConnectionsPerIp, SETTINGS.MAX_CONNECTIONS_PER_IP.default);
   for (const [name, s] of Object.entries(SETTINGS)) {
     if (s.kind !== 'int') continue;
-    assert.throws(() => loadConfig({ ...env, [name]: String(s.max + 1) }), (e: Error) => e instanceof ConfigError && e.message.startsWith(name), name);
+    assert.throws(
+      () => loadConfig({ ...env, [name]: String(s.max + 1) }),
+      (e: Error) => e instanceof ConfigError && e.message.startsWith(name),
+      name,
+    );
     if (s.min > 0) assert.throws(() => loadConfig({ ...env, [name]: String(s.min - 1) }), ConfigError, name);
   }
 });

@@ -77,8 +77,14 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     onError: (err, during) => log.warn({ err }, `${during} failed; served without the cache`),
   });
   const capture = createCaptureService({
-    accounts, pool, cache, metrics, checkUrl: (u) => guard.checkUrl(u), maxOutputPixels: config.maxOutputPixels,
-    browserVersion: () => pool.browserVersion, defaultCacheTtl: config.cacheTtlSeconds,
+    accounts,
+    pool,
+    cache,
+    metrics,
+    checkUrl: (u) => guard.checkUrl(u),
+    maxOutputPixels: config.maxOutputPixels,
+    browserVersion: () => pool.browserVersion,
+    defaultCacheTtl: config.cacheTtlSeconds,
   });
   // POST /v1/compare: the same capture path, and comparisons in a small pool of worker threads.
   const diff = new DiffPool();
@@ -91,7 +97,13 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     return (await pool.ready()) ? undefined : 'the browser is not ready';
   };
   const app = createApp({
-    accounts, capture, compare, metrics, log, readiness, drain,
+    accounts,
+    capture,
+    compare,
+    metrics,
+    log,
+    readiness,
+    drain,
     browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
     mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, log })),

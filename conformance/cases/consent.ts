@@ -31,14 +31,16 @@ function rgb(hex: string): [number, number, number] {
  * element STAYS) 70% is enough, because such regions may carry the element's own text or
  * rounded corners, and 70% of a distinct colour is still unmistakably that element.
  */
-const probe = (pageColour: string) => (p: ManifestProbe): Probe => ({
-  kind: 'color',
-  region: { x: p.x, y: p.y, w: p.w, h: p.h },
-  rgb: rgb(p.expect),
-  tolerance: p.tolerance ?? 10,
-  fraction: p.expect.toLowerCase() === pageColour.toLowerCase() ? 0.98 : 0.7,
-  label: p.name,
-});
+const probe =
+  (pageColour: string) =>
+  (p: ManifestProbe): Probe => ({
+    kind: 'color',
+    region: { x: p.x, y: p.y, w: p.w, h: p.h },
+    rgb: rgb(p.expect),
+    tolerance: p.tolerance ?? 10,
+    fraction: p.expect.toLowerCase() === pageColour.toLowerCase() ? 0.98 : 0.7,
+    label: p.name,
+  });
 
 /** The spec rules a fixture exercises, from what it is and what it asks. */
 function rulesOf(f: ManifestFixture): string[] {
@@ -67,9 +69,21 @@ export function consentCasesFrom(m: Manifest): Case[] {
     const base = { ...target, viewport: m.viewport };
     const { hideSelectors: _h, blockAds: _b, ...plainRequest } = f.request;
     const control = { ...base, ...plainRequest, blockCookieBanners: false };
-    const accept: Probe[] = f.acceptProbe ? [{ kind: 'absent', region: { x: f.acceptProbe.x, y: f.acceptProbe.y, w: f.acceptProbe.w, h: f.acceptProbe.h }, rgb: rgb(f.acceptProbe.mustNotBe), tolerance: 12, fraction: 0, label: 'consent was not given (no accept marker)' }] : [];
+    const accept: Probe[] = f.acceptProbe
+      ? [
+          {
+            kind: 'absent',
+            region: { x: f.acceptProbe.x, y: f.acceptProbe.y, w: f.acceptProbe.w, h: f.acceptProbe.h },
+            rgb: rgb(f.acceptProbe.mustNotBe),
+            tolerance: 12,
+            fraction: 0,
+            label: 'consent was not given (no accept marker)',
+          },
+        ]
+      : [];
     const body = { ...base, ...f.request };
-    const size = f.request.fullPage === true ? { minWidth: m.viewport.width, minHeight: m.viewport.height } : { width: m.viewport.width, height: m.viewport.height };
+    const size =
+      f.request.fullPage === true ? { minWidth: m.viewport.width, minHeight: m.viewport.height } : { width: m.viewport.width, height: m.viewport.height };
     const common = { profile: f.profile, ...(needs.length ? { needs } : {}) };
     out.push({
       ...common,

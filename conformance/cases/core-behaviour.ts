@@ -11,7 +11,11 @@ const VP = { width: 400, height: 300 };
  * so a network-idle wait ends after the green whatever the machine's load; `never`: no green, and
  * the requests are never released.
  */
-const lateNetwork = (d: number | 'never', extra: Record<string, unknown> = {}) => ({ url: { $fixtureUrl: `/pages/late-network.html?d=${d}` }, viewport: VP, ...extra });
+const lateNetwork = (d: number | 'never', extra: Record<string, unknown> = {}) => ({
+  url: { $fixtureUrl: `/pages/late-network.html?d=${d}` },
+  viewport: VP,
+  ...extra,
+});
 const allGreen = [color(box(0, 0, 400, 300), GREEN, 'late content arrived')];
 
 export const coreBehaviourCases: Case[] = [
@@ -111,7 +115,11 @@ export const coreBehaviourCases: Case[] = [
     rules: ['1/banners-default', '2.1/blockCookieBanners', '4.1/rule-3-hide', '1/consent-not-given'],
     profile: 'core',
     request: { body: html('banner-basic', { viewport: { width: 800, height: 600 } }) },
-    expect: png(800, 600, [absent(box(0, 440, 800, 160), RED, 'banner gone'), absent(box(0, 0, 800, 60), MAGENTA, 'consent not given'), color(box(560, 10, 220, 100), BLUE, 'article header kept')]),
+    expect: png(800, 600, [
+      absent(box(0, 440, 800, 160), RED, 'banner gone'),
+      absent(box(0, 0, 800, 60), MAGENTA, 'consent not given'),
+      color(box(560, 10, 220, 100), BLUE, 'article header kept'),
+    ]),
   },
   {
     id: 'banners.kept-when-disabled',
@@ -127,7 +135,10 @@ export const coreBehaviourCases: Case[] = [
     rules: ['4.1/rule-3-revert'],
     profile: 'core',
     request: { body: html('near-empty', { viewport: VP }) },
-    expect: png(400, 300, [color(box(0, 200, 400, 100), GREEN, 'the original page, notice included'), { kind: 'absent', region: box(0, 0, 400, 300), rgb: WHITE, fraction: 0.2, label: 'not an empty white page' }]),
+    expect: png(400, 300, [
+      color(box(0, 200, 400, 100), GREEN, 'the original page, notice included'),
+      { kind: 'absent', region: box(0, 0, 400, 300), rgb: WHITE, fraction: 0.2, label: 'not an empty white page' },
+    ]),
   },
   {
     id: 'banners.scroll-lock-lifted',
@@ -135,7 +146,12 @@ export const coreBehaviourCases: Case[] = [
     rules: ['4.1/rule-3-scroll-lock', '4.1/rule-3-hide'],
     profile: 'core',
     request: { body: html('scroll-lock', { viewport: { width: 600, height: 400 }, fullPage: true }) },
-    expect: png(600, 3000, [color(box(450, 400, 100, 200), RED), color(box(450, 1400, 100, 200), GREEN), color(box(450, 2400, 100, 200), BLUE), absent(box(0, 0, 600, 3000), MAGENTA, 'banner gone')]),
+    expect: png(600, 3000, [
+      color(box(450, 400, 100, 200), RED),
+      color(box(450, 1400, 100, 200), GREEN),
+      color(box(450, 2400, 100, 200), BLUE),
+      absent(box(0, 0, 600, 3000), MAGENTA, 'banner gone'),
+    ]),
   },
 
   // §4.1 rule 4: hideSelectors and blockAds
@@ -161,7 +177,11 @@ export const coreBehaviourCases: Case[] = [
     rules: ['2.1/hideSelectors-root'],
     profile: 'core',
     request: { body: html('hide', { viewport: { width: 900, height: 400 }, hideSelectors: ['html', 'body', ':root', '#promo'] }) },
-    expect: png(900, 400, [color(box(0, 300, 900, 100), GREY, 'body background'), color(box(510, 110, 280, 130), BLUE, 'card kept'), color(box(110, 110, 280, 130), GREY, 'promo hidden')]),
+    expect: png(900, 400, [
+      color(box(0, 300, 900, 100), GREY, 'body background'),
+      color(box(510, 110, 280, 130), BLUE, 'card kept'),
+      color(box(110, 110, 280, 130), GREY, 'promo hidden'),
+    ]),
   },
   {
     id: 'blockAds.hides-ad-slot',

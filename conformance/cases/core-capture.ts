@@ -5,7 +5,16 @@ import { absent, alpha, around, BLUE, box, color, golden, GREEN, html, NAVY, png
 
 const VP = { width: 400, height: 300 };
 /** fixtures/pages/very-tall.html: the colours of its bands, in order, cycling. */
-const BAND_COLOURS: Array<[number, number, number]> = [RED, GREEN, BLUE, YELLOW, [0xff, 0x00, 0xff], [0x00, 0xc0, 0xc0], [0x80, 0x40, 0x00], [0x80, 0x80, 0x80]];
+const BAND_COLOURS: Array<[number, number, number]> = [
+  RED,
+  GREEN,
+  BLUE,
+  YELLOW,
+  [0xff, 0x00, 0xff],
+  [0x00, 0xc0, 0xc0],
+  [0x80, 0x40, 0x00],
+  [0x80, 0x80, 0x80],
+];
 /** Text regions left out of golden comparisons (with a margin: another engine may place glyphs a little differently). */
 const TITLE_1280 = box(400, 320, 480, 80);
 const shareCardText = (k: number) => [box(60 * k, 190 * k, 1080 * k, 190 * k), box(60 * k, 405 * k, 900 * k, 70 * k)];
@@ -17,11 +26,18 @@ function formatCase(format: 'png' | 'jpeg' | 'webp', explicit: boolean): Case {
   const ct = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' }[format];
   return {
     id: explicit ? `format.${format}` : 'format.default-png',
-    must: explicit ? `The service MUST return ${format} bytes labelled ${ct} for format "${format}".` : 'The service MUST return PNG bytes labelled image/png when format is not given.',
+    must: explicit
+      ? `The service MUST return ${format} bytes labelled ${ct} for format "${format}".`
+      : 'The service MUST return PNG bytes labelled image/png when format is not given.',
     rules: ['2.3/content-type', '2.1/format', '1/raster-image', '2.3/success'],
     profile: 'core',
     request: { body: blocks(explicit ? { format } : {}) },
-    expect: { status: 200, image: { type: format, width: 400, height: 300 }, probes: quadrants(400, 300, format === 'png' ? undefined : 32), headers: { 'content-type': { matches: `^${ct}\\s*(;|$)` } } },
+    expect: {
+      status: 200,
+      image: { type: format, width: 400, height: 300 },
+      probes: quadrants(400, 300, format === 'png' ? undefined : 32),
+      headers: { 'content-type': { matches: `^${ct}\\s*(;|$)` } },
+    },
   };
 }
 
@@ -44,7 +60,12 @@ export const coreCaptureCases: Case[] = [
     rules: ['2.3/content-disposition'],
     profile: 'core',
     request: { body: blocks({ format: 'webp' }) },
-    expect: { status: 200, image: { type: 'webp', width: 400, height: 300 }, probes: quadrants(400, 300, 32), headers: { 'content-disposition': { matches: '^\\s*inline\\s*;.*filename\\*?\\s*=' } } },
+    expect: {
+      status: 200,
+      image: { type: 'webp', width: 400, height: 300 },
+      probes: quadrants(400, 300, 32),
+      headers: { 'content-disposition': { matches: '^\\s*inline\\s*;.*filename\\*?\\s*=' } },
+    },
   },
   {
     id: 'response.synchronous-raw-bytes',
@@ -63,7 +84,9 @@ export const coreCaptureCases: Case[] = [
     profile: 'core',
     request: { body: html('blocks') },
     expect: png(1280, 720, quadrants(1280, 720), {
-      golden: golden('the default window is 1280x720 CSS px at scale 1: the quadrants meet exactly at (640, 360), no edge off by a pixel', { mask: [TITLE_1280] }),
+      golden: golden('the default window is 1280x720 CSS px at scale 1: the quadrants meet exactly at (640, 360), no edge off by a pixel', {
+        mask: [TITLE_1280],
+      }),
     }),
   },
   {
@@ -72,9 +95,19 @@ export const coreCaptureCases: Case[] = [
     rules: ['2.2/exact-frame', '4.1/rule-1'],
     profile: 'core',
     request: { body: html('share-card', { viewport: { width: 1200, height: 630 } }) },
-    expect: png(1200, 630, [color(box(0, 0, 1200, 40), YELLOW, 'top bar'), color(box(10, 60, 60, 100), NAVY, 'background'), color(box(1005, 505, 110, 70), GREEN, 'badge'), drawn(box(80, 200, 900, 150), 'the title is drawn')], {
-      golden: golden('the 1200x630 frame lays the card out where its CSS puts it: bar, badge and background edges exact', { mask: shareCardText(1) }),
-    }),
+    expect: png(
+      1200,
+      630,
+      [
+        color(box(0, 0, 1200, 40), YELLOW, 'top bar'),
+        color(box(10, 60, 60, 100), NAVY, 'background'),
+        color(box(1005, 505, 110, 70), GREEN, 'badge'),
+        drawn(box(80, 200, 900, 150), 'the title is drawn'),
+      ],
+      {
+        golden: golden('the 1200x630 frame lays the card out where its CSS puts it: bar, badge and background edges exact', { mask: shareCardText(1) }),
+      },
+    ),
   },
   {
     id: 'viewport.share-card-retina-2x',
@@ -82,9 +115,21 @@ export const coreCaptureCases: Case[] = [
     rules: ['2.2/scale', '2.2/exact-frame', '8/scale'],
     profile: 'core',
     request: { body: html('share-card', { viewport: { width: 1200, height: 630, deviceScaleFactor: 2 } }) },
-    expect: png(2400, 1260, [color(box(0, 0, 2400, 80), YELLOW, 'top bar'), color(box(20, 120, 120, 200), NAVY, 'background'), color(box(2010, 1010, 220, 140), GREEN, 'badge'), drawn(box(160, 400, 1800, 300), 'the title is drawn')], {
-      golden: golden('scale 2 doubles the layout: every block edge at twice its CSS position, none blurred by an upscaled 1x capture', { mask: shareCardText(2) }),
-    }),
+    expect: png(
+      2400,
+      1260,
+      [
+        color(box(0, 0, 2400, 80), YELLOW, 'top bar'),
+        color(box(20, 120, 120, 200), NAVY, 'background'),
+        color(box(2010, 1010, 220, 140), GREEN, 'badge'),
+        drawn(box(160, 400, 1800, 300), 'the title is drawn'),
+      ],
+      {
+        golden: golden('scale 2 doubles the layout: every block edge at twice its CSS position, none blurred by an upscaled 1x capture', {
+          mask: shareCardText(2),
+        }),
+      },
+    ),
   },
   {
     id: 'viewport.scale-3',
@@ -118,9 +163,14 @@ export const coreCaptureCases: Case[] = [
     rules: ['4.1/rule-1', '2.1/fullPage', '1/capture-modes'],
     profile: 'core',
     request: { body: html('tall', { viewport: { width: 800, height: 600 }, fullPage: true }) },
-    expect: png(800, 3000, [color(box(0, 0, 800, 990), RED, 'band 1'), color(box(0, 1010, 800, 980), GREEN, 'band 2'), color(box(0, 2010, 800, 990), BLUE, 'band 3')], {
-      golden: golden('scroll and stitch: band edges at exactly 1000 and 2000 px, no seam, no repeated or missing rows'),
-    }),
+    expect: png(
+      800,
+      3000,
+      [color(box(0, 0, 800, 990), RED, 'band 1'), color(box(0, 1010, 800, 980), GREEN, 'band 2'), color(box(0, 2010, 800, 990), BLUE, 'band 3')],
+      {
+        golden: golden('scroll and stitch: band edges at exactly 1000 and 2000 px, no seam, no repeated or missing rows'),
+      },
+    ),
   },
   {
     id: 'capture.full-page-stitched-20000',
@@ -148,13 +198,22 @@ export const coreCaptureCases: Case[] = [
   // §4.1 rule 2: the selector's box
   {
     id: 'selector.element-box',
-    must: 'The service MUST capture exactly the matched element\'s 320x180 box.',
+    must: "The service MUST capture exactly the matched element's 320x180 box.",
     rules: ['4.1/rule-2', '2.1/selector', '1/capture-modes'],
     profile: 'core',
     request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#target' }) },
-    expect: png(320, 180, [color(box(4, 4, 150, 80), YELLOW, 'inner box, top-left'), color(box(170, 95, 145, 80), BLUE, 'target, bottom-right'), absent(box(0, 0, 320, 180), WHITE, 'no page background')], {
-      golden: golden('the capture is exactly the element box: the inner box ends at (160, 90), nothing of the page around it'),
-    }),
+    expect: png(
+      320,
+      180,
+      [
+        color(box(4, 4, 150, 80), YELLOW, 'inner box, top-left'),
+        color(box(170, 95, 145, 80), BLUE, 'target, bottom-right'),
+        absent(box(0, 0, 320, 180), WHITE, 'no page background'),
+      ],
+      {
+        golden: golden('the capture is exactly the element box: the inner box ends at (160, 90), nothing of the page around it'),
+      },
+    ),
   },
   {
     id: 'selector.outside-viewport',
@@ -200,7 +259,12 @@ export const coreCaptureCases: Case[] = [
     expect: {
       status: 200,
       image: { type: 'png', width: 400, height: 300, hasAlpha: true },
-      probes: [alpha(box(0, 0, 40, 40), 0, 0, 'top-left corner'), alpha(box(-40, -40, 40, 40), 0, 0, 'bottom-right corner'), color(around(200, 150, 60), RED, 'square', undefined), alpha(around(200, 150, 60), 255, 255, 'square opaque')],
+      probes: [
+        alpha(box(0, 0, 40, 40), 0, 0, 'top-left corner'),
+        alpha(box(-40, -40, 40, 40), 0, 0, 'bottom-right corner'),
+        color(around(200, 150, 60), RED, 'square', undefined),
+        alpha(around(200, 150, 60), 255, 255, 'square opaque'),
+      ],
       golden: golden('alpha is exact: 0 everywhere but the square, 255 inside it, its edges where CSS puts them'),
     },
   },
@@ -210,11 +274,15 @@ export const coreCaptureCases: Case[] = [
     rules: ['2.1/omitBackground'],
     profile: 'core',
     request: { body: html('transparent', { viewport: VP }) },
-    expect: png(400, 300, [{ kind: 'color', region: box(0, 0, 40, 40), rgb: WHITE, alpha: 255, tolerance: 2, label: 'white corner' }, alpha(box(0, 0, 400, 300), 255, 255, 'fully opaque'), color(around(200, 150, 60), RED)]),
+    expect: png(400, 300, [
+      { kind: 'color', region: box(0, 0, 40, 40), rgb: WHITE, alpha: 255, tolerance: 2, label: 'white corner' },
+      alpha(box(0, 0, 400, 300), 255, 255, 'fully opaque'),
+      color(around(200, 150, 60), RED),
+    ]),
   },
   {
     id: 'omitBackground.keeps-page-background',
-    must: 'The service MUST keep a page\'s own background opaque with omitBackground: true.',
+    must: "The service MUST keep a page's own background opaque with omitBackground: true.",
     rules: ['2.1/omitBackground'],
     profile: 'core',
     request: { body: html('opaque', { viewport: VP, omitBackground: true }) },
@@ -232,7 +300,11 @@ export const coreCaptureCases: Case[] = [
       status: 200,
       image: { type: 'jpeg', width: 400, height: 300 },
       probes: [],
-      relation: { request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 95 }) }, relation: 'bytes-less', expect: { status: 200, image: { type: 'jpeg', width: 400, height: 300 } } },
+      relation: {
+        request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 95 }) },
+        relation: 'bytes-less',
+        expect: { status: 200, image: { type: 'jpeg', width: 400, height: 300 } },
+      },
     },
   },
   {
@@ -256,7 +328,11 @@ export const coreCaptureCases: Case[] = [
     expect: {
       status: 200,
       image: { type: 'webp', width: 400, height: 300 },
-      relation: { request: { body: html('noise', { viewport: VP, format: 'webp', quality: 95 }) }, relation: 'bytes-less', expect: { status: 200, image: { type: 'webp', width: 400, height: 300 } } },
+      relation: {
+        request: { body: html('noise', { viewport: VP, format: 'webp', quality: 95 }) },
+        relation: 'bytes-less',
+        expect: { status: 200, image: { type: 'webp', width: 400, height: 300 } },
+      },
     },
   },
 ];

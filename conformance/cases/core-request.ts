@@ -6,7 +6,9 @@ import { badRequest, color, around, GREEN, html, png, SMALL, WHITE } from './hel
 const FAIL_RULES = ['7/failure-body', '2.4/failure-body'];
 const plain = (extra: Record<string, unknown> = {}) => html('plain', { viewport: SMALL, ...extra });
 /** The plain page's green at the centre; lossy encoders at quality 1 shift colours, hence the wider tolerance. */
-const green = (w: number, h: number, lossy = false) => [color(around(w / 2, h / 2, Math.max(1, Math.min(20, w, h))), GREEN, 'page green', lossy ? 64 : undefined)];
+const green = (w: number, h: number, lossy = false) => [
+  color(around(w / 2, h / 2, Math.max(1, Math.min(20, w, h))), GREEN, 'page green', lossy ? 64 : undefined),
+];
 
 /** One malformed known field: 400 bad_request naming it (spec §2.1 rule 3). */
 function malformed(field: string, value: unknown, names: string, body: Record<string, unknown> = plain()): Case {
@@ -21,9 +23,21 @@ function malformed(field: string, value: unknown, names: string, body: Record<st
 }
 
 /** A boundary value of one bound: accepted (an image of the given size) or rejected naming the field. */
-function bound(id: string, rules: string[], body: Record<string, unknown>, outcome: { w: number; h: number; type?: 'png' | 'jpeg' | 'webp' } | { field: string }): Case {
+function bound(
+  id: string,
+  rules: string[],
+  body: Record<string, unknown>,
+  outcome: { w: number; h: number; type?: 'png' | 'jpeg' | 'webp' } | { field: string },
+): Case {
   if ('field' in outcome) {
-    return { id, must: `The service MUST reject ${id.split('.').slice(-1)[0]} with 400 bad_request naming ${outcome.field.replace(/\\/g, '')}.`, rules: [...rules, '2.1/rule-3', '7/row-4', ...FAIL_RULES], profile: 'core', request: { body }, expect: badRequest(outcome.field) };
+    return {
+      id,
+      must: `The service MUST reject ${id.split('.').slice(-1)[0]} with 400 bad_request naming ${outcome.field.replace(/\\/g, '')}.`,
+      rules: [...rules, '2.1/rule-3', '7/row-4', ...FAIL_RULES],
+      profile: 'core',
+      request: { body },
+      expect: badRequest(outcome.field),
+    };
   }
   return {
     id,
@@ -31,7 +45,11 @@ function bound(id: string, rules: string[], body: Record<string, unknown>, outco
     rules,
     profile: 'core',
     request: { body },
-    expect: { status: 200, image: { type: outcome.type ?? 'png', width: outcome.w, height: outcome.h }, probes: green(outcome.w, outcome.h, (outcome.type ?? 'png') !== 'png') },
+    expect: {
+      status: 200,
+      image: { type: outcome.type ?? 'png', width: outcome.w, height: outcome.h },
+      probes: green(outcome.w, outcome.h, (outcome.type ?? 'png') !== 'png'),
+    },
   };
 }
 
@@ -45,24 +63,124 @@ const HEIGHT = 'viewport.*height|height.*viewport';
 
 export const coreRequestCases: Case[] = [
   // §2.1 rule 1, §7 row 1: exactly one of url and html
-  { id: 'one-of.neither', must: 'The service MUST reject a body with neither url nor html with 400 bad_request.', rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES], profile: 'core', request: { body: { viewport: SMALL } }, expect: badRequest() },
-  { id: 'one-of.both', must: 'The service MUST reject a body with both url and html with 400 bad_request.', rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES], profile: 'core', needs: ['fixtures'], request: { body: { ...plain(), url: { $fixtureUrl: '/pages/plain.html' } } }, expect: badRequest() },
-  { id: 'one-of.both-offline', must: 'The service MUST reject both url and html with 400 bad_request even when the url is unreachable.', rules: ['2.1/rule-1', '7/row-1'], profile: 'core', request: { body: { ...plain(), url: 'http://127.0.0.1:1/' } }, expect: badRequest() },
-  { id: 'one-of.html-only', must: 'The service MUST render an html-only request and return the image.', rules: ['2.1/rule-1', '2.1/html', '1/raster-image', '2.3/success', '4.1/endpoint', '5/bearer', '9/path-version'], profile: 'core', request: { body: plain() }, expect: png(320, 240, green(320, 240)) },
-  { id: 'one-of.url-only', must: 'The service MUST render a url-only request of a public page and return the image.', rules: ['2.1/rule-1', '2.1/url', '1/raster-image', '2.3/success'], profile: 'core', needs: ['fixtures'], request: { body: { url: { $fixtureUrl: '/pages/plain.html' }, viewport: SMALL } }, expect: png(320, 240, green(320, 240)) },
+  {
+    id: 'one-of.neither',
+    must: 'The service MUST reject a body with neither url nor html with 400 bad_request.',
+    rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES],
+    profile: 'core',
+    request: { body: { viewport: SMALL } },
+    expect: badRequest(),
+  },
+  {
+    id: 'one-of.both',
+    must: 'The service MUST reject a body with both url and html with 400 bad_request.',
+    rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES],
+    profile: 'core',
+    needs: ['fixtures'],
+    request: { body: { ...plain(), url: { $fixtureUrl: '/pages/plain.html' } } },
+    expect: badRequest(),
+  },
+  {
+    id: 'one-of.both-offline',
+    must: 'The service MUST reject both url and html with 400 bad_request even when the url is unreachable.',
+    rules: ['2.1/rule-1', '7/row-1'],
+    profile: 'core',
+    request: { body: { ...plain(), url: 'http://127.0.0.1:1/' } },
+    expect: badRequest(),
+  },
+  {
+    id: 'one-of.html-only',
+    must: 'The service MUST render an html-only request and return the image.',
+    rules: ['2.1/rule-1', '2.1/html', '1/raster-image', '2.3/success', '4.1/endpoint', '5/bearer', '9/path-version'],
+    profile: 'core',
+    request: { body: plain() },
+    expect: png(320, 240, green(320, 240)),
+  },
+  {
+    id: 'one-of.url-only',
+    must: 'The service MUST render a url-only request of a public page and return the image.',
+    rules: ['2.1/rule-1', '2.1/url', '1/raster-image', '2.3/success'],
+    profile: 'core',
+    needs: ['fixtures'],
+    request: { body: { url: { $fixtureUrl: '/pages/plain.html' }, viewport: SMALL } },
+    expect: png(320, 240, green(320, 240)),
+  },
 
   // §7 row 2: url must be an absolute http(s) URL
-  { id: 'url.relative', must: 'The service MUST reject a relative url with 400 bad_request naming url.', rules: ['2.1/url', '7/row-2', ...FAIL_RULES], profile: 'core', request: { body: { url: '/pages/plain.html', viewport: SMALL } }, expect: badRequest('url') },
-  { id: 'url.not-a-url', must: 'The service MUST reject a url that is not a URL with 400 bad_request naming url.', rules: ['2.1/url', '7/row-2'], profile: 'core', request: { body: { url: 'not a url at all', viewport: SMALL } }, expect: badRequest('url') },
-  { id: 'url.file-scheme', must: 'The service MUST reject a file: url with 400 bad_request.', rules: ['2.1/url', '7/row-2'], profile: 'core', request: { body: { url: 'file:///etc/passwd', viewport: SMALL } }, expect: badRequest() },
-  { id: 'url.data-scheme', must: 'The service MUST reject a data: url with 400 bad_request.', rules: ['2.1/url', '7/row-2'], profile: 'core', request: { body: { url: 'data:text/html,<h1>hi</h1>', viewport: SMALL } }, expect: badRequest() },
-  { id: 'url.javascript-scheme', must: 'The service MUST reject a javascript: url with 400 bad_request.', rules: ['2.1/url', '7/row-2'], profile: 'core', request: { body: { url: 'javascript:alert(1)', viewport: SMALL } }, expect: badRequest() },
+  {
+    id: 'url.relative',
+    must: 'The service MUST reject a relative url with 400 bad_request naming url.',
+    rules: ['2.1/url', '7/row-2', ...FAIL_RULES],
+    profile: 'core',
+    request: { body: { url: '/pages/plain.html', viewport: SMALL } },
+    expect: badRequest('url'),
+  },
+  {
+    id: 'url.not-a-url',
+    must: 'The service MUST reject a url that is not a URL with 400 bad_request naming url.',
+    rules: ['2.1/url', '7/row-2'],
+    profile: 'core',
+    request: { body: { url: 'not a url at all', viewport: SMALL } },
+    expect: badRequest('url'),
+  },
+  {
+    id: 'url.file-scheme',
+    must: 'The service MUST reject a file: url with 400 bad_request.',
+    rules: ['2.1/url', '7/row-2'],
+    profile: 'core',
+    request: { body: { url: 'file:///etc/passwd', viewport: SMALL } },
+    expect: badRequest(),
+  },
+  {
+    id: 'url.data-scheme',
+    must: 'The service MUST reject a data: url with 400 bad_request.',
+    rules: ['2.1/url', '7/row-2'],
+    profile: 'core',
+    request: { body: { url: 'data:text/html,<h1>hi</h1>', viewport: SMALL } },
+    expect: badRequest(),
+  },
+  {
+    id: 'url.javascript-scheme',
+    must: 'The service MUST reject a javascript: url with 400 bad_request.',
+    rules: ['2.1/url', '7/row-2'],
+    profile: 'core',
+    request: { body: { url: 'javascript:alert(1)', viewport: SMALL } },
+    expect: badRequest(),
+  },
 
   // §4.1 rule 7, §7 row 3: quality only with lossy formats
-  { id: 'quality.with-png', must: 'The service MUST reject quality with format png with 400 bad_request.', rules: ['4.1/rule-7', '7/row-3', '2.1/quality', ...FAIL_RULES], profile: 'core', request: { body: plain({ format: 'png', quality: 80 }) }, expect: badRequest() },
-  { id: 'quality.without-format', must: 'The service MUST reject quality without format with 400 bad_request.', rules: ['4.1/rule-7', '7/row-3', '2.1/quality'], profile: 'core', request: { body: plain({ quality: 80 }) }, expect: badRequest() },
-  { id: 'quality.with-jpeg', must: 'The service MUST accept quality with format jpeg.', rules: ['2.1/quality', '8/quality'], profile: 'core', request: { body: plain({ format: 'jpeg', quality: 80 }) }, expect: { status: 200, image: { type: 'jpeg', width: 320, height: 240 }, probes: green(320, 240, true) } },
-  { id: 'quality.with-webp', must: 'The service MUST accept quality with format webp.', rules: ['2.1/quality', '8/quality'], profile: 'core', request: { body: plain({ format: 'webp', quality: 80 }) }, expect: { status: 200, image: { type: 'webp', width: 320, height: 240 }, probes: green(320, 240, true) } },
+  {
+    id: 'quality.with-png',
+    must: 'The service MUST reject quality with format png with 400 bad_request.',
+    rules: ['4.1/rule-7', '7/row-3', '2.1/quality', ...FAIL_RULES],
+    profile: 'core',
+    request: { body: plain({ format: 'png', quality: 80 }) },
+    expect: badRequest(),
+  },
+  {
+    id: 'quality.without-format',
+    must: 'The service MUST reject quality without format with 400 bad_request.',
+    rules: ['4.1/rule-7', '7/row-3', '2.1/quality'],
+    profile: 'core',
+    request: { body: plain({ quality: 80 }) },
+    expect: badRequest(),
+  },
+  {
+    id: 'quality.with-jpeg',
+    must: 'The service MUST accept quality with format jpeg.',
+    rules: ['2.1/quality', '8/quality'],
+    profile: 'core',
+    request: { body: plain({ format: 'jpeg', quality: 80 }) },
+    expect: { status: 200, image: { type: 'jpeg', width: 320, height: 240 }, probes: green(320, 240, true) },
+  },
+  {
+    id: 'quality.with-webp',
+    must: 'The service MUST accept quality with format webp.',
+    rules: ['2.1/quality', '8/quality'],
+    profile: 'core',
+    request: { body: plain({ format: 'webp', quality: 80 }) },
+    expect: { status: 200, image: { type: 'webp', width: 320, height: 240 }, probes: green(320, 240, true) },
+  },
   bound('bounds.quality.1', Q, plain({ format: 'jpeg', quality: 1 }), { w: 320, h: 240, type: 'jpeg' }),
   bound('bounds.quality.100', Q, plain({ format: 'jpeg', quality: 100 }), { w: 320, h: 240, type: 'jpeg' }),
   bound('bounds.quality.0', Q, plain({ format: 'jpeg', quality: 0 }), { field: 'quality' }),
@@ -93,14 +211,56 @@ export const coreRequestCases: Case[] = [
   bound('bounds.hideSelectors.501-chars', HS, plain({ hideSelectors: [{ $template: '#' + 'a'.repeat(500) }] }), { field: 'hideSelectors' }),
 
   // §8 html size: 2,000,000 bytes pass, 2,000,001 fail (the response to oversize html is not shown: any 4xx)
-  { id: 'bounds.html.2000000-bytes', must: 'The service MUST accept html of exactly 2,000,000 bytes.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_000 } }, viewport: SMALL } }, expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]) },
-  { id: 'bounds.html.2000001-bytes', must: 'The service MUST reject html of 2,000,001 bytes.', rules: [...HTML, ...FAIL_RULES], profile: 'core', request: { body: { html: { $html: { bytes: 2_000_001 } }, viewport: SMALL } }, expect: { status: '4xx' } },
-  { id: 'bounds.html.2000000-bytes-multibyte', must: 'The service MUST count html in bytes: 2,000,000 bytes of two-byte characters pass.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_000, fill: 'é' } }, viewport: SMALL } }, expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]) },
-  { id: 'bounds.html.2000002-bytes-multibyte', must: 'The service MUST count html in bytes: 2,000,002 bytes of two-byte characters (about 1,000,000 characters) fail.', rules: HTML, profile: 'core', request: { body: { html: { $html: { bytes: 2_000_002, fill: 'é' } }, viewport: SMALL } }, expect: { status: '4xx' } },
+  {
+    id: 'bounds.html.2000000-bytes',
+    must: 'The service MUST accept html of exactly 2,000,000 bytes.',
+    rules: HTML,
+    profile: 'core',
+    request: { body: { html: { $html: { bytes: 2_000_000 } }, viewport: SMALL } },
+    expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]),
+  },
+  {
+    id: 'bounds.html.2000001-bytes',
+    must: 'The service MUST reject html of 2,000,001 bytes.',
+    rules: [...HTML, ...FAIL_RULES],
+    profile: 'core',
+    request: { body: { html: { $html: { bytes: 2_000_001 } }, viewport: SMALL } },
+    expect: { status: '4xx' },
+  },
+  {
+    id: 'bounds.html.2000000-bytes-multibyte',
+    must: 'The service MUST count html in bytes: 2,000,000 bytes of two-byte characters pass.',
+    rules: HTML,
+    profile: 'core',
+    request: { body: { html: { $html: { bytes: 2_000_000, fill: 'é' } }, viewport: SMALL } },
+    expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]),
+  },
+  {
+    id: 'bounds.html.2000002-bytes-multibyte',
+    must: 'The service MUST count html in bytes: 2,000,002 bytes of two-byte characters (about 1,000,000 characters) fail.',
+    rules: HTML,
+    profile: 'core',
+    request: { body: { html: { $html: { bytes: 2_000_002, fill: 'é' } }, viewport: SMALL } },
+    expect: { status: '4xx' },
+  },
 
   // §2.2: width and height are required when viewport is given
-  { id: 'viewport.missing-height', must: 'The service MUST reject a viewport without height with 400 bad_request naming height.', rules: ['2.2/required', '2.1/rule-3', '7/row-4'], profile: 'core', request: { body: html('plain', { viewport: { width: 320 } }) }, expect: badRequest('height') },
-  { id: 'viewport.missing-width', must: 'The service MUST reject a viewport without width with 400 bad_request naming width.', rules: ['2.2/required', '2.1/rule-3', '7/row-4'], profile: 'core', request: { body: html('plain', { viewport: { height: 240 } }) }, expect: badRequest('width') },
+  {
+    id: 'viewport.missing-height',
+    must: 'The service MUST reject a viewport without height with 400 bad_request naming height.',
+    rules: ['2.2/required', '2.1/rule-3', '7/row-4'],
+    profile: 'core',
+    request: { body: html('plain', { viewport: { width: 320 } }) },
+    expect: badRequest('height'),
+  },
+  {
+    id: 'viewport.missing-width',
+    must: 'The service MUST reject a viewport without width with 400 bad_request naming width.',
+    rules: ['2.2/required', '2.1/rule-3', '7/row-4'],
+    profile: 'core',
+    request: { body: html('plain', { viewport: { height: 240 } }) },
+    expect: badRequest('width'),
+  },
 
   // §2.1 rule 3: every known field, malformed, is named
   malformed('url', 42, 'url', { viewport: SMALL }),
@@ -109,8 +269,16 @@ export const coreRequestCases: Case[] = [
   malformed('format', 'gif', 'format'),
   malformed('quality', 'high', 'quality', plain({ format: 'jpeg' })),
   malformed('viewport', 'big', 'viewport', html('plain')),
-  { ...malformed('viewport.width', 'wide', WIDTH), id: 'fields.malformed.viewport.width', request: { body: html('plain', { viewport: { width: 'wide', height: 240 } }) } },
-  { ...malformed('viewport.deviceScaleFactor', 'retina', 'deviceScaleFactor'), id: 'fields.malformed.viewport.deviceScaleFactor', request: { body: html('plain', { viewport: { width: 320, height: 240, deviceScaleFactor: 'retina' } }) } },
+  {
+    ...malformed('viewport.width', 'wide', WIDTH),
+    id: 'fields.malformed.viewport.width',
+    request: { body: html('plain', { viewport: { width: 'wide', height: 240 } }) },
+  },
+  {
+    ...malformed('viewport.deviceScaleFactor', 'retina', 'deviceScaleFactor'),
+    id: 'fields.malformed.viewport.deviceScaleFactor',
+    request: { body: html('plain', { viewport: { width: 320, height: 240, deviceScaleFactor: 'retina' } }) },
+  },
   malformed('selector', 42, 'selector'),
   malformed('omitBackground', 'no', 'omitBackground'),
   malformed('waitUntil', 'domcontentloaded', 'waitUntil'),
@@ -127,6 +295,13 @@ export const coreRequestCases: Case[] = [
     rules: ['2.1/rule-2', '9/unknown-fields'],
     profile: 'core',
     request: { body: plain({ futureOption: true, 'x-vendor': { nested: [1, 2, 3] }, viewportWidth: 99, format2: 'gif' }) },
-    expect: png(320, 240, green(320, 240), { relation: { request: { body: plain() }, relation: 'pixels-similar', maxDiffRatio: 0.001, expect: { status: 200, image: { type: 'png', width: 320, height: 240 } } } }),
+    expect: png(320, 240, green(320, 240), {
+      relation: {
+        request: { body: plain() },
+        relation: 'pixels-similar',
+        maxDiffRatio: 0.001,
+        expect: { status: 200, image: { type: 'png', width: 320, height: 240 } },
+      },
+    }),
   },
 ];

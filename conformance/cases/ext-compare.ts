@@ -11,7 +11,10 @@ const page = (changed: boolean) =>
   '<!doctype html><body style="margin:0;background:#fff"><div style="position:absolute;left:10px;top:10px;width:60px;height:30px;background:#2050d0"></div>' +
   (changed ? '<div id="changed" style="position:absolute;left:120px;top:50px;width:40px;height:25px;background:#e02020"></div>' : '') +
   '</body>';
-const request = (extra: Record<string, unknown>) => ({ path: '/v1/compare', body: { html: page(true), viewport: VP, baseline: { request: { html: page(false), viewport: VP } }, ...extra } });
+const request = (extra: Record<string, unknown>) => ({
+  path: '/v1/compare',
+  body: { html: page(true), viewport: VP, baseline: { request: { html: page(false), viewport: VP } }, ...extra },
+});
 const diffPicture = { type: 'png' as const, width: 200, height: 120 };
 const RED: [number, number, number] = [255, 0, 0];
 
@@ -26,7 +29,12 @@ export const compareCases: Case[] = [
     expect: {
       status: 200,
       image: diffPicture,
-      headers: { 'x-diff-pixels': '1000', 'x-diff-regions': '[{"x":120,"y":50,"width":40,"height":25}]', 'x-current-size': '200x120', 'x-baseline-size': '200x120' },
+      headers: {
+        'x-diff-pixels': '1000',
+        'x-diff-regions': '[{"x":120,"y":50,"width":40,"height":25}]',
+        'x-current-size': '200x120',
+        'x-baseline-size': '200x120',
+      },
       probes: [color(box(124, 54, 32, 17), RED, 'the changed block is marked')],
     },
   },
@@ -37,8 +45,23 @@ export const compareCases: Case[] = [
     profile: 'extensions',
     fields: ['compare.baseline', 'compare.ignoreRegions', 'compare.ignoreSelectors'],
     request: request({ ignoreRegions: [{ x: 110, y: 40, width: 60, height: 45 }] }),
-    expect: { status: 200, image: diffPicture, headers: { 'x-diff-pixels': '0', 'x-diff-regions': '[]' }, probes: [absent(box(124, 54, 32, 17), RED, 'the masked change is not marked')] },
-    then: [{ request: request({ ignoreSelectors: ['#changed'] }), expect: { status: 200, image: diffPicture, headers: { 'x-diff-pixels': '0' }, probes: [absent(box(124, 54, 32, 17), RED, 'the masked change is not marked')] } }],
+    expect: {
+      status: 200,
+      image: diffPicture,
+      headers: { 'x-diff-pixels': '0', 'x-diff-regions': '[]' },
+      probes: [absent(box(124, 54, 32, 17), RED, 'the masked change is not marked')],
+    },
+    then: [
+      {
+        request: request({ ignoreSelectors: ['#changed'] }),
+        expect: {
+          status: 200,
+          image: diffPicture,
+          headers: { 'x-diff-pixels': '0' },
+          probes: [absent(box(124, 54, 32, 17), RED, 'the masked change is not marked')],
+        },
+      },
+    ],
   },
   {
     id: 'ext.compare.identical',
@@ -47,6 +70,11 @@ export const compareCases: Case[] = [
     profile: 'extensions',
     fields: ['compare.baseline'],
     request: { path: '/v1/compare', body: { html: page(true), viewport: VP, baseline: { request: { html: page(true), viewport: VP } } } },
-    expect: { status: 200, image: diffPicture, headers: { 'x-diff-pixels': '0', 'x-diff-ratio': '0', 'x-diff-regions': '[]' }, probes: [absent(box(124, 54, 32, 17), RED, 'nothing marked')] },
+    expect: {
+      status: 200,
+      image: diffPicture,
+      headers: { 'x-diff-pixels': '0', 'x-diff-ratio': '0', 'x-diff-regions': '[]' },
+      probes: [absent(box(124, 54, 32, 17), RED, 'nothing marked')],
+    },
   },
 ];

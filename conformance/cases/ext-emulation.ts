@@ -8,10 +8,22 @@ import { badRequest, BLUE, color, GREEN, html, png, RED, WHITE, YELLOW, absent, 
 
 /** The probe page's blocks, row by row (the page's own comment says what each shows). */
 export const EMULATION_BLOCKS = [
-  'zone', 'offset', 'lang', 'intl',
-  'header', 'touch', 'mobile', 'ua',
-  'print', 'motion', 'scheme', 'position',
-  'scripts', 'worker', 'frame', 'unused',
+  'zone',
+  'offset',
+  'lang',
+  'intl',
+  'header',
+  'touch',
+  'mobile',
+  'ua',
+  'print',
+  'motion',
+  'scheme',
+  'position',
+  'scripts',
+  'worker',
+  'frame',
+  'unused',
 ] as const;
 export type EmulationBlock = (typeof EMULATION_BLOCKS)[number];
 
@@ -56,7 +68,7 @@ export const emulationCases: Case[] = [
   }),
   ext({
     id: 'ext.locale.url',
-    must: 'The service MUST make the requested locale the page\'s navigator.language, default Intl locale and Accept-Language, all the same.',
+    must: "The service MUST make the requested locale the page's navigator.language, default Intl locale and Accept-Language, all the same.",
     rules: ['X/locale'],
     fields: ['locale'],
     needs: ['fixtures'],
@@ -86,7 +98,7 @@ export const emulationCases: Case[] = [
     fields: ['timezone', 'locale'],
     needs: ['fixtures'],
     request: { body: pageUrl({ timezone: EMULATED.timezone, locale: EMULATED.locale }) },
-    expect: png(320, 240, [green('worker', 'the worker sees Asia/Tokyo and de-CH'), green('frame', 'the iframe\'s first script sees Asia/Tokyo and de-CH')]),
+    expect: png(320, 240, [green('worker', 'the worker sees Asia/Tokyo and de-CH'), green('frame', "the iframe's first script sees Asia/Tokyo and de-CH")]),
   }),
   ext({
     id: 'ext.device.preset',
@@ -94,11 +106,15 @@ export const emulationCases: Case[] = [
     rules: ['X/device'],
     fields: ['device'],
     request: { body: html('ext-emulation', { device: EMULATED.device }) },
-    expect: png(1179, 1977, [green('touch', 'touch events, maxTouchPoints, pointer: coarse'), green('mobile', 'a mobile viewport'), green('ua', 'a phone\'s user agent')]),
+    expect: png(1179, 1977, [
+      green('touch', 'touch events, maxTouchPoints, pointer: coarse'),
+      green('mobile', 'a mobile viewport'),
+      green('ua', "a phone's user agent"),
+    ]),
   }),
   ext({
     id: 'ext.device.viewport-override',
-    must: 'The service MUST let an explicit viewport replace a preset\'s size while it stays a mobile touch device at the preset\'s scale.',
+    must: "The service MUST let an explicit viewport replace a preset's size while it stays a mobile touch device at the preset's scale.",
     rules: ['X/device'],
     fields: ['device'],
     request: { body: page({ device: EMULATED.device }) },
@@ -123,7 +139,7 @@ export const emulationCases: Case[] = [
   }),
   ext({
     id: 'ext.geolocation.refused-without',
-    must: 'The service MUST refuse a page\'s request for the position at once when no geolocation is given.',
+    must: "The service MUST refuse a page's request for the position at once when no geolocation is given.",
     rules: ['X/geolocation'],
     fields: ['geolocation'],
     needs: ['fixtures'],
@@ -175,11 +191,21 @@ export const emulationCases: Case[] = [
     must: 'The service MUST apply device, timezone, locale, mediaType, reducedMotion and colorScheme together.',
     rules: ['X/device', 'X/timezone', 'X/locale', 'X/mediaType', 'X/reducedMotion', 'X/colorScheme'],
     fields: ['device', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'colorScheme'],
-    request: { body: html('ext-emulation', { device: EMULATED.device, timezone: EMULATED.timezone, locale: EMULATED.locale, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' }) },
+    request: {
+      body: html('ext-emulation', {
+        device: EMULATED.device,
+        timezone: EMULATED.timezone,
+        locale: EMULATED.locale,
+        mediaType: 'print',
+        reducedMotion: 'reduce',
+        colorScheme: 'dark',
+      }),
+    },
     expect: png(
       1179,
       1977,
-      (['zone', 'offset', 'lang', 'intl', 'touch', 'mobile', 'ua', 'print', 'motion', 'scheme', 'scripts', 'worker', 'frame'] as const).map((b) => green(b, 'as asked'))
+      (['zone', 'offset', 'lang', 'intl', 'touch', 'mobile', 'ua', 'print', 'motion', 'scheme', 'scripts', 'worker', 'frame'] as const)
+        .map((b) => green(b, 'as asked'))
         .concat([shows('header', WHITE, 'html mode: no request to show it')]),
     ),
   }),

@@ -50,11 +50,15 @@ export const extPrepareCases: Case[] = [
     profile: 'extensions',
     fields: ['actions'],
     request: { body: html('ext-actions', { ...quiet, actions: [{ click: '#open' }, { type: '#q', text: 'hello' }, { press: 'Enter' }] }) },
-    expect: png(320, 240, [color(box(170, 80, 20, 30), BLUE, 'the menu is open'), color(box(240, 20, 60, 60), GREEN, 'the text was typed'), color(box(20, 170, 160, 20), YELLOW, 'Enter was pressed in the field')]),
+    expect: png(320, 240, [
+      color(box(170, 80, 20, 30), BLUE, 'the menu is open'),
+      color(box(240, 20, 60, 60), GREEN, 'the text was typed'),
+      color(box(20, 170, 160, 20), YELLOW, 'Enter was pressed in the field'),
+    ]),
   },
   {
     id: 'ext.actions.missing-element',
-    must: 'The service MUST answer 400 selector_not_found naming the action when an action\'s element does not exist, without quoting the selector.',
+    must: "The service MUST answer 400 selector_not_found naming the action when an action's element does not exist, without quoting the selector.",
     rules: ['X/actions'],
     profile: 'extensions',
     fields: ['actions'],
@@ -70,7 +74,9 @@ export const extPrepareCases: Case[] = [
     needs: ['fixtures'],
     request: { body: { ...BLOCK_PAGE, blockResourceTypes: ['image'] } },
     expect: {
-      ...png(320, 240, [color(LEFT, GREEN, 'no image over the green'), color(RIGHT, BLUE, 'the stylesheet still loaded')], { headers: { 'x-blocked-requests': { integer: true, min: 1 } } }),
+      ...png(320, 240, [color(LEFT, GREEN, 'no image over the green'), color(RIGHT, BLUE, 'the stylesheet still loaded')], {
+        headers: { 'x-blocked-requests': { integer: true, min: 1 } },
+      }),
       relation: { ...without(BLOCK_PAGE), relation: 'pixels-differ', minDiffRatio: 0.05 },
     },
   },
@@ -117,8 +123,15 @@ export const extPrepareCases: Case[] = [
     rules: ['X/clip'],
     profile: 'extensions',
     fields: ['clip'],
-    request: { body: html('ext-clip', { ...quiet, fullPage: true, viewport: { ...VP, deviceScaleFactor: 2 }, clip: { x: 100, y: 1200, width: 52, height: 32 } }) },
-    expect: png(104, 64, [exact(box(2, 2, 100, 60), GREEN, 'the box'), exact(box(2, 0, 100, 2), RED, 'row 1200 above it'), absent(box(0, 0, 2, 64), GREEN, 'left of it'), absent(box(102, 0, 2, 64), GREEN, 'right of it')]),
+    request: {
+      body: html('ext-clip', { ...quiet, fullPage: true, viewport: { ...VP, deviceScaleFactor: 2 }, clip: { x: 100, y: 1200, width: 52, height: 32 } }),
+    },
+    expect: png(104, 64, [
+      exact(box(2, 2, 100, 60), GREEN, 'the box'),
+      exact(box(2, 0, 100, 2), RED, 'row 1200 above it'),
+      absent(box(0, 0, 2, 64), GREEN, 'left of it'),
+      absent(box(102, 0, 2, 64), GREEN, 'right of it'),
+    ]),
   },
   {
     id: 'ext.delay.late-change',

@@ -76,7 +76,12 @@ export const extensionCases: Case[] = [
     request: { body: html('ext-moving', { viewport: VP, deterministic: true }) },
     expect: {
       ...png(320, 240, [color(box(10, 10, 300, 40), GREEN, 'the clock reads 2025')]),
-      relation: { request: { body: html('ext-moving', { viewport: VP, deterministic: true }) }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 } }, relation: 'pixels-similar', maxDiffRatio: 0 },
+      relation: {
+        request: { body: html('ext-moving', { viewport: VP, deterministic: true }) },
+        expect: { status: 200, image: { type: 'png', width: 320, height: 240 } },
+        relation: 'pixels-similar',
+        maxDiffRatio: 0,
+      },
     },
   },
   {
@@ -88,7 +93,12 @@ export const extensionCases: Case[] = [
     request: { body: html('ext-moving', { viewport: VP }) },
     expect: {
       ...png(320, 240, [color(box(10, 10, 300, 40), RED, 'the real clock is not 2025')]),
-      relation: { request: { body: html('ext-moving', { viewport: VP }) }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 } }, relation: 'pixels-differ', minDiffRatio: 0.001 },
+      relation: {
+        request: { body: html('ext-moving', { viewport: VP }) },
+        expect: { status: 200, image: { type: 'png', width: 320, height: 240 } },
+        relation: 'pixels-differ',
+        minDiffRatio: 0.001,
+      },
     },
   },
   {
@@ -111,6 +121,11 @@ export const extensionCases: Case[] = [
     needs: ['fixtures'],
     request: { body: { url: { $template: '{{fixtures:/pages/plain.html?case=cache-ttl-zero&n=}}{{nonce}}' }, viewport: VP, cacheTtl: 0 } },
     expect: png(320, 240, [color(middle, GREEN)], { headers: { 'x-cache': 'miss' } }),
-    then: [{ request: { body: { url: { $template: '{{fixtures:/pages/plain.html?case=cache-ttl-zero&n=}}{{nonce}}' }, viewport: VP, cacheTtl: 0 } }, expect: png(320, 240, [color(middle, GREEN)], { headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } }) }],
+    then: [
+      {
+        request: { body: { url: { $template: '{{fixtures:/pages/plain.html?case=cache-ttl-zero&n=}}{{nonce}}' }, viewport: VP, cacheTtl: 0 } },
+        expect: png(320, 240, [color(middle, GREEN)], { headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } }),
+      },
+    ],
   },
 ];

@@ -27,7 +27,13 @@ export const box = (x: number, y: number, w: number, h: number): Region => ({ x,
 /** A square probe region of side `s` centred on (cx, cy). */
 export const around = (cx: number, cy: number, s = 20): Region => ({ x: Math.round(cx - s / 2), y: Math.round(cy - s / 2), w: s, h: s });
 
-export const color = (region: Region, rgb: [number, number, number], label?: string, tolerance?: number): Probe => ({ kind: 'color', region, rgb, ...(label ? { label } : {}), ...(tolerance !== undefined ? { tolerance } : {}) });
+export const color = (region: Region, rgb: [number, number, number], label?: string, tolerance?: number): Probe => ({
+  kind: 'color',
+  region,
+  rgb,
+  ...(label ? { label } : {}),
+  ...(tolerance !== undefined ? { tolerance } : {}),
+});
 export const absent = (region: Region, rgb: [number, number, number], label?: string): Probe => ({ kind: 'absent', region, rgb, ...(label ? { label } : {}) });
 export const alpha = (region: Region, min: number, max: number, label?: string): Probe => ({ kind: 'alpha', region, min, max, ...(label ? { label } : {}) });
 
@@ -47,7 +53,13 @@ export function quadrants(w: number, h: number, tolerance?: number): Probe[] {
  * whichever is smaller. `guards` says what it checks beyond the probes; text is masked (RUNNING.md
  * "Goldens": glyph rasterisation depends on launch flags, not on the spec).
  */
-export const golden = (guards: string, over: Partial<Omit<GoldenSpec, 'guards'>> = {}): GoldenSpec => ({ guards, threshold: 0.1, maxDiffPixels: 2000, maxDiffPixelRatio: 0.005, ...over });
+export const golden = (guards: string, over: Partial<Omit<GoldenSpec, 'guards'>> = {}): GoldenSpec => ({
+  guards,
+  threshold: 0.1,
+  maxDiffPixels: 2000,
+  maxDiffPixelRatio: 0.005,
+  ...over,
+});
 
 /** 400 bad_request whose message names `field` (a regex source). */
 export const badRequest = (field?: string): Expectation => ({ status: 400, error: 'bad_request', ...(field ? { message: field } : {}) });

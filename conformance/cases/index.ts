@@ -17,7 +17,21 @@ import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
 export function allCases(): Case[] {
-  const list = [...coreRequestCases, ...coreCaptureCases, ...coreBehaviourCases, ...consentCases(), ...mcpCases, ...referenceCases, ...securityCases, ...extensionCases, ...emulationCases, ...extPrepareCases, ...extTallCases, ...compareCases, ...pairwiseCases()];
+  const list = [
+    ...coreRequestCases,
+    ...coreCaptureCases,
+    ...coreBehaviourCases,
+    ...consentCases(),
+    ...mcpCases,
+    ...referenceCases,
+    ...securityCases,
+    ...extensionCases,
+    ...emulationCases,
+    ...extPrepareCases,
+    ...extTallCases,
+    ...compareCases,
+    ...pairwiseCases(),
+  ];
   validateCases(list);
   return list;
 }
@@ -42,7 +56,8 @@ export function validateCases(list: Case[]): void {
     if (!/^The (service|reference server|MCP server) MUST\b/.test(c.must)) throw new Error(`case ${c.id}: "must" must be one "The service MUST ..." sentence`);
     if (c.rules.length === 0) throw new Error(`case ${c.id} checks no rule`);
     // An extension case runs only where its fields are declared; no other case may need one.
-    if ((c.profile === 'extensions') !== (c.fields !== undefined && c.fields.length > 0)) throw new Error(`case ${c.id}: extensions cases, and only they, name the fields beyond the spec they send`);
+    if ((c.profile === 'extensions') !== (c.fields !== undefined && c.fields.length > 0))
+      throw new Error(`case ${c.id}: extensions cases, and only they, name the fields beyond the spec they send`);
     for (const r of c.rules) if (!RULES_BY_ID.has(r)) throw new Error(`case ${c.id}: unknown rule id ${r}`);
     const steps = [c.expect, ...(c.then ?? []).map((s) => s.expect)];
     for (const e of steps) {

@@ -22,14 +22,31 @@ g.putImageData(img, 0, 0);
 const REF_BUDGET = 750_000; // DESIGN (rule mcp/size-budget)
 
 /** The JSON-RPC initialize request, for bare exchanges with the endpoint. */
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'screenshot-conformance', version: '1.0.0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'screenshot-conformance', version: '1.0.0' } },
+};
 const ACCEPT = { accept: 'application/json, text/event-stream' };
 const initialize = (auth: HttpRequestSpec['auth'], label: string): HttpRequestSpec => ({ endpoint: 'mcp', auth, headers: ACCEPT, body: INITIALIZE, label });
 const call = (args: Record<string, unknown>, extra: Partial<McpRequestSpec> = {}): McpRequestSpec => ({ mcp: 'call-tool', arguments: args, ...extra });
 
 /** The page colour in the middle half of whatever size the image has. */
-const middle = (rgb: [number, number, number]): Probe => ({ kind: 'color', region: { x: 0.25, y: 0.25, w: 0.5, h: 0.5, unit: 'fraction' }, rgb, tolerance: 24, label: 'page colour in the middle half' });
-const captured = (rgb?: [number, number, number], extra: Partial<Expectation> = {}): Expectation => ({ status: 200, tool: { isError: false, images: 1 }, image: { type: 'any' }, probes: rgb ? [middle(rgb)] : [], ...extra });
+const middle = (rgb: [number, number, number]): Probe => ({
+  kind: 'color',
+  region: { x: 0.25, y: 0.25, w: 0.5, h: 0.5, unit: 'fraction' },
+  rgb,
+  tolerance: 24,
+  label: 'page colour in the middle half',
+});
+const captured = (rgb?: [number, number, number], extra: Partial<Expectation> = {}): Expectation => ({
+  status: 200,
+  tool: { isError: false, images: 1 },
+  image: { type: 'any' },
+  probes: rgb ? [middle(rgb)] : [],
+  ...extra,
+});
 const refused = (text: string[] = []): Expectation => ({ status: 200, tool: { isError: true }, ...(text.length ? { text } : {}) });
 const CREDITS = 'Credits: \\d+ charged, (\\d+) remaining';
 const NOTHING_CHARGED = 'No credit was charged';
@@ -130,7 +147,12 @@ export const mcpCases: Case[] = [
     needs: ['mcp'],
     request: { endpoint: 'mcp', method: 'GET', headers: { accept: 'text/event-stream' }, label: 'GET' },
     expect: { status: 405, error: 'method_not_allowed', headers: { allow: 'POST' } },
-    then: [{ request: { endpoint: 'mcp', method: 'DELETE', headers: { accept: 'text/event-stream' }, label: 'DELETE' }, expect: { status: 405, error: 'method_not_allowed', headers: { allow: 'POST' } } }],
+    then: [
+      {
+        request: { endpoint: 'mcp', method: 'DELETE', headers: { accept: 'text/event-stream' }, label: 'DELETE' },
+        expect: { status: 405, error: 'method_not_allowed', headers: { allow: 'POST' } },
+      },
+    ],
   },
   {
     id: 'mcp-ref-tool-schema',
@@ -158,7 +180,10 @@ export const mcpCases: Case[] = [
     expect: refused(['^bad_request: .*viewport\\.width', NOTHING_CHARGED]),
     then: [
       { request: call({}, { label: 'neither url nor html' }), expect: refused(['^bad_request: ', NOTHING_CHARGED]) },
-      { request: call({ html: BLUE_PAGE, selector: '#none', viewport: { width: 100, height: 50 } }, { label: 'selector matches nothing' }), expect: refused(['^selector_not_found: ', NOTHING_CHARGED]) },
+      {
+        request: call({ html: BLUE_PAGE, selector: '#none', viewport: { width: 100, height: 50 } }, { label: 'selector matches nothing' }),
+        expect: refused(['^selector_not_found: ', NOTHING_CHARGED]),
+      },
     ],
   },
   {
@@ -179,7 +204,10 @@ export const mcpCases: Case[] = [
     heavy: true,
     timeoutMs: 120_000,
     request: call({ html: NOISE_PAGE, viewport: { width: 1280, height: 720 } }),
-    expect: captured(undefined, { image: { type: 'any', maxBytes: REF_BUDGET }, text: ['The capture \\(PNG 1280x720, [\\d,]+ bytes\\) was over .* re-encoded as (JPEG|WEBP) quality \\d+'] }),
+    expect: captured(undefined, {
+      image: { type: 'any', maxBytes: REF_BUDGET },
+      text: ['The capture \\(PNG 1280x720, [\\d,]+ bytes\\) was over .* re-encoded as (JPEG|WEBP) quality \\d+'],
+    }),
   },
   {
     id: 'mcp-ref-billing',
@@ -191,10 +219,16 @@ export const mcpCases: Case[] = [
     expect: captured(BLUE, { text: ['Credits: 1 charged'] }),
     then: [
       { request: call({ html: '<p>x</p>', viewport: { width: 0, height: 1 } }, { auth: 'mcp-fresh', label: 'invalid request' }), expect: refused() },
-      { request: call({ html: BLUE_PAGE, selector: '#none', viewport: { width: 100, height: 50 } }, { auth: 'mcp-fresh', label: 'selector matches nothing' }), expect: refused() },
+      {
+        request: call({ html: BLUE_PAGE, selector: '#none', viewport: { width: 100, height: 50 } }, { auth: 'mcp-fresh', label: 'selector matches nothing' }),
+        expect: refused(),
+      },
       {
         request: call({ html: BLUE_PAGE, viewport: { width: 100, height: 50 } }, { auth: 'mcp-fresh', label: 'second success' }),
-        expect: captured(BLUE, { text: ['Credits: 1 charged'], compare: [{ read: { text: CREDITS }, fromStep: 0, plus: -1, label: 'two failures between two successes cost nothing' }] }),
+        expect: captured(BLUE, {
+          text: ['Credits: 1 charged'],
+          compare: [{ read: { text: CREDITS }, fromStep: 0, plus: -1, label: 'two failures between two successes cost nothing' }],
+        }),
       },
     ],
   },
@@ -208,8 +242,14 @@ export const mcpCases: Case[] = [
     expect: captured(GREEN, { text: ['Credits: 1 charged'] }),
     then: [
       {
-        request: call({ url: { $fixtureUrl: '/pages/plain.html?mcp-cache' }, viewport: { width: 100, height: 50 } }, { auth: 'mcp-fresh', label: 'second call' }),
-        expect: captured(GREEN, { text: ['Credits: 0 charged', 'cache hit'], compare: [{ read: { text: CREDITS }, fromStep: 0, plus: 0, label: 'balance unchanged by the hit' }] }),
+        request: call(
+          { url: { $fixtureUrl: '/pages/plain.html?mcp-cache' }, viewport: { width: 100, height: 50 } },
+          { auth: 'mcp-fresh', label: 'second call' },
+        ),
+        expect: captured(GREEN, {
+          text: ['Credits: 0 charged', 'cache hit'],
+          compare: [{ read: { text: CREDITS }, fromStep: 0, plus: 0, label: 'balance unchanged by the hit' }],
+        }),
       },
     ],
   },

@@ -21,7 +21,15 @@ function spelling(s: CanarySpelling): Case {
 }
 
 function rawTarget(id: string, url: string, rules: string[], must: string): Case {
-  return { id, must, rules, profile: 'security', needs: ['canary'], request: { body: { url: { $template: url }, viewport: VP } }, expect: { status: 400, error: 'bad_request', canaryConnections: 0 } };
+  return {
+    id,
+    must,
+    rules,
+    profile: 'security',
+    needs: ['canary'],
+    request: { body: { url: { $template: url }, viewport: VP } },
+    expect: { status: 400, error: 'bad_request', canaryConnections: 0 },
+  };
 }
 
 function redirect(status: number): Case {
@@ -44,7 +52,13 @@ function subresource(kind: string, markup: string): Case {
     rules: ['T/subresources'],
     profile: 'security',
     needs: ['canary'],
-    request: { body: { html: { $template: `<!doctype html><html><head><style>html,body{margin:0;height:100%;background:#20a040}</style></head><body>${markup}</body></html>` }, viewport: VP, waitUntil: 'networkidle0' } },
+    request: {
+      body: {
+        html: { $template: `<!doctype html><html><head><style>html,body{margin:0;height:100%;background:#20a040}</style></head><body>${markup}</body></html>` },
+        viewport: VP,
+        waitUntil: 'networkidle0',
+      },
+    },
     expect: png(320, 240, [color(box(200, 150, 100, 80), GREEN, 'page rendered'), ...noCanary], { canaryConnections: 0 }),
   };
 }
@@ -56,7 +70,15 @@ function navigation(kind: string, markup: string): Case {
     rules: ['T/after-first-hop'],
     profile: 'security',
     needs: ['canary'],
-    request: { body: { html: { $template: `<!doctype html><html><head>${markup.startsWith('<meta') || markup.startsWith('<base') ? markup : ''}<style>html,body{margin:0;height:100%;background:#20a040}</style></head><body>${markup.startsWith('<meta') || markup.startsWith('<base') ? '' : markup}</body></html>` }, viewport: VP, waitUntil: 'load' } },
+    request: {
+      body: {
+        html: {
+          $template: `<!doctype html><html><head>${markup.startsWith('<meta') || markup.startsWith('<base') ? markup : ''}<style>html,body{margin:0;height:100%;background:#20a040}</style></head><body>${markup.startsWith('<meta') || markup.startsWith('<base') ? '' : markup}</body></html>`,
+        },
+        viewport: VP,
+        waitUntil: 'load',
+      },
+    },
     expect: { status: [200, 400], canaryConnections: 0 },
   };
 }
@@ -76,13 +98,38 @@ function offMachine(name: string, url: string): Case {
 
 export const securityCases: Case[] = [
   ...(['localhost', 'decimal', 'hex', 'octal', 'short', 'ipv6', 'mapped', 'trailing-dot', 'userinfo', 'upper-scheme'] as CanarySpelling[]).map(spelling),
-  rawTarget('sec.spelling.unspecified-v4', 'http://0.0.0.0:{{canaryPort}}/', ['T/spellings', 'T/address-classes'], 'The service MUST reject 0.0.0.0 (reaches the local host) with 400 bad_request.'),
-  rawTarget('sec.spelling.unspecified-v6', 'http://[::]:{{canaryPort}}/', ['T/spellings', 'T/address-classes'], 'The service MUST reject [::] with 400 bad_request.'),
-  rawTarget('sec.spelling.backslash', 'http:\\\\127.0.0.1:{{canaryPort}}\\x', ['T/spellings'], 'The service MUST classify a backslash-spelled loopback URL after parsing and reject it.'),
-  rawTarget('sec.spelling.localhost-subdomain', 'http://conformance.localhost:{{canaryPort}}/', ['T/spellings'], 'The service MUST reject *.localhost names with 400 bad_request.'),
+  rawTarget(
+    'sec.spelling.unspecified-v4',
+    'http://0.0.0.0:{{canaryPort}}/',
+    ['T/spellings', 'T/address-classes'],
+    'The service MUST reject 0.0.0.0 (reaches the local host) with 400 bad_request.',
+  ),
+  rawTarget(
+    'sec.spelling.unspecified-v6',
+    'http://[::]:{{canaryPort}}/',
+    ['T/spellings', 'T/address-classes'],
+    'The service MUST reject [::] with 400 bad_request.',
+  ),
+  rawTarget(
+    'sec.spelling.backslash',
+    'http:\\\\127.0.0.1:{{canaryPort}}\\x',
+    ['T/spellings'],
+    'The service MUST classify a backslash-spelled loopback URL after parsing and reject it.',
+  ),
+  rawTarget(
+    'sec.spelling.localhost-subdomain',
+    'http://conformance.localhost:{{canaryPort}}/',
+    ['T/spellings'],
+    'The service MUST reject *.localhost names with 400 bad_request.',
+  ),
   rawTarget('sec.scheme.ftp', 'ftp://127.0.0.1:{{canaryPort}}/', ['T/schemes', '2.1/url'], 'The service MUST reject an ftp: url with 400 bad_request.'),
   rawTarget('sec.scheme.ws', 'ws://127.0.0.1:{{canaryPort}}/', ['T/schemes', '2.1/url'], 'The service MUST reject a ws: url with 400 bad_request.'),
-  rawTarget('sec.scheme.view-source', 'view-source:http://127.0.0.1:{{canaryPort}}/', ['T/schemes'], 'The service MUST reject a view-source: url with 400 bad_request.'),
+  rawTarget(
+    'sec.scheme.view-source',
+    'view-source:http://127.0.0.1:{{canaryPort}}/',
+    ['T/schemes'],
+    'The service MUST reject a view-source: url with 400 bad_request.',
+  ),
   rawTarget('sec.scheme.file-upper', 'FILE:///etc/passwd', ['T/schemes'], 'The service MUST reject FILE: in any case with 400 bad_request.'),
   rawTarget('sec.scheme.chrome', 'chrome://version/', ['T/schemes'], 'The service MUST reject a chrome: url with 400 bad_request.'),
   rawTarget('sec.scheme.relative', '//127.0.0.1:{{canaryPort}}/', ['T/schemes'], 'The service MUST reject a scheme-relative url with 400 bad_request.'),
@@ -120,7 +167,10 @@ export const securityCases: Case[] = [
   navigation('meta-refresh', '<meta http-equiv="refresh" content="0;url={{canary:/meta}}">'),
   navigation('script-location', '<script>location.href="{{canary:/location}}"</script>'),
   navigation('window-open', '<script>window.open("{{canary:/popup}}")</script>'),
-  navigation('form-submit', '<form id="f" action="{{canary:/form}}" method="post"><input name="a" value="b"></form><script>document.getElementById("f").submit()</script>'),
+  navigation(
+    'form-submit',
+    '<form id="f" action="{{canary:/form}}" method="post"><input name="a" value="b"></form><script>document.getElementById("f").submit()</script>',
+  ),
   navigation('base-href', '<base href="{{canary:/base/}}"><img src="x.png">'),
 
   {
@@ -131,7 +181,12 @@ export const securityCases: Case[] = [
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/cookie-isolation.html?n=1' }, viewport: VP }, headers: { 'cache-control': 'no-cache' } },
     expect: png(320, 240, [color(box(0, 0, 320, 240), GREEN, 'fresh context')]),
-    then: [{ request: { body: { url: { $fixtureUrl: '/pages/cookie-isolation.html?n=2' }, viewport: VP }, headers: { 'cache-control': 'no-cache' } }, expect: png(320, 240, [color(box(0, 0, 320, 240), GREEN, 'fresh context again')]) }],
+    then: [
+      {
+        request: { body: { url: { $fixtureUrl: '/pages/cookie-isolation.html?n=2' }, viewport: VP }, headers: { 'cache-control': 'no-cache' } },
+        expect: png(320, 240, [color(box(0, 0, 320, 240), GREEN, 'fresh context again')]),
+      },
+    ],
   },
   {
     id: 'sec.dos.dialogs-and-popups',

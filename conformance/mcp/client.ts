@@ -65,7 +65,10 @@ export class McpSessions {
     }
     if (!tool) throw new Error(`no screenshot tool among ${JSON.stringify(tools.map((x) => x.name))}`);
     const missing = (spec.params ?? Object.keys(spec.arguments ?? {})).filter((n) => !hasParam(tool, n));
-    if (missing.length) throw new SkipCase(`the tool ${tool.name} declares no ${missing.join(', ')} parameter; the suite drives it with the REST body's field names (spec §2.1, §4.2)`);
+    if (missing.length)
+      throw new SkipCase(
+        `the tool ${tool.name} declares no ${missing.join(', ')} parameter; the suite drives it with the REST body's field names (spec §2.1, §4.2)`,
+      );
     let result: CallToolResult;
     try {
       result = (await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
@@ -73,10 +76,20 @@ export class McpSessions {
       const err = e as { code?: unknown; message?: unknown };
       if (typeof err.code !== 'number') throw e; // not a JSON-RPC error: the exchange failed
       const message = String(err.message ?? '');
-      return { status: 200, headers: {}, body: Buffer.alloc(0), durationMs: performance.now() - t0, json: { rpcError: { code: err.code, message } }, text: message };
+      return {
+        status: 200,
+        headers: {},
+        body: Buffer.alloc(0),
+        durationMs: performance.now() - t0,
+        json: { rpcError: { code: err.code, message } },
+        text: message,
+      };
     }
     const image = result.content.find((c) => c.type === 'image');
-    const text = result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+    const text = result.content
+      .filter((c) => c.type === 'text')
+      .map((c) => (c as { text: string }).text)
+      .join('\n');
     const json = { ...result, content: result.content.map((c) => (c.type === 'image' ? { type: c.type, mimeType: c.mimeType } : c)) };
     return {
       status: 200,

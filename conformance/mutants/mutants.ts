@@ -27,7 +27,9 @@ export const MUTANTS: Mutant[] = [
     breaks: '2.3/content-type',
     description: 'labels PNG images as image/jpeg',
     cases: /^format\.(png|default-png)$/,
-    hooks: { onResponse: (res) => (res.headers['content-type']?.startsWith('image/png') ? { ...res, headers: { ...res.headers, 'content-type': 'image/jpeg' } } : res) },
+    hooks: {
+      onResponse: (res) => (res.headers['content-type']?.startsWith('image/png') ? { ...res, headers: { ...res.headers, 'content-type': 'image/jpeg' } } : res),
+    },
   },
   {
     id: 'format-ignored',
@@ -40,7 +42,8 @@ export const MUTANTS: Mutant[] = [
         if (!b || b.format !== 'webp') return req;
         return { ...withJson(req, { ...b, format: 'png', quality: undefined }), headers: { ...req.headers, 'x-mutant-was-webp': '1' } };
       },
-      onResponse: (res, req) => (req.headers['x-mutant-was-webp'] && res.status === 200 ? { ...res, headers: { ...res.headers, 'content-type': 'image/webp' } } : res),
+      onResponse: (res, req) =>
+        req.headers['x-mutant-was-webp'] && res.status === 200 ? { ...res, headers: { ...res.headers, 'content-type': 'image/webp' } } : res,
     },
   },
   {
@@ -76,7 +79,10 @@ export const MUTANTS: Mutant[] = [
     breaks: '7/row-5',
     description: 'sends `element_not_found` instead of `selector_not_found`',
     cases: /^selector\.not-found/,
-    hooks: { onResponse: (res) => (res.status === 400 ? { ...res, body: Buffer.from(res.body.toString('utf8').replace('"selector_not_found"', '"element_not_found"')) } : res) },
+    hooks: {
+      onResponse: (res) =>
+        res.status === 400 ? { ...res, body: Buffer.from(res.body.toString('utf8').replace('"selector_not_found"', '"element_not_found"')) } : res,
+    },
   },
   {
     id: 'wrong-size',
@@ -89,7 +95,13 @@ export const MUTANTS: Mutant[] = [
         const img = sharp(res.body);
         const m = await img.metadata();
         if (!m.width || m.width < 2) return res;
-        return { ...res, body: await img.extract({ left: 0, top: 0, width: m.width - 1, height: m.height! }).png().toBuffer() };
+        return {
+          ...res,
+          body: await img
+            .extract({ left: 0, top: 0, width: m.width - 1, height: m.height! })
+            .png()
+            .toBuffer(),
+        };
       },
     },
   },
@@ -176,7 +188,18 @@ export const MUTANTS: Mutant[] = [
     breaks: '8/viewport-size',
     description: 'accepts width and height 10001 (clamps to 10000)',
     cases: /^bounds\.(width|height)\./,
-    hooks: body((b) => (b.viewport && typeof b.viewport === 'object' ? { ...b, viewport: { ...b.viewport, ...(b.viewport.width === 10001 ? { width: 10000, height: 1 } : {}), ...(b.viewport.height === 10001 ? { height: 10000, width: 1 } : {}) } } : b)),
+    hooks: body((b) =>
+      b.viewport && typeof b.viewport === 'object'
+        ? {
+            ...b,
+            viewport: {
+              ...b.viewport,
+              ...(b.viewport.width === 10001 ? { width: 10000, height: 1 } : {}),
+              ...(b.viewport.height === 10001 ? { height: 10000, width: 1 } : {}),
+            },
+          }
+        : b,
+    ),
   },
   {
     id: 'hideSelectors-limit-off-by-one',
@@ -223,7 +246,10 @@ export const MUTANTS: Mutant[] = [
       async onRequest(req) {
         const b = isShot(req.path, req.method) ? jsonOf(req) : null;
         if (b && typeof b.url === 'string' && /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\//i.test(b.url)) {
-          await request(b.url, { headersTimeout: 1000, bodyTimeout: 1000 }).then((r) => r.body.dump(), () => {});
+          await request(b.url, { headersTimeout: 1000, bodyTimeout: 1000 }).then(
+            (r) => r.body.dump(),
+            () => {},
+          );
         }
         return req;
       },
@@ -241,7 +267,9 @@ export const MUTANTS: Mutant[] = [
     breaks: '7/failure-body',
     description: 'sends failures as text/plain',
     cases: /^(one-of\.neither|url\.relative|selector\.not-found)$/,
-    hooks: { onResponse: (res) => (res.status >= 400 ? { status: res.status, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Bad Request') } : res) },
+    hooks: {
+      onResponse: (res) => (res.status >= 400 ? { status: res.status, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Bad Request') } : res),
+    },
   },
   {
     id: 'ignores-quality',
@@ -280,7 +308,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: 'ignores-user-agent',
     breaks: 'X/userAgent',
-    description: 'declares userAgent but keeps the browser\'s own',
+    description: "declares userAgent but keeps the browser's own",
     cases: /^ext\.userAgent\./,
     hooks: body(({ userAgent: _u, ...b }) => b),
   },
@@ -308,14 +336,14 @@ export const MUTANTS: Mutant[] = [
   {
     id: 'ignores-timezone',
     breaks: 'X/timezone',
-    description: 'declares timezone but keeps the server\'s',
+    description: "declares timezone but keeps the server's",
     cases: /^ext\.(timezone\.|timezone-locale\.)/,
     hooks: body(({ timezone: _t, ...b }) => b),
   },
   {
     id: 'ignores-locale',
     breaks: 'X/locale',
-    description: 'declares locale but keeps the browser\'s',
+    description: "declares locale but keeps the browser's",
     cases: /^ext\.(locale\.|timezone-locale\.)/,
     hooks: body(({ locale: _l, ...b }) => b),
   },
@@ -336,14 +364,14 @@ export const MUTANTS: Mutant[] = [
   {
     id: 'ignores-reduced-motion',
     breaks: 'X/reducedMotion',
-    description: 'declares reducedMotion but leaves the browser\'s preference (or deterministic\'s)',
+    description: "declares reducedMotion but leaves the browser's preference (or deterministic's)",
     cases: /^ext\.reducedMotion\./,
     hooks: body(({ reducedMotion: _r, ...b }) => b),
   },
   {
     id: 'ignores-javascript-enabled',
     breaks: 'X/javaScriptEnabled',
-    description: 'declares javaScriptEnabled but always runs the page\'s scripts',
+    description: "declares javaScriptEnabled but always runs the page's scripts",
     cases: /^ext\.javaScriptEnabled\./,
     hooks: body(({ javaScriptEnabled: _j, ...b }) => b),
   },

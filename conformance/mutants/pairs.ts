@@ -11,11 +11,14 @@ type Body = Record<string, any>;
 
 /** Removes a field when the body holds a pair's other value. */
 const dropWhen = (when: (b: Body) => boolean, drop: (b: Body) => Body) => body((b) => (when(b) ? drop(b) : b));
-const noScale = (b: Body): Body => (b.viewport && typeof b.viewport === 'object' ? { ...b, viewport: { width: b.viewport.width, height: b.viewport.height } } : b);
-const without = (field: string) => (b: Body): Body => {
-  const { [field]: _gone, ...rest } = b;
-  return rest;
-};
+const noScale = (b: Body): Body =>
+  b.viewport && typeof b.viewport === 'object' ? { ...b, viewport: { width: b.viewport.width, height: b.viewport.height } } : b;
+const without =
+  (field: string) =>
+  (b: Body): Body => {
+    const { [field]: _gone, ...rest } = b;
+    return rest;
+  };
 const SCALED = ['0.1', '2', '4'];
 const HIDING = ['lid', 'lid+root'];
 
@@ -93,7 +96,7 @@ export const PAIR_MUTANTS: Mutant[] = [
   {
     id: 'pair-fullPage-stops-at-document',
     breaks: '4.1/rule-1',
-    description: 'cuts a full-page capture at the document\'s height when the window is taller',
+    description: "cuts a full-page capture at the document's height when the window is taller",
     cases: pairwiseCasesWith({ fullPage: 'on', selector: 'off', viewport: 'max-height' }),
     hooks: {
       async onResponse(res, req) {
@@ -120,7 +123,7 @@ export const PAIR_MUTANTS: Mutant[] = [
   {
     id: 'pair-userAgent-in-html-mode',
     breaks: 'X/userAgent',
-    description: 'sets userAgent only on navigation (html mode keeps the browser\'s)',
+    description: "sets userAgent only on navigation (html mode keeps the browser's)",
     cases: pairwiseCasesWith({ source: 'html', userAgent: 'agent' }),
     hooks: dropWhen((b) => b.html !== undefined, without('userAgent')),
   },

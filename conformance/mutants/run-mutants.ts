@@ -58,7 +58,11 @@ async function main(argv: string[]): Promise<number> {
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]!.split(',') : null;
   const viaCli = !argv.includes('--no-cli');
   const baselineFile = argv.includes('--baseline-from') ? argv[argv.indexOf('--baseline-from') + 1]! : null;
-  const earlier = new Map<string, string>(baselineFile ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict]) : []);
+  const earlier = new Map<string, string>(
+    baselineFile
+      ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict])
+      : [],
+  );
   const mutants = MUTANTS.filter((m) => !only || only.includes(m.id));
   const target = await startReferenceTarget({ keys: 20 });
   process.env.MUTANT_FALLBACK_KEY = target.apiKeys[0];
@@ -77,10 +81,20 @@ async function main(argv: string[]): Promise<number> {
   try {
     // 1. baseline
     const union = all.filter((c) => mutants.some((m) => m.cases.test(c.id)) && unmetNeed(c, env) === null);
-    const known = union.filter((c) => earlier.has(c.id)).map((c) => ({ c, pass: earlier.get(c.id) === 'pass', why: `${earlier.get(c.id)} in ${baselineFile}` }));
-    const base = [...known, ...(await runCases(union.filter((c) => !earlier.has(c.id)), env))];
+    const known = union
+      .filter((c) => earlier.has(c.id))
+      .map((c) => ({ c, pass: earlier.get(c.id) === 'pass', why: `${earlier.get(c.id)} in ${baselineFile}` }));
+    const base = [
+      ...known,
+      ...(await runCases(
+        union.filter((c) => !earlier.has(c.id)),
+        env,
+      )),
+    ];
     const baseFail = base.filter((r) => !r.pass);
-    console.log(`baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server${known.length ? ` (${known.length} of them in the full run of ${baselineFile})` : ''}`);
+    console.log(
+      `baseline: ${base.length - baseFail.length}/${base.length} relevant cases pass against the reference server${known.length ? ` (${known.length} of them in the full run of ${baselineFile})` : ''}`,
+    );
     for (const r of baseFail) console.log(`  ✗ ${r.c.id}: ${r.why}`);
     if (baseFail.length) failed = true;
     const baseBad = new Set(baseFail.map((r) => r.c.id));
@@ -95,13 +109,17 @@ async function main(argv: string[]): Promise<number> {
         const killedBy = results.filter((r) => !r.pass && !baseBad.has(r.c.id)).map((r) => r.c.id);
         rows.push({ m, run: cases.length, killedBy, meaningful: cases.some((c) => !baseBad.has(c.id)) });
         const first = results.find((r) => !r.pass && !baseBad.has(r.c.id));
-        console.log(`${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${cases.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`);
+        console.log(
+          `${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${cases.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`,
+        );
       } finally {
         await proxy.close();
       }
     }
     const killed = rows.filter((r) => r.killedBy.length > 0).length;
-    console.log(`\nmutant kill rate: ${killed}/${rows.length} (${((100 * killed) / Math.max(1, rows.length)).toFixed(0)}%); cases run per mutant: ${rows.map((r) => r.run).join(', ')}`);
+    console.log(
+      `\nmutant kill rate: ${killed}/${rows.length} (${((100 * killed) / Math.max(1, rows.length)).toFixed(0)}%); cases run per mutant: ${rows.map((r) => r.run).join(', ')}`,
+    );
     const survivors = rows.filter((r) => r.killedBy.length === 0);
     if (survivors.length) {
       failed = true;
@@ -114,10 +132,25 @@ async function main(argv: string[]): Promise<number> {
       const proxy = await startProxy(target.baseUrl, m.hooks);
       const reportDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-mutant-'));
       try {
-        const args = ['--base-url', proxy.url, '--api-key', target.apiKeys.join(','), '--fixtures-url', target.fixtureOrigins.join(','), '--grep', m.cases.source, '--workers', '1', '--report', reportDir];
+        const args = [
+          '--base-url',
+          proxy.url,
+          '--api-key',
+          target.apiKeys.join(','),
+          '--fixtures-url',
+          target.fixtureOrigins.join(','),
+          '--grep',
+          m.cases.source,
+          '--workers',
+          '1',
+          '--report',
+          reportDir,
+        ];
         const child = spawn(process.execPath, [path.join(REPO_ROOT, 'conformance', 'cli.js'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
         const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
-        console.log(`CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`);
+        console.log(
+          `CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`,
+        );
         if (code === 0) failed = true;
       } finally {
         await proxy.close();

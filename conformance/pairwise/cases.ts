@@ -34,7 +34,11 @@ function caseOf(plan: Plan, ids: Record<string, string>, n: number, count: numbe
   const combo = specCombo(ids);
   const expect = oracle({ combo, ext, profile: plan.profile });
   const image = expect.image!;
-  const what = combo.selector ? `the ${CARD.selector} element${combo.fullPage ? ' (fullPage ignored)' : ''}` : combo.fullPage ? 'the whole page' : 'the viewport';
+  const what = combo.selector
+    ? `the ${CARD.selector} element${combo.fullPage ? ' (fullPage ignored)' : ''}`
+    : combo.fullPage
+      ? 'the whole page'
+      : 'the viewport';
   const words = values.map((x) => x.words).filter((w): w is string => w !== null);
   const who = plan.profile === 'reference' ? 'reference server' : 'service';
   const modeRule = combo.selector ? '4.1/rule-2' : '4.1/rule-1';

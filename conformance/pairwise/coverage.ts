@@ -7,7 +7,8 @@ import { pairCoverage, type Row } from './covering.ts';
 import type { Body, Param } from './parameters.ts';
 import { PLANS, SEED, type Plan } from './plans.ts';
 
-const at = (body: unknown, path: readonly string[]): unknown => path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), body);
+const at = (body: unknown, path: readonly string[]): unknown =>
+  path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), body);
 const projection = (p: Param, body: unknown) => JSON.stringify(p.paths.map((path) => at(body, path) ?? null));
 
 /** The value class of each parameter a body holds, as a row; null when some parameter's value is none of its classes. */
@@ -55,11 +56,18 @@ export function pairwiseCoverage(cases: readonly Pick<Case, 'id' | 'profile' | '
 export const complete = (r: PairwiseReport) => r.covered === r.possible && r.unreadable.length === 0;
 
 export function formatPairwise(reports: readonly PairwiseReport[]): string {
-  const lines = [`pairwise coverage (conformance/pairwise: AETG-style greedy covering arrays, seed ${SEED}; pairs covered / pairs possible under the constraints):`];
+  const lines = [
+    `pairwise coverage (conformance/pairwise: AETG-style greedy covering arrays, seed ${SEED}; pairs covered / pairs possible under the constraints):`,
+  ];
   for (const r of reports) {
     const pct = r.possible ? ((100 * r.covered) / r.possible).toFixed(r.covered === r.possible ? 0 : 1) : '100';
-    const notes = [...(r.excluded ? [`${r.excluded} pairs no valid case can judge left out`] : []), ...(r.unreadable.length ? [`not read: ${r.unreadable.join(', ')}`] : [])];
-    lines.push(`  ${r.plan.profile.padEnd(11)} ${String(r.cases).padStart(3)} cases  ${r.covered}/${r.possible} pairs (${pct}%)${notes.length ? `; ${notes.join('; ')}` : ''}`);
+    const notes = [
+      ...(r.excluded ? [`${r.excluded} pairs no valid case can judge left out`] : []),
+      ...(r.unreadable.length ? [`not read: ${r.unreadable.join(', ')}`] : []),
+    ];
+    lines.push(
+      `  ${r.plan.profile.padEnd(11)} ${String(r.cases).padStart(3)} cases  ${r.covered}/${r.possible} pairs (${pct}%)${notes.length ? `; ${notes.join('; ')}` : ''}`,
+    );
   }
   return lines.join('\n');
 }

@@ -118,12 +118,17 @@ export function coveringArray(params: readonly Parameter[], o: CoveringOptions):
     const a = ix.param(g);
     const va = g - ix.offset[a]!;
     const partners: Pair[] = [];
-    for (let b = 0; b < n; b++) if (b !== a) for (let vb = 0; vb < params[b]!.values.length; vb++) {
-      const p = uncovered.get(ix.key(a, va, b, vb));
-      if (p) partners.push(p);
-    }
+    for (let b = 0; b < n; b++)
+      if (b !== a)
+        for (let vb = 0; vb < params[b]!.values.length; vb++) {
+          const p = uncovered.get(ix.key(a, va, b, vb));
+          if (p) partners.push(p);
+        }
     const row: Partial = validity.witness(partners[Math.floor(rng() * partners.length)]!, rng)!;
-    for (const p of shuffled([...Array(n).keys()].filter((i) => row[i] === undefined), rng)) {
+    for (const p of shuffled(
+      [...Array(n).keys()].filter((i) => row[i] === undefined),
+      rng,
+    )) {
       let best: number[] = [];
       let bestGain = -1;
       let bestCost = Infinity;
@@ -161,10 +166,20 @@ export function coveringArray(params: readonly Parameter[], o: CoveringOptions):
 }
 
 /** How many of the required, possible pairs the rows hold where they count (rows may come from anywhere: an export). */
-export function pairCoverage(params: readonly Parameter[], rows: readonly Row[], o: Pick<CoveringOptions, 'constraints' | 'visibility' | 'required'>): { covered: number; possible: number; missing: Pair[]; impossible: Pair[] } {
+export function pairCoverage(
+  params: readonly Parameter[],
+  rows: readonly Row[],
+  o: Pick<CoveringOptions, 'constraints' | 'visibility' | 'required'>,
+): { covered: number; possible: number; missing: Pair[]; impossible: Pair[] } {
   const validity = new Validity(params, o.constraints ?? [], o.visibility ?? []);
   const ix = new PairIndex(params);
-  const held = new Set(rows.flatMap((r) => pairsOf(r).filter((q) => validity.counts(r, q)).map(ix.of)));
+  const held = new Set(
+    rows.flatMap((r) =>
+      pairsOf(r)
+        .filter((q) => validity.counts(r, q))
+        .map(ix.of),
+    ),
+  );
   const { possible, impossible } = possiblePairs(params, validity, o);
   const missing = possible.filter((p) => !held.has(ix.of(p)));
   return { covered: possible.length - missing.length, possible: possible.length, missing, impossible };

@@ -50,7 +50,7 @@ export const EXTENSION_FIELDS: readonly ExtField[] = [
           paints: [['scheme', SCHEME_DARK]],
           // The field emulates the media feature; what the browser paints where the page paints
           // nothing under a dark preference is the engine's (Chromium's emulation: #121212).
-          canvasOpen: 'the canvas under a dark preference is the engine\'s',
+          canvasOpen: "the canvas under a dark preference is the engine's",
         },
         words: 'colorScheme dark',
       },
@@ -76,7 +76,16 @@ export function extParam(f: ExtField): Param<ExtSent> {
   return {
     name: f.field,
     field: f.field,
-    values: [absent, ...f.values.map((x): FieldValue<ExtSent> => ({ id: x.id, value: { field: f.field, json: x.json, effect: x.effect }, rules: [f.rule], words: x.words, cost: 1 + (x.cost ?? 0) }))],
+    values: [
+      absent,
+      ...f.values.map((x): FieldValue<ExtSent> => ({
+        id: x.id,
+        value: { field: f.field, json: x.json, effect: x.effect },
+        rules: [f.rule],
+        words: x.words,
+        cost: 1 + (x.cost ?? 0),
+      })),
+    ],
     write: (b: Body, s) => {
       if (s) b[s.field] = s.json;
     },

@@ -52,14 +52,23 @@ export function judgedRows(top: number, bottom: number, height: number, m: Margi
 
 /** What each strip must show for this combination, or undefined where the spec leaves it open. */
 export function lookOf(s: Strip, c: SpecCombo, ext: readonly NonNullable<ExtSent>[], profile: OracleProfile): Look | undefined {
-  const painted = ext.flatMap((e) => (e.effect.paints ?? []).filter(([name]) => name === s.name).map(([, rgb]) => ({ rgb, why: `${e.field} ${JSON.stringify(e.json)}` })));
+  const painted = ext.flatMap((e) =>
+    (e.effect.paints ?? []).filter(([name]) => name === s.name).map(([, rgb]) => ({ rgb, why: `${e.field} ${JSON.stringify(e.json)}` })),
+  );
   if (painted.length) return painted[painted.length - 1];
   switch (s.name) {
     case 'lid':
       return c.hideSelectors ? { rgb: s.rgb!, why: 'the hidden element shows the strip under it' } : { rgb: LID.rgb, why: 'the element that is not hidden' };
     case 'late':
       if (c.waitForSelector) return { rgb: LATE.rgb, why: 'the waited-for element is there' };
-      if (ext.some((e) => e.effect.showsLate)) return { rgb: LATE.rgb, why: `its timer ran (${ext.filter((e) => e.effect.showsLate).map((e) => e.field).join(', ')})` };
+      if (ext.some((e) => e.effect.showsLate))
+        return {
+          rgb: LATE.rgb,
+          why: `its timer ran (${ext
+            .filter((e) => e.effect.showsLate)
+            .map((e) => e.field)
+            .join(', ')})`,
+        };
       return undefined; // it may or may not have appeared: the spec sets no time for a capture
     case 'scheme':
     case 'agent':
@@ -70,7 +79,9 @@ export function lookOf(s: Strip, c: SpecCombo, ext: readonly NonNullable<ExtSent
       if (!c.omitBackground) return ext.some((e) => e.effect.canvasOpen) ? undefined : { rgb: CANVAS, why: 'no background: white (omitBackground false)' };
       if (c.format === null || c.format === 'png') return { transparent: true, why: 'no background: transparent (omitBackground, PNG)' };
       if (profile !== 'reference') return undefined; // spec §2.1 states transparency for PNG only
-      return c.format === 'webp' ? { transparent: true, why: 'no background: transparent (omitBackground; the reference keeps alpha in WebP)' } : { rgb: CANVAS, why: 'no background: white (omitBackground; the reference flattens JPEG on white)' };
+      return c.format === 'webp'
+        ? { transparent: true, why: 'no background: transparent (omitBackground; the reference keeps alpha in WebP)' }
+        : { rgb: CANVAS, why: 'no background: white (omitBackground; the reference flattens JPEG on white)' };
   }
 }
 
@@ -103,7 +114,11 @@ export function stripProbes({ combo: c, ext = [], profile, ceiling }: OracleInpu
     const region = { x: 0, y: rows[0], w: out.width, h: rows[1] - rows[0] };
     const label = `${strip === 'below' ? 'below the page' : strip}: ${look.why}`;
     if ('transparent' in look) probes.push({ strip, probe: { kind: 'alpha', region, min: 0, max: 0, label } });
-    else probes.push({ strip, probe: { kind: 'color', region, rgb: look.rgb, tolerance: m.tolerance, label, ...(alphaJudged && c.omitBackground ? { alpha: 255 } : {}) } });
+    else
+      probes.push({
+        strip,
+        probe: { kind: 'color', region, rgb: look.rgb, tolerance: m.tolerance, label, ...(alphaJudged && c.omitBackground ? { alpha: 255 } : {}) },
+      });
   }
   return probes;
 }
@@ -114,7 +129,8 @@ export function oracle(input: OracleInput): Expectation {
   const type = c.format ?? 'png';
   const probes = stripProbes(input).map((x) => x.probe);
   // Without omitBackground nothing is transparent (spec §2.1: "instead of white").
-  if (!c.omitBackground && type !== 'jpeg') probes.push({ kind: 'alpha', region: { x: 0, y: 0, w: out.width, h: out.height }, min: 255, max: 255, label: 'opaque: omitBackground false' });
+  if (!c.omitBackground && type !== 'jpeg')
+    probes.push({ kind: 'alpha', region: { x: 0, y: 0, w: out.width, h: out.height }, min: 255, max: 255, label: 'opaque: omitBackground false' });
   // JPEG has no alpha channel; transparent pixels need one.
   const hasAlpha = type === 'jpeg' ? false : probes.some((p) => p.kind === 'alpha' && p.max === 0) ? true : undefined;
   return {

@@ -58,7 +58,10 @@ const viewport: Param<{ width: number; height: number } | null> = {
   write: (b, vp) => {
     if (vp) Object.assign(viewportOf(b), vp);
   },
-  paths: [['viewport', 'width'], ['viewport', 'height']],
+  paths: [
+    ['viewport', 'width'],
+    ['viewport', 'height'],
+  ],
 };
 
 const scale: Param<number | null> = {
@@ -119,7 +122,12 @@ const hideSelectors: Param<string[] | null> = {
   values: [
     v('none', null, [], null),
     v('lid', [LID.selector], ['2.1/hideSelectors', '4.1/rule-4-hideSelectors'], `hideSelectors [${LID.selector}]`),
-    v('lid+root', ['html', 'body', LID.selector], ['2.1/hideSelectors', '4.1/rule-4-hideSelectors', '2.1/hideSelectors-root'], `hideSelectors [html, body, ${LID.selector}]`),
+    v(
+      'lid+root',
+      ['html', 'body', LID.selector],
+      ['2.1/hideSelectors', '4.1/rule-4-hideSelectors', '2.1/hideSelectors-root'],
+      `hideSelectors [html, body, ${LID.selector}]`,
+    ),
   ],
   write: (b, h) => {
     if (h) b.hideSelectors = h;
@@ -151,7 +159,21 @@ const blockCookieBanners: Param<boolean> = {
 };
 
 /** The spec's capture options, in the order a case's sentence names them. */
-export const SPEC_PARAMS = { source, viewport, scale, format, quality, fullPage, selector, omitBackground, hideSelectors, waitUntil, waitForSelector, blockCookieBanners, blockAds } as const;
+export const SPEC_PARAMS = {
+  source,
+  viewport,
+  scale,
+  format,
+  quality,
+  fullPage,
+  selector,
+  omitBackground,
+  hideSelectors,
+  waitUntil,
+  waitForSelector,
+  blockCookieBanners,
+  blockAds,
+} as const;
 
 export type SpecParams = typeof SPEC_PARAMS;
 /** What a row means, parameter by parameter. */
@@ -170,7 +192,12 @@ export function specCombo(ids: Readonly<Record<string, string>>): SpecCombo {
   return out as SpecCombo;
 }
 
-export const shapeOf = (c: Pick<SpecCombo, 'viewport' | 'scale' | 'fullPage' | 'selector'>): Shape => ({ viewport: c.viewport, scale: c.scale, fullPage: c.fullPage, selector: c.selector });
+export const shapeOf = (c: Pick<SpecCombo, 'viewport' | 'scale' | 'fullPage' | 'selector'>): Shape => ({
+  viewport: c.viewport,
+  scale: c.scale,
+  fullPage: c.fullPage,
+  selector: c.selector,
+});
 
 export const isLossy = (f: Format | null): f is 'jpeg' | 'webp' => f === 'jpeg' || f === 'webp';
 
@@ -208,7 +235,7 @@ export const SPEC_CONSTRAINTS: readonly Constraint[] = [
     },
   },
   {
-    why: 'at scale 0.1 the fixture\'s strips are 4 to 11 px tall: a lossy encoding below the top quality (or at a default the spec leaves open) blurs them past any probe',
+    why: "at scale 0.1 the fixture's strips are 4 to 11 px tall: a lossy encoding below the top quality (or at a default the spec leaves open) blurs them past any probe",
     params: ['scale', 'format', 'quality'],
     allows: (x) => x.scale !== '0.1' || !isLossy(combo(x, ['format']).format) || x.quality === '100',
   },

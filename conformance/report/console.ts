@@ -13,7 +13,8 @@ function failureLines(r: CaseRecord): string[] {
   return [...r.checks.filter((k) => !k.pass).map((k) => `      ✗ ${k.name}: ${k.detail}`), ...(r.timing ? [`      · ${describeTiming(r.timing)}`] : [])];
 }
 
-const counts = (c: Counts) => `${c.pass}/${c.total - c.skip} passed, ${c.fail} failed, ${c.skip} skipped, ${c['expected-failure']} expected failures, ${c['unexpected-pass']} unexpected passes`;
+const counts = (c: Counts) =>
+  `${c.pass}/${c.total - c.skip} passed, ${c.fail} failed, ${c.skip} skipped, ${c['expected-failure']} expected failures, ${c['unexpected-pass']} unexpected passes`;
 
 export class Console {
   private done = 0;
@@ -27,7 +28,10 @@ export class Console {
     private readonly quiet: boolean,
   ) {
     this.tty = !quiet && process.stdout.isTTY === true;
-    if (!quiet) console.log(`screenshot-conformance: ${total} cases against ${o.baseUrl} (profiles ${o.profiles.join(',')}; ${o.workers} at a time; fixtures ${o.fixtureOrigins.join(', ') || 'none'})`);
+    if (!quiet)
+      console.log(
+        `screenshot-conformance: ${total} cases against ${o.baseUrl} (profiles ${o.profiles.join(',')}; ${o.workers} at a time; fixtures ${o.fixtureOrigins.join(', ') || 'none'})`,
+      );
   }
 
   caseDone(r: CaseRecord): void {
@@ -58,10 +62,14 @@ export class Console {
     for (const [s, c] of Object.entries(t.bySection)) console.log(`    ${s.padEnd(w)} ${counts(c)}`);
     console.log('  by profile:');
     for (const [p, c] of Object.entries(t.byProfile)) console.log(`    ${p.padEnd(w)} ${counts(c)}`);
-    console.log(`  total      ${t.pass} passed, ${t.fail} failed, ${t.skip} skipped, ${t.expectedFailure} expected failures, ${t.unexpectedPass} unexpected passes of ${t.total}`);
+    console.log(
+      `  total      ${t.pass} passed, ${t.fail} failed, ${t.skip} skipped, ${t.expectedFailure} expected failures, ${t.unexpectedPass} unexpected passes of ${t.total}`,
+    );
     const bad = records.filter((r) => r.verdict === 'fail' || r.verdict === 'unexpected-pass');
     if (bad.length) console.log(`  failing: ${bad.map((r) => r.case.id).join(', ')}`);
     const load = machineLoad();
-    console.log(`  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`);
+    console.log(
+      `  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`,
+    );
   }
 }

@@ -17,7 +17,13 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '
 function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: number; exitCode: number }) {
   const coverage = RULES.map((r) => {
     const cases = records.filter((c) => c.case.rules.includes(r.id));
-    return { rule: r.id, source: r.source, cases: cases.map((c) => ({ id: c.case.id, verdict: c.verdict })), ran: cases.filter((c) => c.verdict !== 'skip').length, failed: cases.filter((c) => c.verdict === 'fail').length };
+    return {
+      rule: r.id,
+      source: r.source,
+      cases: cases.map((c) => ({ id: c.case.id, verdict: c.verdict })),
+      ran: cases.filter((c) => c.verdict !== 'skip').length,
+      failed: cases.filter((c) => c.verdict === 'fail').length,
+    };
   });
   return {
     runInfo: {
@@ -68,7 +74,8 @@ function junit(records: CaseRecord[]): string {
     const cases = rs.map((r) => {
       const head = `    <testcase classname="${esc(`${profile}.${sectionOf(r.case.rules)}`)}" name="${esc(r.case.id)}" time="${(r.durationMs / 1000).toFixed(3)}"`;
       if (r.verdict === 'skip') return `${head}><skipped message="${esc(r.reason ?? '')}"/></testcase>`;
-      if (r.verdict === 'fail') return `${head}><failure message="${esc(r.case.must)}">${esc([...r.checks.filter((k) => !k.pass).map((k) => `${k.name}: ${k.detail}`), ...(r.timing ? [describeTiming(r.timing)] : [])].join('\n'))}</failure></testcase>`;
+      if (r.verdict === 'fail')
+        return `${head}><failure message="${esc(r.case.must)}">${esc([...r.checks.filter((k) => !k.pass).map((k) => `${k.name}: ${k.detail}`), ...(r.timing ? [describeTiming(r.timing)] : [])].join('\n'))}</failure></testcase>`;
       if (r.verdict === 'unexpected-pass') return `${head}><failure message="unexpected pass: listed as a known failure (${esc(r.reason ?? '')})"/></testcase>`;
       return `${head}/>`;
     });
@@ -82,19 +89,26 @@ const COLOURS = { pass: '#1a7f37', fail: '#cf222e', skip: '#6e7781', 'expected-f
 function html(o: SuiteOptions, records: CaseRecord[], imgDir: string, exitCode: number): string {
   const t = tally(records);
   const order = { fail: 0, 'unexpected-pass': 1, 'expected-failure': 2, pass: 3, skip: 4 } as const;
-  const rows = [...records].sort((a, b) => order[a.verdict] - order[b.verdict] || a.case.id.localeCompare(b.case.id)).map((r) => {
-    const showImages = r.verdict === 'fail' || r.verdict === 'unexpected-pass' || r.verdict === 'expected-failure';
-    const figures = (showImages ? r.attachments.filter((a) => a.contentType.startsWith('image/')) : []).map((a) => {
-      const file = `${r.case.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${a.name}.${a.contentType.split('/')[1] ?? 'png'}`;
-      writeFileSync(path.join(imgDir, file), a.body);
-      return `<figure><figcaption>${esc(a.name)}</figcaption><a href="images/${esc(file)}"><img src="images/${esc(file)}" alt="${esc(a.name)}"></a></figure>`;
-    });
-    const checks = r.checks.map((k) => `<li class="${k.pass ? 'ok' : 'bad'}">${k.pass ? '✓' : '✗'} <b>${esc(k.name)}</b>: ${esc(k.detail)}</li>`).join('');
-    return `<section id="${esc(r.case.id)}"><h3><span class="v" style="background:${COLOURS[r.verdict]}">${r.verdict}</span> ${esc(r.case.id)} <small>${r.case.profile}, ${esc(sectionOf(r.case.rules))}, ${Math.round(r.durationMs)} ms</small></h3>
+  const rows = [...records]
+    .sort((a, b) => order[a.verdict] - order[b.verdict] || a.case.id.localeCompare(b.case.id))
+    .map((r) => {
+      const showImages = r.verdict === 'fail' || r.verdict === 'unexpected-pass' || r.verdict === 'expected-failure';
+      const figures = (showImages ? r.attachments.filter((a) => a.contentType.startsWith('image/')) : []).map((a) => {
+        const file = `${r.case.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${a.name}.${a.contentType.split('/')[1] ?? 'png'}`;
+        writeFileSync(path.join(imgDir, file), a.body);
+        return `<figure><figcaption>${esc(a.name)}</figcaption><a href="images/${esc(file)}"><img src="images/${esc(file)}" alt="${esc(a.name)}"></a></figure>`;
+      });
+      const checks = r.checks.map((k) => `<li class="${k.pass ? 'ok' : 'bad'}">${k.pass ? '✓' : '✗'} <b>${esc(k.name)}</b>: ${esc(k.detail)}</li>`).join('');
+      return `<section id="${esc(r.case.id)}"><h3><span class="v" style="background:${COLOURS[r.verdict]}">${r.verdict}</span> ${esc(r.case.id)} <small>${r.case.profile}, ${esc(sectionOf(r.case.rules))}, ${Math.round(r.durationMs)} ms</small></h3>
 <p>${esc(r.case.must)}</p><p class="rules">${r.case.rules.map(esc).join(' · ')}</p>${r.reason ? `<p><i>${esc(r.reason)}</i></p>` : ''}${r.timing ? `<p class="rules">${esc(describeTiming(r.timing))}</p>` : ''}
 ${checks ? `<ul>${checks}</ul>` : ''}${figures.length ? `<div class="imgs">${figures.join('')}</div>` : ''}</section>`;
-  });
-  const sections = Object.entries(t.bySection).map(([s, c]) => `<tr><td>${esc(s)}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.skip}</td><td>${c['expected-failure']}</td><td>${c['unexpected-pass']}</td></tr>`).join('');
+    });
+  const sections = Object.entries(t.bySection)
+    .map(
+      ([s, c]) =>
+        `<tr><td>${esc(s)}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.skip}</td><td>${c['expected-failure']}</td><td>${c['unexpected-pass']}</td></tr>`,
+    )
+    .join('');
   return `<!doctype html><html><head><meta charset="utf-8"><title>Screenshot conformance report</title><style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328}h3{margin:16px 0 4px}small{color:#6e7781;font-weight:400}
 .v{color:#fff;border-radius:4px;padding:1px 6px;font-size:12px}.rules{color:#6e7781;font-size:12px}

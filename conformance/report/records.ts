@@ -74,7 +74,16 @@ export function tally(records: CaseRecord[]): Tally {
   const order = Object.values(SECTIONS);
   const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
   const sorted = Object.fromEntries(Object.entries(bySection).sort(([a], [b]) => rank(a) - rank(b)));
-  return { total: records.length, pass: count('pass'), fail: count('fail'), skip: count('skip'), expectedFailure: count('expected-failure'), unexpectedPass: count('unexpected-pass'), byProfile, bySection: sorted };
+  return {
+    total: records.length,
+    pass: count('pass'),
+    fail: count('fail'),
+    skip: count('skip'),
+    expectedFailure: count('expected-failure'),
+    unexpectedPass: count('unexpected-pass'),
+    byProfile,
+    bySection: sorted,
+  };
 }
 
 /** "12m03s", "45s". */

@@ -17,7 +17,10 @@ const cases = allCases();
 const ids = new Set(cases.map((c) => c.id));
 
 test('every spec rule has at least one case (REST and MCP alike)', () => {
-  assert.deepEqual(uncovered(cases).map((r) => r.id), []);
+  assert.deepEqual(
+    uncovered(cases).map((r) => r.id),
+    [],
+  );
 });
 
 test('every case is valid against case.schema.json (the export format)', () => {
@@ -44,7 +47,8 @@ test('the core profile holds only core cases and reference includes core', () =>
 });
 
 test('core cases never depend on reference decisions (no x- headers, no DESIGN §3 codes)', () => {
-  const designCodes = /^(unauthorized|insufficient_credits|payload_too_large|unsupported_media_type|rate_limited|overloaded|navigation_failed|render_failed|not_found|method_not_allowed|internal_error)$/;
+  const designCodes =
+    /^(unauthorized|insufficient_credits|payload_too_large|unsupported_media_type|rate_limited|overloaded|navigation_failed|render_failed|not_found|method_not_allowed|internal_error)$/;
   for (const c of selectCases(['core'])) {
     for (const e of [c.expect, ...(c.then ?? []).map((s) => s.expect)]) {
       for (const h of Object.keys(e.headers ?? {})) assert.ok(!h.startsWith('x-'), `${c.id} checks ${h}`);
@@ -105,10 +109,12 @@ test('sizedHtml is exact in UTF-8 bytes, also with two-byte fill', () => {
 });
 
 test('every fixture a case names exists', () => {
-  const walk = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(walk) : v && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => (k === '$fixture' ? [x as string] : walk(x))) : []);
-  for (const c of cases) for (const name of walk([c.request, ...(c.then ?? []).map((s) => s.request), c.expect.relation?.request])) {
-    assert.ok(existsSync(path.join(PAGES_DIR, `${name}.html`)), `${c.id}: fixture ${name} missing`);
-  }
+  const walk = (v: unknown): string[] =>
+    Array.isArray(v) ? v.flatMap(walk) : v && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => (k === '$fixture' ? [x as string] : walk(x))) : [];
+  for (const c of cases)
+    for (const name of walk([c.request, ...(c.then ?? []).map((s) => s.request), c.expect.relation?.request])) {
+      assert.ok(existsSync(path.join(PAGES_DIR, `${name}.html`)), `${c.id}: fixture ${name} missing`);
+    }
 });
 
 test('case.schema.json is the one generated from model.ts (node --import tsx scripts/case-schema.ts)', async () => {

@@ -10,7 +10,17 @@ const bin = path.join(REPO_ROOT, 'conformance', 'bin.ts');
 const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', bin, ...args], { encoding: 'utf8', cwd: REPO_ROOT });
 
 test('options: profiles, keys, fixtures, canary default', () => {
-  const { options, flags } = parseArgs(['--base-url', 'http://127.0.0.1:3000', '--api-key', 'a,b', '--api-key=c', '--profile', 'reference,security', '--fixtures-port', '4100']);
+  const { options, flags } = parseArgs([
+    '--base-url',
+    'http://127.0.0.1:3000',
+    '--api-key',
+    'a,b',
+    '--api-key=c',
+    '--profile',
+    'reference,security',
+    '--fixtures-port',
+    '4100',
+  ]);
   assert.deepEqual(options.apiKeys, ['a', 'b', 'c']);
   assert.deepEqual(options.profiles, ['reference', 'security']);
   assert.deepEqual(flags.fixturesPorts, [4100]);
@@ -41,7 +51,15 @@ test('--list prints the selected cases as data', () => {
 });
 
 test('--list resolves directives: fixture pages by name and size, fixture URLs on the given origins', () => {
-  const r = run('--list', '--grep', '^(viewport\\.share-card-1200x630|one-of\\.url-only|sec\\.spelling\\.hex)$', '--profile', 'reference,security', '--fixtures-url', 'http://fx.test:4100');
+  const r = run(
+    '--list',
+    '--grep',
+    '^(viewport\\.share-card-1200x630|one-of\\.url-only|sec\\.spelling\\.hex)$',
+    '--profile',
+    'reference,security',
+    '--fixtures-url',
+    'http://fx.test:4100',
+  );
   assert.equal(r.status, 0, r.stderr);
   const list = JSON.parse(r.stdout) as Array<{ id: string; request: { body: { html?: string; url?: string } } }>;
   assert.deepEqual(list.map((c) => c.id).sort(), ['one-of.url-only', 'sec.spelling.hex', 'viewport.share-card-1200x630']);

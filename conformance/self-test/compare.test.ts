@@ -17,10 +17,11 @@ function paint(img: Rgba, x: number, y: number, w: number, h: number, rgba: [num
 
 function shiftRight(img: Rgba, dx: number): Rgba {
   const out = { ...img, data: new Uint8Array(img.data.length) };
-  for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) {
-    const sx = Math.max(0, x - dx);
-    out.data.set(img.data.subarray((y * img.width + sx) * 4, (y * img.width + sx) * 4 + 4), (y * img.width + x) * 4);
-  }
+  for (let y = 0; y < img.height; y++)
+    for (let x = 0; x < img.width; x++) {
+      const sx = Math.max(0, x - dx);
+      out.data.set(img.data.subarray((y * img.width + sx) * 4, (y * img.width + sx) * 4 + 4), (y * img.width + x) * 4);
+    }
   return out;
 }
 

@@ -28,9 +28,12 @@ const server = setupServer(
     const b = (await request.json().catch(() => null)) as { viewport?: { width?: unknown; height?: unknown }; format?: unknown } | null;
     const w = b?.viewport?.width;
     const h = b?.viewport?.height;
-    if (typeof w !== 'number' || typeof h !== 'number' || w < 1 || h < 1 || w > 10000 || h > 10000) return HttpResponse.json({ error: 'bad_request', message: 'viewport.width and viewport.height must be numbers between 1 and 10000' }, { status: 400 });
+    if (typeof w !== 'number' || typeof h !== 'number' || w < 1 || h < 1 || w > 10000 || h > 10000)
+      return HttpResponse.json({ error: 'bad_request', message: 'viewport.width and viewport.height must be numbers between 1 and 10000' }, { status: 400 });
     if (b?.format !== undefined && b.format !== 'png') return HttpResponse.json({ error: 'bad_request', message: 'format must be png here' }, { status: 400 });
-    return new HttpResponse(encodePng(solid(w, h, [0x20, 0xa0, 0x40, 255])), { headers: { 'content-type': 'image/png', 'content-disposition': 'inline; filename="s.png"' } });
+    return new HttpResponse(encodePng(solid(w, h, [0x20, 0xa0, 0x40, 255])), {
+      headers: { 'content-type': 'image/png', 'content-disposition': 'inline; filename="s.png"' },
+    });
   }),
 );
 before(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -44,7 +47,10 @@ test('--export writes every case, its schema, the fixtures and the goldens', asy
   assert.equal(await main(['--export', dir]), 0);
   const index = JSON.parse(readFileSync(path.join(dir, 'index.json'), 'utf8')) as { cases: Array<{ id: string; file: string }> };
   assert.equal(index.cases.length, allCases().length);
-  const one = JSON.parse(readFileSync(path.join(dir, 'cases', 'viewport.share-card-retina-2x.json'), 'utf8')) as { clauses: Array<{ id: string; quote: string }>; expect: { golden: { guards: string; mask: unknown[] } } };
+  const one = JSON.parse(readFileSync(path.join(dir, 'cases', 'viewport.share-card-retina-2x.json'), 'utf8')) as {
+    clauses: Array<{ id: string; quote: string }>;
+    expect: { golden: { guards: string; mask: unknown[] } };
+  };
   assert.equal(schemaErrors(one), null);
   assert.match(one.clauses[0]!.quote, /deviceScaleFactor/);
   assert.ok(one.expect.golden.guards && one.expect.golden.mask.length > 0);
@@ -59,7 +65,10 @@ test('the export reads back as the same cases', () => {
 });
 
 test('a case that breaks the schema is refused with the reason', () => {
-  assert.match(schemaErrors({ id: 'x', must: 'm', rules: ['2.1/url'], profile: 'core', request: {}, expect: { status: 200, colour: 'red' } }) ?? '', /additional/);
+  assert.match(
+    schemaErrors({ id: 'x', must: 'm', rules: ['2.1/url'], profile: 'core', request: {}, expect: { status: 200, colour: 'red' } }) ?? '',
+    /additional/,
+  );
 });
 
 test('the runner gives the exported cases the verdicts it gives its own', async () => {

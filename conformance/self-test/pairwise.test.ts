@@ -22,13 +22,18 @@ const generated = pairwiseGenerated();
 const gen = (profile: string) => generated.find((g) => g.plan.profile === profile)!;
 
 /** A combination of each parameter's first value (the defaults, and the small viewport), changed where given. */
-const combo = (over: Record<string, string> = {}): SpecCombo => specCombo({ ...Object.fromEntries(Object.values(SPEC_PARAMS).map((p) => [p.name, p.values[0]!.id])), ...over });
+const combo = (over: Record<string, string> = {}): SpecCombo =>
+  specCombo({ ...Object.fromEntries(Object.values(SPEC_PARAMS).map((p) => [p.name, p.values[0]!.id])), ...over });
 
 test('the same seed gives the same rows; another seed other rows, as complete', () => {
   for (const plan of PLANS) {
     const o = { seed: SEED, constraints: plan.constraints, visibility: plan.visibility, required: plan.required };
     const again = coveringArray(plan.params, o);
-    assert.deepEqual(again.rows, gen(plan.profile).rows.map((r) => r.row), plan.profile);
+    assert.deepEqual(
+      again.rows,
+      gen(plan.profile).rows.map((r) => r.row),
+      plan.profile,
+    );
     const other = coveringArray(plan.params, { ...o, seed: SEED + 1 });
     assert.notDeepEqual(other.rows, again.rows, plan.profile);
     assert.equal(pairCoverage(plan.params, other.rows, plan).missing.length, 0, plan.profile);
@@ -37,7 +42,10 @@ test('the same seed gives the same rows; another seed other rows, as complete', 
 
 test('every profile covers 100% of its possible pairs, read back from the cases the suite runs', () => {
   const reports = pairwiseCoverage(allCases());
-  assert.deepEqual(reports.map((r) => r.plan.profile), ['core', 'extensions', 'reference']);
+  assert.deepEqual(
+    reports.map((r) => r.plan.profile),
+    ['core', 'extensions', 'reference'],
+  );
   for (const r of reports) {
     assert.ok(complete(r), `${r.plan.profile}: ${r.covered}/${r.possible}, unreadable ${r.unreadable.join(', ')}`);
     assert.ok(r.possible > 50 && r.cases > 0);
@@ -146,7 +154,13 @@ test('the oracle of a whole case: size, type, alpha and probes where the strips 
   assert.deepEqual(e.image, { type: 'png', width: 400, height: 2 * PAGE_HEIGHT, hasAlpha: true });
   assert.deepEqual(probeOf(e, 'lid')!.region, { x: 0, y: 80, w: 400, h: 100 });
   assert.deepEqual(probeOf(e, 'late')!.region, { x: 0, y: 180, w: 400, h: 100 });
-  assert.deepEqual(probeOf(e, 'clear'), { kind: 'alpha', region: { x: 0, y: 280, w: 400, h: 100 }, min: 0, max: 0, label: 'clear: no background: transparent (omitBackground, PNG)' });
+  assert.deepEqual(probeOf(e, 'clear'), {
+    kind: 'alpha',
+    region: { x: 0, y: 280, w: 400, h: 100 },
+    min: 0,
+    max: 0,
+    label: 'clear: no background: transparent (omitBackground, PNG)',
+  });
   const jpeg = oracle({ combo: combo({ format: 'jpeg', selector: 'on', fullPage: 'on' }), profile: 'core' });
   assert.deepEqual(jpeg.image, { type: 'jpeg', width: 200, height: CARD.y1 - CARD.y0, hasAlpha: false });
   assert.equal(probeOf(jpeg, 'head'), undefined); // above the element

@@ -22,13 +22,43 @@ const GREEN_PNG = encodePng(solid(320, 240, [0x20, 0xa0, 0x40, 255]));
 const OK_HEADERS = { 'content-type': 'image/png', 'content-disposition': 'inline; filename="screenshot.png"' };
 
 let behaviour: (body: any, req: Request) => Response | Promise<Response> = () => new HttpResponse(GREEN_PNG, { headers: OK_HEADERS });
-const server = setupServer(http.post(`${BASE}/v1/screenshot`, async ({ request }) => behaviour(await request.clone().json().catch(() => null), request)));
+const server = setupServer(
+  http.post(`${BASE}/v1/screenshot`, async ({ request }) =>
+    behaviour(
+      await request
+        .clone()
+        .json()
+        .catch(() => null),
+      request,
+    ),
+  ),
+);
 before(() => server.listen({ onUnhandledRequest: 'error' }));
 after(() => server.close());
 
-const env: RunEnv = { baseUrl: BASE, apiKeys: ['k1'], fixtureOrigins: [], canary: false, isolatedNetwork: false, goldenDir: path.join(REPO_ROOT, 'golden'), updateGolden: false };
-const mk = (expect: Expectation, body: unknown = { html: '<p>x</p>', viewport: { width: 320, height: 240 } }): Case => ({ id: 'unit', must: 'The service MUST be right.', rules: ['2.3/success'], profile: 'core', request: { body }, expect });
-const imageCase = mk({ status: 200, image: { type: 'png', width: 320, height: 240 }, probes: [{ kind: 'color', region: { x: 0, y: 0, w: 320, h: 240 }, rgb: [0x20, 0xa0, 0x40] }], headers: { 'content-disposition': { matches: '^inline' } } });
+const env: RunEnv = {
+  baseUrl: BASE,
+  apiKeys: ['k1'],
+  fixtureOrigins: [],
+  canary: false,
+  isolatedNetwork: false,
+  goldenDir: path.join(REPO_ROOT, 'golden'),
+  updateGolden: false,
+};
+const mk = (expect: Expectation, body: unknown = { html: '<p>x</p>', viewport: { width: 320, height: 240 } }): Case => ({
+  id: 'unit',
+  must: 'The service MUST be right.',
+  rules: ['2.3/success'],
+  profile: 'core',
+  request: { body },
+  expect,
+});
+const imageCase = mk({
+  status: 200,
+  image: { type: 'png', width: 320, height: 240 },
+  probes: [{ kind: 'color', region: { x: 0, y: 0, w: 320, h: 240 }, rgb: [0x20, 0xa0, 0x40] }],
+  headers: { 'content-disposition': { matches: '^inline' } },
+});
 const failed = (o: { checks: { name: string; pass: boolean }[] }) => o.checks.filter((c) => !c.pass).map((c) => c.name);
 
 test('a correct image response passes', async () => {
@@ -107,12 +137,16 @@ test('504 turned into 500 fails the status check', async () => {
 
 test('a message that does not name the field fails', async () => {
   behaviour = () => HttpResponse.json({ error: 'bad_request', message: 'invalid request' }, { status: 400 });
-  assert.deepEqual(failed(await executeCase(mk({ status: 400, error: 'bad_request', message: 'viewport.*width' }), env, fetchClient)), ['message names the field']);
+  assert.deepEqual(failed(await executeCase(mk({ status: 400, error: 'bad_request', message: 'viewport.*width' }), env, fetchClient)), [
+    'message names the field',
+  ]);
 });
 
 test('a message echoing the body fails messageExcludes', async () => {
   behaviour = () => HttpResponse.json({ error: 'bad_request', message: 'Unexpected token in {"html":"secret-123"' }, { status: 400 });
-  assert.deepEqual(failed(await executeCase(mk({ status: 400, error: 'bad_request', messageExcludes: 'secret-123' }), env, fetchClient)), ['message does not echo the body']);
+  assert.deepEqual(failed(await executeCase(mk({ status: 400, error: 'bad_request', messageExcludes: 'secret-123' }), env, fetchClient)), [
+    'message does not echo the body',
+  ]);
 });
 
 test('status classes: 4xx accepts 413 and rejects 200', async () => {
@@ -133,7 +167,10 @@ test('multi-step header arithmetic (billing): remaining must drop by exactly one
     ...imageCase,
     then: [
       { request: { body: { html: 'x', selector: '#n' } }, expect: { status: 400, error: 'selector_not_found' } },
-      { request: { body: { html: 'x', viewport: { width: 320, height: 240 } } }, expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 0, plus: -1 }] } },
+      {
+        request: { body: { html: 'x', viewport: { width: 320, height: 240 } } },
+        expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 0, plus: -1 }] },
+      },
     ],
   };
   assert.equal((await executeCase(c, env, fetchClient)).pass, true);
@@ -173,8 +210,22 @@ test('a failed case reports how long the implementation took and the load averag
   const log = console.log;
   console.log = (...a: unknown[]) => void lines.push(a.join(' '));
   try {
-    const cases = [{ ...imageCase, id: 'unit.fails' }, { ...mk(imageCase.expect, { html: 'ok', viewport: { width: 320, height: 240 } }), id: 'unit.passes' }];
-    const options = { baseUrl: BASE, apiKeys: ['k1'], profiles: ['core' as const], fixtureOrigins: [], canary: false, isolatedNetwork: false, updateGolden: false, goldenDir: env.goldenDir, reportDir, workers: 1 };
+    const cases = [
+      { ...imageCase, id: 'unit.fails' },
+      { ...mk(imageCase.expect, { html: 'ok', viewport: { width: 320, height: 240 } }), id: 'unit.passes' },
+    ];
+    const options = {
+      baseUrl: BASE,
+      apiKeys: ['k1'],
+      profiles: ['core' as const],
+      fixtureOrigins: [],
+      canary: false,
+      isolatedNetwork: false,
+      updateGolden: false,
+      goldenDir: env.goldenDir,
+      reportDir,
+      workers: 1,
+    };
     const run = await runSuite(options, { cases, http: fetchClient });
     const [fails, passes] = run.records;
     assert.equal(fails!.verdict, 'fail');
@@ -183,7 +234,10 @@ test('a failed case reports how long the implementation took and the load averag
     assert.equal(fails!.timing!.loadAverage.length, 3);
     assert.ok(fails!.timing!.cpus >= 1);
     assert.equal(passes!.timing, undefined, 'only failed cases carry it');
-    assert.ok(lines.some((l) => /· the implementation answered in \d+ ms; load average [\d. ]+ on \d+ CPUs?/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /· the implementation answered in \d+ ms; load average [\d. ]+ on \d+ CPUs?/.test(l)),
+      lines.join('\n'),
+    );
     const json = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8'));
     const result = json.results.find((r: { id: string }) => r.id === 'unit.fails');
     assert.equal(result.timing.responseMs.length, 1);
@@ -197,7 +251,14 @@ test('a failed case reports how long the implementation took and the load averag
 });
 
 // The checks MCP cases use, on observed exchanges as the MCP transport builds them.
-const observed = (json: unknown, text?: string): Observed => ({ status: 200, headers: {}, body: Buffer.alloc(0), durationMs: 1, json, ...(text !== undefined ? { text } : {}) });
+const observed = (json: unknown, text?: string): Observed => ({
+  status: 200,
+  headers: {},
+  body: Buffer.alloc(0),
+  durationMs: 1,
+  json,
+  ...(text !== undefined ? { text } : {}),
+});
 
 test('json assertions: present, type, equals (deep), matches, length', () => {
   const o = observed({ tools: [{ name: 'take_screenshot', inputSchema: { type: 'object', properties: { a: { default: 1 } } } }] });
@@ -210,11 +271,23 @@ test('json assertions: present, type, equals (deep), matches, length', () => {
 });
 
 test('tool results: a refusal is isError with text and no image, or a JSON-RPC error; a success is not', () => {
-  assert.deepEqual(checkTool({ isError: true }, observed({ isError: true, content: [{ type: 'text' }] }, 'bad_request: x')).map((k) => k.pass), [true, true, true]);
+  assert.deepEqual(
+    checkTool({ isError: true }, observed({ isError: true, content: [{ type: 'text' }] }, 'bad_request: x')).map((k) => k.pass),
+    [true, true, true],
+  );
   assert.equal(checkTool({ isError: true }, observed({ rpcError: { code: -32602, message: 'Invalid params' } }, 'Invalid params'))[0]!.pass, true);
-  assert.deepEqual(checkTool({ isError: true }, observed({ content: [{ type: 'image' }] }, '')).map((k) => k.pass), [false, false, false]);
-  assert.deepEqual(checkTool({ isError: false, images: 1 }, observed({ content: [{ type: 'image' }, { type: 'text' }] }, 'ok')).map((k) => k.pass), [true, true]);
-  assert.deepEqual(checkTool({ isError: false, images: 1 }, observed({ isError: true, content: [{ type: 'text' }] }, 'no')).map((k) => k.pass), [false, false]);
+  assert.deepEqual(
+    checkTool({ isError: true }, observed({ content: [{ type: 'image' }] }, '')).map((k) => k.pass),
+    [false, false, false],
+  );
+  assert.deepEqual(
+    checkTool({ isError: false, images: 1 }, observed({ content: [{ type: 'image' }, { type: 'text' }] }, 'ok')).map((k) => k.pass),
+    [true, true],
+  );
+  assert.deepEqual(
+    checkTool({ isError: false, images: 1 }, observed({ isError: true, content: [{ type: 'text' }] }, 'no')).map((k) => k.pass),
+    [false, false],
+  );
 });
 
 test('text and comparisons across steps read numbers out of the text', () => {

@@ -19,9 +19,28 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headle
 const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 const root = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
 const ENGINES: Array<{ name: string; launch: () => Promise<Browser> }> = [
-  { name: 'chromium, the reference flags (--font-render-hinting=none, --force-color-profile=srgb)', launch: () => puppeteer.launch({ executablePath: CHROMIUM, headless: 'shell', args: [...root, '--font-render-hinting=none', '--force-color-profile=srgb', '--hide-scrollbars'] }) },
-  { name: 'chromium, --font-render-hinting=full', launch: () => puppeteer.launch({ executablePath: CHROMIUM, headless: 'shell', args: [...root, '--font-render-hinting=full', '--force-color-profile=srgb', '--hide-scrollbars'] }) },
-  { name: 'chromium, --font-render-hinting=medium, no colour profile flag', launch: () => puppeteer.launch({ executablePath: CHROMIUM, headless: 'shell', args: [...root, '--font-render-hinting=medium', '--hide-scrollbars'] }) },
+  {
+    name: 'chromium, the reference flags (--font-render-hinting=none, --force-color-profile=srgb)',
+    launch: () =>
+      puppeteer.launch({
+        executablePath: CHROMIUM,
+        headless: 'shell',
+        args: [...root, '--font-render-hinting=none', '--force-color-profile=srgb', '--hide-scrollbars'],
+      }),
+  },
+  {
+    name: 'chromium, --font-render-hinting=full',
+    launch: () =>
+      puppeteer.launch({
+        executablePath: CHROMIUM,
+        headless: 'shell',
+        args: [...root, '--font-render-hinting=full', '--force-color-profile=srgb', '--hide-scrollbars'],
+      }),
+  },
+  {
+    name: 'chromium, --font-render-hinting=medium, no colour profile flag',
+    launch: () => puppeteer.launch({ executablePath: CHROMIUM, headless: 'shell', args: [...root, '--font-render-hinting=medium', '--hide-scrollbars'] }),
+  },
   { name: 'firefox-esr (WebDriver BiDi)', launch: () => puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true }) },
 ];
 
@@ -57,7 +76,10 @@ for (const engine of ENGINES) {
         continue;
       }
       const png = await render(browser, c);
-      const { checks, image } = await judge({ ...c.expect, golden: undefined }, { status: 200, headers: { 'content-type': 'image/png' }, body: png, durationMs: 0 });
+      const { checks, image } = await judge(
+        { ...c.expect, golden: undefined },
+        { status: 200, headers: { 'content-type': 'image/png' }, body: png, durationMs: 0 },
+      );
       const g = noMask ? { ...c.expect.golden!, mask: undefined } : c.expect.golden!;
       const cmp = compareImages(readPng(readFileSync(path.join(REPO_ROOT, 'golden', g.name ?? `${c.id}.png`))), image ?? (await decodeImage(png)), g);
       const bad = checks.filter((k) => !k.pass);

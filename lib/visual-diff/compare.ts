@@ -30,7 +30,9 @@ export async function decodePicture(bytes: Uint8Array): Promise<Rgba> {
 
 /** PNG of an RGBA picture; a low zlib level: diff pictures are flat grey, and time matters more than bytes. */
 export function encodePng(img: Rgba): Promise<Buffer> {
-  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 }, limitInputPixels: false }).png({ compressionLevel: 3, adaptiveFiltering: false }).toBuffer();
+  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 }, limitInputPixels: false })
+    .png({ compressionLevel: 3, adaptiveFiltering: false })
+    .toBuffer();
 }
 
 /** A picture that could not be decoded: which one. */

@@ -48,7 +48,10 @@ test('changes close together are one region, apart are two (reading order)', () 
   const near = paint(paint(a, 10, 10, 5, 5, BLACK), 20, 10, 5, 5, BLACK); // 5 px apart
   assert.deepEqual(diffPictures(near, a, OPTS).regions, [{ x: 10, y: 10, width: 15, height: 5 }]);
   const apart = paint(paint(a, 200, 10, 5, 5, BLACK), 10, 150, 5, 5, BLACK);
-  assert.deepEqual(diffPictures(apart, a, OPTS).regions, [{ x: 200, y: 10, width: 5, height: 5 }, { x: 10, y: 150, width: 5, height: 5 }]);
+  assert.deepEqual(diffPictures(apart, a, OPTS).regions, [
+    { x: 200, y: 10, width: 5, height: 5 },
+    { x: 10, y: 150, width: 5, height: 5 },
+  ]);
 });
 
 test('at most MAX_REGIONS regions, the largest; the count says how many', () => {
@@ -57,7 +60,10 @@ test('at most MAX_REGIONS regions, the largest; the count says how many', () => 
   const d = diffPictures(b, solid(1000, 1000, WHITE), OPTS);
   assert.equal(d.regionCount, 60);
   assert.equal(d.regions.length, MAX_REGIONS);
-  assert.ok(d.regions.some((r) => r.width === 30), 'the largest is kept');
+  assert.ok(
+    d.regions.some((r) => r.width === 30),
+    'the largest is kept',
+  );
 });
 
 test('masks: a masked change does not count; the rest still does', () => {
@@ -87,7 +93,7 @@ test('different sizes: compared where they overlap, what only one has counts, bo
   assert.equal(wider.ratio, 1800 / (120 * 50));
 });
 
-test('only differing rows are compared, and the count is pixelmatch\'s over the whole picture (anti-aliasing included)', () => {
+test("only differing rows are compared, and the count is pixelmatch's over the whole picture (anti-aliasing included)", () => {
   const g = golden('viewport.share-card-1200x630.png');
   const shifted = { ...g, data: new Uint8Array(g.data) };
   // Shift a band of rows 1 px right: edges of text and shapes, where anti-aliasing is judged.
@@ -124,7 +130,10 @@ test('encoded pictures through the worker pool: figures and the diff picture; a 
     assert.deepEqual([r1.diffPixels, r1.regions, r1.width, r1.height], [16, [{ x: 8, y: 8, width: 4, height: 4 }], 64, 48]);
     assert.equal(r2.diffPixels, 0);
     assert.equal((await decodePicture(r1.png)).width, 64);
-    await assert.rejects(pool.compare(pa, Buffer.from('not a picture'), OPTS), (e: Error & { which?: string }) => e.name === 'UndecodablePicture' && e.which === 'baseline');
+    await assert.rejects(
+      pool.compare(pa, Buffer.from('not a picture'), OPTS),
+      (e: Error & { which?: string }) => e.name === 'UndecodablePicture' && e.which === 'baseline',
+    );
     assert.equal((await pool.compare(pa, pa, OPTS)).diffPixels, 0, 'the pool still works after a failure');
   } finally {
     await pool.close();

@@ -78,7 +78,8 @@ function crop(img: Rgba, width: number, height: number): Uint8Array {
 
 /** Half-open row ranges where the two pictures' bytes differ, widened by CONTEXT_ROWS and merged. */
 export function differingBands(a: Uint8Array, b: Uint8Array, width: number, height: number): Array<[number, number]> {
-  const A = view(a), B = view(b);
+  const A = view(a),
+    B = view(b);
   const row = width * 4;
   const bands: Array<[number, number]> = [];
   for (let y = 0; y < height; y++) {
@@ -130,8 +131,10 @@ export function diffPictures(current: Rgba, baseline: Rgba, opts: DiffOptions): 
     bands = [[0, H]];
   }
   for (const m of opts.masks ?? []) {
-    const x0 = Math.max(0, Math.floor(m.x)), x1 = Math.min(W, Math.ceil(m.x + m.width));
-    const y0 = Math.max(0, Math.floor(m.y)), y1 = Math.min(H, Math.ceil(m.y + m.height));
+    const x0 = Math.max(0, Math.floor(m.x)),
+      x1 = Math.min(W, Math.ceil(m.x + m.width));
+    const y0 = Math.max(0, Math.floor(m.y)),
+      y1 = Math.min(H, Math.ceil(m.y + m.height));
     if (x1 > x0) for (let y = y0; y < y1; y++) changed.fill(0, y * W + x0, y * W + x1);
   }
   const found = changedRegions(changed, W, H, bands);

@@ -15,7 +15,8 @@ const LINE = 2;
 const GAP = 2;
 
 function clampRect(r: Rect, W: number, H: number) {
-  const x0 = Math.max(0, Math.floor(r.x)), y0 = Math.max(0, Math.floor(r.y));
+  const x0 = Math.max(0, Math.floor(r.x)),
+    y0 = Math.max(0, Math.floor(r.y));
   return { x0, y0, x1: Math.min(W, Math.ceil(r.x + r.width)), y1: Math.min(H, Math.ceil(r.y + r.height)) };
 }
 
@@ -24,7 +25,10 @@ const word = (r: number, g: number, b: number) => ((255 << 24) | (b << 16) | (g 
 
 /** The current picture's pixel (a word) faded to grey: luma (BT.601, as pixelmatch's grey) blended towards white by its alpha and FADE. */
 function faded(p: number): number {
-  const r = p & 255, g = (p >>> 8) & 255, b = (p >>> 16) & 255, a = p >>> 24;
+  const r = p & 255,
+    g = (p >>> 8) & 255,
+    b = (p >>> 16) & 255,
+    a = p >>> 24;
   const luma = r * 0.29889531 + g * 0.58662247 + b * 0.11448223;
   const v = Math.round(255 + (luma - 255) * FADE * (a / 255));
   return word(v, v, v);
@@ -32,20 +36,26 @@ function faded(p: number): number {
 
 /** The diff picture of a comparison, as RGBA of the compared area's size. */
 export function diffPicture(current: Rgba, d: Diff, masks: readonly Rect[] = []): Rgba {
-  const W = d.width, H = d.height, cw = current.width;
+  const W = d.width,
+    H = d.height,
+    cw = current.width;
   const data = new Uint8Array(W * H * 4);
   const out = new Uint32Array(data.buffer);
   const src = new Uint32Array(current.data.buffer, current.data.byteOffset, cw * current.height);
-  const red = word(...RED), none = word(NO_PIXELS, NO_PIXELS, NO_PIXELS);
+  const red = word(...RED),
+    none = word(NO_PIXELS, NO_PIXELS, NO_PIXELS);
   const rowChanged = new Uint8Array(H);
   for (const [from, to] of d.bands) rowChanged.fill(1, from, to);
   const rows = Buffer.from(current.data.buffer, current.data.byteOffset, current.data.byteLength);
   const rowBytes = cw * 4;
   // Pages are mostly runs of one colour: a pixel like the one before it takes its grey, and a row
   // like the one above it (neither with a change) its row.
-  let last = -1, lastGrey = 0;
+  let last = -1,
+    lastGrey = 0;
   for (let y = 0; y < H; y++) {
-    const o = y * W, s = y * cw, inside = y < current.height ? cw : 0;
+    const o = y * W,
+      s = y * cw,
+      inside = y < current.height ? cw : 0;
     if (y > 0 && W === cw && inside && !rowChanged[y] && !rowChanged[y - 1] && rows.compare(rows, s * 4 - rowBytes, s * 4, s * 4, s * 4 + rowBytes) === 0) {
       out.copyWithin(o, o - W, o);
       continue;

@@ -63,7 +63,10 @@ export function changedRegions(changed: Uint32Array, width: number, height: numb
     if (seen[start]) continue;
     seen[start] = 1;
     stack.push(start);
-    let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -1,
+      y1 = -1;
     while (stack.length) {
       const cell = stack.pop()!;
       const c = cell * 4;
@@ -71,10 +74,12 @@ export function changedRegions(changed: Uint32Array, width: number, height: numb
       y0 = Math.min(y0, box[c + 1]!);
       x1 = Math.max(x1, box[c + 2]!);
       y1 = Math.max(y1, box[c + 3]!);
-      const cx = cell % cols, cy = (cell / cols) | 0;
+      const cx = cell % cols,
+        cy = (cell / cols) | 0;
       for (let dy = -1; dy <= 1; dy++) {
         for (let dx = -1; dx <= 1; dx++) {
-          const nx = cx + dx, ny = cy + dy;
+          const nx = cx + dx,
+            ny = cy + dy;
           if (nx < 0 || ny < 0 || nx >= cols || ny >= rows) continue;
           const n = ny * cols + nx;
           if (seen[n] || box[n * 4] === -1) continue;

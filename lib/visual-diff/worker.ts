@@ -7,6 +7,10 @@ import type { Job, Reply } from './pool.ts';
 parentPort!.on('message', (job: Job) => {
   compareEncoded(job.current, job.baseline, job.options).then(
     (result) => parentPort!.postMessage({ id: job.id, result } satisfies Reply, [result.png.buffer as ArrayBuffer]),
-    (e: unknown) => parentPort!.postMessage({ id: job.id, error: e instanceof UndecodablePicture ? { undecodable: e.which } : { message: e instanceof Error ? e.message : String(e) } } satisfies Reply),
+    (e: unknown) =>
+      parentPort!.postMessage({
+        id: job.id,
+        error: e instanceof UndecodablePicture ? { undecodable: e.which } : { message: e instanceof Error ? e.message : String(e) },
+      } satisfies Reply),
   );
 });

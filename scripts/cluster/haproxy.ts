@@ -39,7 +39,13 @@ export interface HaproxyParams {
  * DRAIN_SECONDS (5). The timeout exceeds /readyz's own 2 s wait for a busy browser: a loaded
  * replica is slow, not down.
  */
-export const CHECKS: Pick<HaproxyParams, 'check_interval' | 'check_timeout' | 'check_fall' | 'check_rise' | 'retries'> = { check_interval: '1s', check_timeout: '3s', check_fall: 2, check_rise: 2, retries: 3 };
+export const CHECKS: Pick<HaproxyParams, 'check_interval' | 'check_timeout' | 'check_fall' | 'check_rise' | 'retries'> = {
+  check_interval: '1s',
+  check_timeout: '3s',
+  check_fall: 2,
+  check_rise: 2,
+  retries: 3,
+};
 
 /** compose.yaml's HAProxy: service `screenshot` (replicas found through Docker's DNS) on port 3000. */
 export const COMPOSE_REPLICA_SLOTS = 10;
@@ -163,7 +169,13 @@ export async function startHaproxy(opts: {
   const until = Date.now() + 15_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`haproxy exited (${proc.exitCode}):\n${out}`);
-    if (await h.command('show info').then(() => true, () => false)) break;
+    if (
+      await h.command('show info').then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > until) {
       await h.stop();
       throw new Error(`haproxy did not start within 15 s:\n${out}`);

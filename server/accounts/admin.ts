@@ -35,10 +35,7 @@ async function openAccount(q: Queryable, id: string, label: string | null, credi
   return made.length > 0;
 }
 
-export async function createKey(
-  db: Db,
-  opts: { label?: string; accountId?: string; credits: number; source?: 'cli' | 'dev' },
-): Promise<CreatedKey> {
+export async function createKey(db: Db, opts: { label?: string; accountId?: string; credits: number; source?: 'cli' | 'dev' }): Promise<CreatedKey> {
   const key = generateKey();
   return db.tx(async (q) => {
     let accountId = opts.accountId;
@@ -87,10 +84,7 @@ export async function listKeys(db: Db, opts: { includeRevoked?: boolean } = {}):
 
 /** Revokes a key by its id (key_...). Returns false when it does not exist or is already revoked. */
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
-  const rows = await db.query(
-    "UPDATE api_keys SET revoked_at = now(), revoked_by = 'cli' WHERE id = $1 AND revoked_at IS NULL RETURNING id",
-    [keyId],
-  );
+  const rows = await db.query("UPDATE api_keys SET revoked_at = now(), revoked_by = 'cli' WHERE id = $1 AND revoked_at IS NULL RETURNING id", [keyId]);
   return rows.length > 0;
 }
 
@@ -102,10 +96,7 @@ export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
 export async function grant(db: Db, accountOrKeyId: string, amount: number, note?: string): Promise<{ accountId: string; credits: number }> {
   if (!Number.isSafeInteger(amount) || amount === 0) throw new AdminError('the amount must be a non-zero integer');
   return db.tx(async (q) => {
-    const acc = await q.query<{ id: string }>(
-      'SELECT id FROM accounts WHERE id = $1 UNION SELECT account_id FROM api_keys WHERE id = $1',
-      [accountOrKeyId],
-    );
+    const acc = await q.query<{ id: string }>('SELECT id FROM accounts WHERE id = $1 UNION SELECT account_id FROM api_keys WHERE id = $1', [accountOrKeyId]);
     if (!acc.length) throw new AdminError(`no account or key ${accountOrKeyId}`);
     const accountId = acc[0]!.id;
     const upd = await q.query<{ available: unknown }>(
@@ -143,10 +134,9 @@ export async function syncEnvKeys(db: Db, keys: string[], freeCredits: number): 
       ]);
     }
     await q.query("UPDATE api_keys SET revoked_at = NULL, revoked_by = NULL WHERE hash = ANY($1::text[]) AND revoked_by = 'env'", [hashes]);
-    await q.query(
-      "UPDATE api_keys SET revoked_at = now(), revoked_by = 'env' WHERE source = 'env' AND revoked_at IS NULL AND hash <> ALL($1::text[])",
-      [hashes],
-    );
+    await q.query("UPDATE api_keys SET revoked_at = now(), revoked_by = 'env' WHERE source = 'env' AND revoked_at IS NULL AND hash <> ALL($1::text[])", [
+      hashes,
+    ]);
   });
 }
 

@@ -49,7 +49,7 @@ for (const store of STORES) {
           const account = (await l.authenticate(KEY))!;
           if (store.name === 'postgres') {
             assert.equal((await audit(l.db, account.id)).held, 1, 'still held by the dead replica');
-            await l.db.query('UPDATE reservations SET expires_at = now() - interval \'1 second\''); // its lease runs out
+            await l.db.query("UPDATE reservations SET expires_at = now() - interval '1 second'"); // its lease runs out
             assert.equal(await l.sweep(), 1);
           } else {
             assert.equal(await l.sweep({ all: true }), 1, 'what a restart of the embedded store does');

@@ -11,7 +11,11 @@ import { shoot, show, type Reply } from '../../test/support/http.ts';
 import { startTestServer, testConfig, type TestServer } from '../../test/support/server.ts';
 import { audit, STORES, type TestStore } from '../../test/support/stores.ts';
 
-const html = (i: number | string) => ({ html: `<body style="margin:0;background:#fff"><h1>capture ${i}</h1></body>`, viewport: { width: 320, height: 200 }, waitUntil: 'load' });
+const html = (i: number | string) => ({
+  html: `<body style="margin:0;background:#fff"><h1>capture ${i}</h1></body>`,
+  viewport: { width: 320, height: 200 },
+  waitUntil: 'load',
+});
 
 /** A loopback page at every path for url-mode captures; the server is told it is public (EGRESS_ALLOW). */
 async function fixtureOrigin(): Promise<Fixture> {
@@ -184,7 +188,12 @@ describe('two server replicas on one PostgreSQL under parallel load', { skip: ST
           case 2:
             return () => shoot(base, { ...html(`c${i}`), selector: '#missing' }, { key: k2.key });
           default:
-            return () => shoot(base, { url: `${fixture.origin}/p${i % 3}`, viewport: { width: 320, height: 200 }, waitUntil: 'load' }, { key: k2.key, headers: { 'cache-control': 'no-cache' } });
+            return () =>
+              shoot(
+                base,
+                { url: `${fixture.origin}/p${i % 3}`, viewport: { width: 320, height: 200 }, waitUntil: 'load' },
+                { key: k2.key, headers: { 'cache-control': 'no-cache' } },
+              );
         }
       });
       // Waves of 8 so that identical url requests can meet a filled cache.

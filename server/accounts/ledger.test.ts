@@ -83,8 +83,18 @@ for (const store of STORES) {
       const { account } = await newAccount(l, 10);
       const r = await l.reserve(account);
       const results = await Promise.all([l.commit(r), l.commit(r), l.release(r)]);
-      assert.deepEqual(results.slice(0, 2).map((c) => c?.charged).sort(), [0, 1], 'one commit charged, the other says it did not');
-      assert.deepEqual(results.slice(0, 2).map((c) => c?.remaining), [9, 9]);
+      assert.deepEqual(
+        results
+          .slice(0, 2)
+          .map((c) => c?.charged)
+          .sort(),
+        [0, 1],
+        'one commit charged, the other says it did not',
+      );
+      assert.deepEqual(
+        results.slice(0, 2).map((c) => c?.remaining),
+        [9, 9],
+      );
       await assertBooks(l, account.id, { credits: 9, held: 0, captures: 1 });
       const r2 = await l.reserve(account);
       await l.release(r2);
@@ -154,7 +164,10 @@ for (const store of STORES) {
       // `gone` stands for a second process on the same store (it shares l's connection): it
       // reserves, then stops as a crash would (its timers end; the reservation row stays).
       const { account } = await newAccount(l, 5);
-      const gone = new SqlLedger({ kind: l.db.kind, query: (q, p) => l.db.query(q, p), tx: (fn) => l.db.tx(fn), close: async () => {} }, { rateLimitPerMinute: 0, leaseSeconds: 1, sweepIntervalMs: 0 });
+      const gone = new SqlLedger(
+        { kind: l.db.kind, query: (q, p) => l.db.query(q, p), tx: (fn) => l.db.tx(fn), close: async () => {} },
+        { rateLimitPerMinute: 0, leaseSeconds: 1, sweepIntervalMs: 0 },
+      );
       const lost = await gone.reserve(account);
       await gone.close(); // its process "crashed": nobody renews it any more
       const kept = await l.reserve(account);
@@ -194,7 +207,10 @@ for (const store of STORES) {
         const { account } = await newAccount(l);
         const { account: other } = await newAccount(l);
         for (let i = 0; i < 3; i++) await l.checkRateLimit(account);
-        const err = await l.checkRateLimit(account).then(() => null, (e) => e);
+        const err = await l.checkRateLimit(account).then(
+          () => null,
+          (e) => e,
+        );
         assert.ok(isCode('rate_limited')(err), 'the fourth request in the minute is refused');
         assert.equal((err as ServiceError).status, 429);
         assert.equal((err as ServiceError).facts.retryAfterSeconds, 45);

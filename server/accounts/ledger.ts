@@ -79,7 +79,9 @@ export class SqlLedger implements Accounts {
     );
     if (rows.length) return;
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    throw new ServiceError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry after ${retryAfter} s`, { retryAfterSeconds: retryAfter });
+    throw new ServiceError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry after ${retryAfter} s`, {
+      retryAfterSeconds: retryAfter,
+    });
   }
 
   async reserve(account: Account): Promise<Reservation> {
@@ -146,10 +148,7 @@ export class SqlLedger implements Accounts {
   /** Extends the lease of every reservation this process still holds. */
   async renew(): Promise<void> {
     if (this.live.size === 0) return;
-    await this.db.query('UPDATE reservations SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::text[])', [
-      [...this.live],
-      this.lease,
-    ]);
+    await this.db.query('UPDATE reservations SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::text[])', [[...this.live], this.lease]);
   }
 
   /**

@@ -101,75 +101,93 @@ for (const store of STORES) {
       }
     });
 
-    test('two instances on one store: parallel captures are exact and share the rate limit', { skip: store.name === 'embedded' && 'the embedded store serves one process' }, async () => {
-      const s = await store.make();
-      const a = await s.open({ rateLimitPerMinute: 1000 });
-      const b = await s.open({ rateLimitPerMinute: 1000 });
-      try {
-        const made = await createKey(a.db, { credits: 13 });
-        const accA = (await a.authenticate(made.key))!;
-        const accB = (await b.authenticate(made.key))!;
-        const results = await Promise.all(
-          Array.from({ length: 40 }, async (_, i) => {
-            const [l, acc] = i % 2 ? [a, accA] : [b, accB];
-            try {
-              const r = await l.reserve(acc);
-              await sleep(i % 7);
-              await l.commit(r);
-              return 1;
-            } catch (e) {
-              if (isCode('insufficient_credits')(e)) return 0;
-              throw e;
-            }
-          }),
-        );
-        assert.equal(results.reduce((x: number, y) => x + y, 0), 13);
-        await assertBooks(a, accA.id, { credits: 0, held: 0, captures: 13 });
-
-        const c = await s.open({ rateLimitPerMinute: 5 });
-        const d = await s.open({ rateLimitPerMinute: 5 });
+    test(
+      'two instances on one store: parallel captures are exact and share the rate limit',
+      { skip: store.name === 'embedded' && 'the embedded store serves one process' },
+      async () => {
+        const s = await store.make();
+        const a = await s.open({ rateLimitPerMinute: 1000 });
+        const b = await s.open({ rateLimitPerMinute: 1000 });
         try {
-          const outs = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? c : d).checkRateLimit(accA).then(() => 'ok', (e) => (e as ServiceError).code)));
-          assert.equal(outs.filter((o) => o === 'ok').length, 5, 'one shared window for both replicas');
-          assert.equal(outs.filter((o) => o === 'rate_limited').length, 7);
-        } finally {
-          await c.close();
-          await d.close();
-        }
-      } finally {
-        await a.close();
-        await b.close();
-        await s.destroy();
-      }
-    });
+          const made = await createKey(a.db, { credits: 13 });
+          const accA = (await a.authenticate(made.key))!;
+          const accB = (await b.authenticate(made.key))!;
+          const results = await Promise.all(
+            Array.from({ length: 40 }, async (_, i) => {
+              const [l, acc] = i % 2 ? [a, accA] : [b, accB];
+              try {
+                const r = await l.reserve(acc);
+                await sleep(i % 7);
+                await l.commit(r);
+                return 1;
+              } catch (e) {
+                if (isCode('insufficient_credits')(e)) return 0;
+                throw e;
+              }
+            }),
+          );
+          assert.equal(
+            results.reduce((x: number, y) => x + y, 0),
+            13,
+          );
+          await assertBooks(a, accA.id, { credits: 0, held: 0, captures: 13 });
 
-    test('the development key: created once with the allowance, kept in a 0600 file, hashed in the store', { skip: store.name === 'postgres' && 'no dev key with DATABASE_URL' }, async () => {
-      const s = await store.make();
-      try {
-        let l = await s.open();
-        const dev = await ensureDevKey(l, s.config());
-        assert.ok(dev?.created);
-        assert.equal((statSync(dev.file).mode & 0o777).toString(8), '600');
-        assert.equal(readFileSync(dev.file, 'utf8').trim(), dev.key);
-        const acc = (await l.authenticate(dev.key))!;
-        assert.equal(await l.balance(acc), 100);
-        assert.equal(await ensureDevKey(l, s.config({ apiKeys: ['ci-key-0123456789abcdef'] })), null, 'not with API_KEYS');
-        await l.close();
-        l = await s.open();
-        const again = await ensureDevKey(l, s.config());
-        assert.deepEqual(again, { ...dev, created: false }, 'the same key after a restart');
-        await revokeKey(l.db, acc.keyId!);
-        await createKey(l.db, { credits: 1 });
-        assert.equal(await ensureDevKey(l, s.config()), null, 'other keys exist: no new dev key');
-        await l.close();
-        // The embedded store is locked to one process.
-        l = await s.open();
-        await assert.rejects(s.open(), /in use by process/);
-        await l.close();
-        assert.ok(existsSync(s.config().dataDir));
-      } finally {
-        await s.destroy();
-      }
-    });
+          const c = await s.open({ rateLimitPerMinute: 5 });
+          const d = await s.open({ rateLimitPerMinute: 5 });
+          try {
+            const outs = await Promise.all(
+              Array.from({ length: 12 }, (_, i) =>
+                (i % 2 ? c : d).checkRateLimit(accA).then(
+                  () => 'ok',
+                  (e) => (e as ServiceError).code,
+                ),
+              ),
+            );
+            assert.equal(outs.filter((o) => o === 'ok').length, 5, 'one shared window for both replicas');
+            assert.equal(outs.filter((o) => o === 'rate_limited').length, 7);
+          } finally {
+            await c.close();
+            await d.close();
+          }
+        } finally {
+          await a.close();
+          await b.close();
+          await s.destroy();
+        }
+      },
+    );
+
+    test(
+      'the development key: created once with the allowance, kept in a 0600 file, hashed in the store',
+      { skip: store.name === 'postgres' && 'no dev key with DATABASE_URL' },
+      async () => {
+        const s = await store.make();
+        try {
+          let l = await s.open();
+          const dev = await ensureDevKey(l, s.config());
+          assert.ok(dev?.created);
+          assert.equal((statSync(dev.file).mode & 0o777).toString(8), '600');
+          assert.equal(readFileSync(dev.file, 'utf8').trim(), dev.key);
+          const acc = (await l.authenticate(dev.key))!;
+          assert.equal(await l.balance(acc), 100);
+          assert.equal(await ensureDevKey(l, s.config({ apiKeys: ['ci-key-0123456789abcdef'] })), null, 'not with API_KEYS');
+          await l.close();
+          l = await s.open();
+          const again = await ensureDevKey(l, s.config());
+          assert.deepEqual(again, { ...dev, created: false }, 'the same key after a restart');
+          await revokeKey(l.db, acc.keyId!);
+          await createKey(l.db, { credits: 1 });
+          assert.equal(await ensureDevKey(l, s.config()), null, 'other keys exist: no new dev key');
+          await l.close();
+          // The embedded store is locked to one process.
+          l = await s.open();
+          await assert.rejects(s.open(), /in use by process/);
+          await l.close();
+          assert.ok(existsSync(s.config().dataDir));
+        } finally {
+          await s.destroy();
+        }
+      },
+    );
   });
 }

@@ -134,7 +134,11 @@ test('sweep: a refused request makes room for the one behind it', async () => {
   await a.acquire(20_000);
   clock.advance(3000); // the running render has shown it is slow: expected to free in 3000 ms
   const outcomes: string[] = [];
-  const track = (name: string, p: Promise<unknown>) => p.then(() => outcomes.push(`${name} started`), (e) => outcomes.push(`${name} ${(e as ServiceError).code}`));
+  const track = (name: string, p: Promise<unknown>) =>
+    p.then(
+      () => outcomes.push(`${name} started`),
+      (e) => outcomes.push(`${name} ${(e as ServiceError).code}`),
+    );
   // Expected waits 3000, 4000, 5000 ms; each may start until its remaining budget less 5000 ms:
   // a until 10000 ms, b until 4000 ms, c until 5000 ms. All just fit.
   const all = Promise.all([track('a', a.acquire(15_000)), track('b', a.acquire(9000)), track('c', a.acquire(10_000))]);

@@ -157,7 +157,8 @@ export class Admission {
         this.holds.delete(hold);
         this.policy.held(this.clock.now() - hold.since);
         const next = this.queue.shift();
-        if (next) next.wake(); // the permit passes straight to the next waiter
+        if (next)
+          next.wake(); // the permit passes straight to the next waiter
         else this.running--;
       },
     };
@@ -175,7 +176,10 @@ export class Admission {
    */
   private sweep(): void {
     const now = this.clock.now();
-    const refused = this.policy.refusals(this.holdAges(), this.queue.map((w) => w.latestStartAt - now));
+    const refused = this.policy.refusals(
+      this.holdAges(),
+      this.queue.map((w) => w.latestStartAt - now),
+    );
     for (const w of refused.map((i) => this.queue[i]!)) w.refuse(); // each leaves the queue
     if (this.queue.length === 0 && this.stopSweep) {
       this.stopSweep();

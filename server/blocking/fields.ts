@@ -27,6 +27,6 @@ export const blockUrlsField = {
   description:
     `At most ${BLOCK_URLS_MAX} URL patterns; requests whose whole URL matches one are refused inside the browser before they are sent, ` +
     'as with blockResourceTypes. `*` matches any characters (none included); everything else matches itself, case-sensitively: ' +
-    '`*://*.doubleclick.net/*`, `*/ads/*`, `*.woff2`. The page\'s own document is never blocked.',
+    "`*://*.doubleclick.net/*`, `*/ads/*`, `*.woff2`. The page's own document is never blocked.",
   'x-rule': `an array of at most ${BLOCK_URLS_MAX} URL patterns`,
 } as const;

@@ -25,7 +25,10 @@ test('Fetch patterns escape ? and \\ (Fetch reads them as a wildcard and an esca
   assert.equal(fetchPattern('*\\x*'), '*\\\\x*');
   const l = list({ blockUrls: ['*/a?b'], blockResourceTypes: ['image', 'other', 'websocket'] })!;
   const patterns = l.fetchPatterns();
-  assert.deepEqual(patterns.map((p) => p.resourceType ?? p.urlPattern), ['Image', 'Other', 'Ping', 'EventSource', 'CSPViolationReport', '*/a\\?b']);
+  assert.deepEqual(
+    patterns.map((p) => p.resourceType ?? p.urlPattern),
+    ['Image', 'Other', 'Ping', 'EventSource', 'CSPViolationReport', '*/a\\?b'],
+  );
   assert.ok(patterns.every((p) => p.requestStage === 'Request'));
 });
 
@@ -55,11 +58,17 @@ test('websockets: every one by type; by URL only those a pattern matches', () =>
 
 test("xhr and fetch: Fetch's one XHR filter pauses both; a paused XHR is decided by its Network type unless both are blocked", () => {
   const both = list({ blockResourceTypes: ['xhr', 'fetch'] })!;
-  assert.deepEqual(both.fetchPatterns().map((p) => p.resourceType), ['XHR']);
+  assert.deepEqual(
+    both.fetchPatterns().map((p) => p.resourceType),
+    ['XHR'],
+  );
   assert.equal(both.verdict('https://a.example/api', 'XHR', false), 'block');
   assert.equal(both.asksNetwork, false);
   const fetchOnly = list({ blockResourceTypes: ['fetch'] })!;
-  assert.deepEqual(fetchOnly.fetchPatterns().map((p) => p.resourceType), ['XHR']);
+  assert.deepEqual(
+    fetchOnly.fetchPatterns().map((p) => p.resourceType),
+    ['XHR'],
+  );
   assert.equal(fetchOnly.asksNetwork, true);
   assert.equal(fetchOnly.verdict('https://a.example/api', 'XHR', false), 'ask');
   assert.ok(fetchOnly.blocks('https://a.example/api', 'Fetch', false) && !fetchOnly.blocks('https://a.example/api', 'XHR', false));

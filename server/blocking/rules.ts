@@ -28,11 +28,29 @@ const PROTOCOL_TYPES: Record<BlockableType, Protocol.Network.ResourceType[]> = {
  * The types Fetch.enable's filter knows (Chromium 156 refuses the others: Manifest, TextTrack,
  * Prefetch, SignedExchange, WebSocket). Its interception reports such requests as Other.
  */
-const FETCH_FILTER_TYPES = new Set<Protocol.Network.ResourceType>(['Image', 'Media', 'Font', 'Stylesheet', 'Script', 'XHR', 'Fetch', 'Other', 'Ping', 'EventSource', 'CSPViolationReport']);
+const FETCH_FILTER_TYPES = new Set<Protocol.Network.ResourceType>([
+  'Image',
+  'Media',
+  'Font',
+  'Stylesheet',
+  'Script',
+  'XHR',
+  'Fetch',
+  'Other',
+  'Ping',
+  'EventSource',
+  'CSPViolationReport',
+]);
 
 /** `*` any characters, everything else itself: as a regular expression over the whole URL. */
 export function patternRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  );
 }
 
 /** The same pattern for the browser's Fetch.enable, whose `?` is a wildcard and `\` its escape. */
@@ -89,7 +107,12 @@ export class Blocklist {
   fetchPatterns(): Protocol.Fetch.RequestPattern[] {
     // Fetch's XHR filter pauses fetch() too: one filter serves xhr, fetch or both.
     const asFetchSees = (t: Protocol.Network.ResourceType): Protocol.Network.ResourceType => (t === 'Fetch' ? 'XHR' : t);
-    const types = new Set((this.req.blockResourceTypes ?? []).flatMap((t) => PROTOCOL_TYPES[t]).filter((t) => FETCH_FILTER_TYPES.has(t)).map(asFetchSees));
+    const types = new Set(
+      (this.req.blockResourceTypes ?? [])
+        .flatMap((t) => PROTOCOL_TYPES[t])
+        .filter((t) => FETCH_FILTER_TYPES.has(t))
+        .map(asFetchSees),
+    );
     const byType = [...types].map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const }));
     const byUrl = (this.req.blockUrls ?? []).map((p) => ({ urlPattern: fetchPattern(p), requestStage: 'Request' as const }));
     return [...byType, ...byUrl];

@@ -39,9 +39,7 @@ export interface ResultCache {
   readonly enabled: boolean;
 }
 
-export type Acquired =
-  | { hit: CachedResult; joined: boolean; lead?: undefined }
-  | { hit?: undefined; lead: { end(): Promise<void> } };
+export type Acquired = { hit: CachedResult; joined: boolean; lead?: undefined } | { hit?: undefined; lead: { end(): Promise<void> } };
 
 /** JSON with object keys sorted at every level and undefined members dropped. */
 export function canonicalJson(v: unknown): string {
@@ -69,7 +67,9 @@ const ENTRY_SHAPE = 'picture-facts';
  */
 export function cacheKey(accountId: string, req: ScreenshotRequest, browserVersion = ''): string {
   if (req.html !== undefined || req.url === undefined) throw new Error('cacheKey: html results are never cached');
-  return `${accountId}:${createHash('sha256').update(`${ENTRY_SHAPE}\n${browserVersion}\n${canonicalJson(req)}`).digest('base64url')}`;
+  return `${accountId}:${createHash('sha256')
+    .update(`${ENTRY_SHAPE}\n${browserVersion}\n${canonicalJson(req)}`)
+    .digest('base64url')}`;
 }
 
 /** When a request stops waiting for an identical render, and the error it then gets. */

@@ -54,7 +54,7 @@ for (const { name, make, skip } of STORES) {
       const hit = await c!.get('k');
       assert.equal(hit?.body.length, 100);
       assert.equal(hit?.storedAt, stored);
-      assert.deepEqual(hit?.picture, result(1).picture, 'the picture\'s facts come back as stored');
+      assert.deepEqual(hit?.picture, result(1).picture, "the picture's facts come back as stored");
       assert.equal(await c!.get('k', { maxAgeSeconds: 299 }), undefined, 'older than max age');
       assert.ok(await c!.get('k', { maxAgeSeconds: 300 }));
       clock += 1;
@@ -108,7 +108,7 @@ for (const { name, make, skip } of STORES) {
       const got = await Promise.all(waiters);
       for (const g of got) {
         assert.equal(g.lead, undefined, 'none of the others leads');
-        assert.equal(g.hit?.body.toString(), 's'.repeat(50), 'each is served the leader\'s entry');
+        assert.equal(g.hit?.body.toString(), 's'.repeat(50), "each is served the leader's entry");
       }
       const later = await c!.acquire('same');
       assert.equal(later.hit && later.joined, false, 'a later request is a plain hit');
@@ -150,7 +150,10 @@ for (const { name, make, skip } of STORES) {
       const waiter = c!.acquire('stuck', { deadline: { at: clock + 1000, expired: () => expired } });
       await new Promise((r) => setTimeout(r, 30));
       let settled = false;
-      void waiter.then(() => (settled = true), () => (settled = true));
+      void waiter.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
       await new Promise((r) => setTimeout(r, 30));
       assert.equal(settled, false, 'still waiting before the deadline');
       clock += 1000;

@@ -66,7 +66,13 @@ interface CompactRules {
   v: number;
   s: string[];
   r: unknown[][];
-  index: { genericRuleRange: [number, number]; frameRuleRange: [number, number]; specificRuleRange: [number, number]; genericStringEnd: number; frameStringEnd: number };
+  index: {
+    genericRuleRange: [number, number];
+    frameRuleRange: [number, number];
+    specificRuleRange: [number, number];
+    genericStringEnd: number;
+    frameStringEnd: number;
+  };
 }
 
 interface Parts {
@@ -107,7 +113,13 @@ function load(): Parts {
     }
   });
   parts = {
-    head: ['(() => {', "if (!Object.prototype.hasOwnProperty.call(window, '__scAutoconsent')) {", esm.slice(0, cut), driver, 'scAutoconsentDriver({ AutoConsent }, '].join('\n'),
+    head: [
+      '(() => {',
+      "if (!Object.prototype.hasOwnProperty.call(window, '__scAutoconsent')) {",
+      esm.slice(0, cut),
+      driver,
+      'scAutoconsentDriver({ AutoConsent }, ',
+    ].join('\n'),
     tail: `, ${JSON.stringify(options)});\n}\nreturn window.__scAutoconsent.quickPass(__BUDGET__);\n})()`,
     rules,
     genericJson: JSON.stringify({ v: rules.v, s: rules.s.slice(0, genericStringEnd), r: rules.r.slice(...genericRuleRange) }),
@@ -191,4 +203,3 @@ export async function stopDriver(frame: Frame): Promise<FrameConsentState | null
   );
   return toFrameState(raw);
 }
-

@@ -125,7 +125,7 @@ test('a page without a banner: no CMP driver is injected, nothing changes', asyn
   });
 });
 
-test("hiding works under a strict Content-Security-Policy (no inline <style> allowed)", async () => {
+test('hiding works under a strict Content-Security-Policy (no inline <style> allowed)', async () => {
   const html = `<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="style-src 'none'; script-src 'unsafe-inline'"></head>
 <body><main><h1>Article</h1><p>${'Text of the article. '.repeat(40)}</p></main><div id="notice"><p>This website uses cookies to improve your experience and for personalised advertising.</p><button>Got it</button></div>
 <script>var n = document.getElementById('notice'); n.style.position = 'fixed'; n.style.bottom = '0'; n.style.left = '0'; n.style.right = '0'; n.style.height = '100px'; n.style.background = '#7a1f1f';

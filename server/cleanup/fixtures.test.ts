@@ -23,9 +23,23 @@ if (shotsDir) mkdirSync(shotsDir, { recursive: true });
 
 const rgb = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
 /** A manifest probe, held strictly here: every pixel of the region within its tolerance. */
-const strict = (p: ManifestProbe): Probe => ({ kind: 'color', region: { x: p.x, y: p.y, w: p.w, h: p.h }, rgb: rgb(p.expect), tolerance: p.tolerance, fraction: 1, label: p.name });
+const strict = (p: ManifestProbe): Probe => ({
+  kind: 'color',
+  region: { x: p.x, y: p.y, w: p.w, h: p.h },
+  rgb: rgb(p.expect),
+  tolerance: p.tolerance,
+  fraction: 1,
+  label: p.name,
+});
 /** Consent was given if any pixel of the accept region has the accept colour. */
-const noAccept = (a: ManifestEntry['acceptProbe']): Probe => ({ kind: 'absent', region: { x: a.x, y: a.y, w: a.w, h: a.h }, rgb: rgb(a.mustNotBe), tolerance: 7, fraction: 0, label: 'accept marker' });
+const noAccept = (a: ManifestEntry['acceptProbe']): Probe => ({
+  kind: 'absent',
+  region: { x: a.x, y: a.y, w: a.w, h: a.h },
+  rgb: rgb(a.mustNotBe),
+  tolerance: 7,
+  fraction: 0,
+  label: 'accept marker',
+});
 
 interface Run {
   png: PNG;
@@ -70,9 +84,11 @@ async function run(f: ManifestEntry, mode: 'url' | 'html', cleanup: boolean): Pr
     // helper (__name) that does not exist in the page
     const dom = await page.evaluate(
       (gone: string[], stay: string[]) => {
-        const shown = gone.concat(stay).map((sel) =>
-          Array.from(document.querySelectorAll(sel)).some((e) => (e as HTMLElement).checkVisibility({ opacityProperty: true, visibilityProperty: true })),
-        );
+        const shown = gone
+          .concat(stay)
+          .map((sel) =>
+            Array.from(document.querySelectorAll(sel)).some((e) => (e as HTMLElement).checkVisibility({ opacityProperty: true, visibilityProperty: true })),
+          );
         return {
           consent: document.documentElement.getAttribute('data-consent'),
           gone: gone.filter((_, i) => !shown[i]),

@@ -47,7 +47,8 @@ test('every entry carries a note and every pattern compiles', () => {
   const { file } = loadHideList();
   for (const group of [file.cmp, file.banner, file.overlay, file.backdrop, file.ads]) for (const e of group) assert.ok(e.note.length >= 5, e.selector);
   for (const e of file.scrollLockClasses) assert.match(e.name, /^[A-Za-z_][\w-]*$/, 'a class name');
-  for (const p of [...file.consentText, ...file.overlayText, file.rejectLabel, file.acceptLabel, file.notAcceptLabel]) assert.doesNotThrow(() => new RegExp(p.pattern, 'i'));
+  for (const p of [...file.consentText, ...file.overlayText, file.rejectLabel, file.acceptLabel, file.notAcceptLabel])
+    assert.doesNotThrow(() => new RegExp(p.pattern, 'i'));
 });
 
 test('consent text patterns: banners in several languages match, ordinary copy does not', () => {
@@ -71,9 +72,40 @@ test('click guard: accept-type labels are refused, reject and save-choices label
   const accept = new RegExp(hideList.acceptLabel.pattern, 'i');
   const notAccept = new RegExp(hideList.notAcceptLabel.pattern, 'i');
   const refused = (label: string) => accept.test(label) && !notAccept.test(label);
-  for (const l of ['Accept all', 'Accept All Cookies', 'I agree', 'Allow all', 'Got it!', 'OK', 'Alle akzeptieren', 'Tout accepter', 'Aceptar', 'Accetta', 'Accepteren', "That's ok", 'Consent', 'Agree & close', 'Accept and continue'])
+  for (const l of [
+    'Accept all',
+    'Accept All Cookies',
+    'I agree',
+    'Allow all',
+    'Got it!',
+    'OK',
+    'Alle akzeptieren',
+    'Tout accepter',
+    'Aceptar',
+    'Accetta',
+    'Accepteren',
+    "That's ok",
+    'Consent',
+    'Agree & close',
+    'Accept and continue',
+  ])
     assert.ok(refused(l), `refuse "${l}"`);
-  for (const l of ['Reject all', 'Deny', 'Do not consent', 'Accept only essential cookies', 'Nur essenzielle Cookies akzeptieren', 'Allow selection', 'Continue without accepting', 'Confirm my choices', 'Save & exit', 'Manage options', 'Tout refuser', 'I decline', 'Required Only', 'Alle ablehnen'])
+  for (const l of [
+    'Reject all',
+    'Deny',
+    'Do not consent',
+    'Accept only essential cookies',
+    'Nur essenzielle Cookies akzeptieren',
+    'Allow selection',
+    'Continue without accepting',
+    'Confirm my choices',
+    'Save & exit',
+    'Manage options',
+    'Tout refuser',
+    'I decline',
+    'Required Only',
+    'Alle ablehnen',
+  ])
     assert.ok(!refused(l), `allow "${l}"`);
 });
 
@@ -82,7 +114,10 @@ test('the pre-check knows every CMP class of the installed autoconsent, and near
   const esm = readFileSync(path.join(path.dirname(require.resolve('@duckduckgo/autoconsent')), 'autoconsent.esm.js'), 'utf8');
   const m = /var dynamicCMPs = \[([^\]]*)\]/.exec(esm);
   assert.ok(m, 'dynamicCMPs list in the bundle');
-  const names = m[1]!.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = m[1]!
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   assert.deepEqual(names.sort(), Object.keys(DYNAMIC_CMP_SNIFFS).sort(), 'update DYNAMIC_CMP_SNIFFS in sniff.ts');
   // rules whose detection the pre-check cannot see (an xpath-only alternative): keep this short
   assert.deepEqual(sniffSpec('https://example.com/', true).unsniffable, ['ubuntu.com']);
@@ -98,7 +133,8 @@ test('cmpName makes a header-safe name', () => {
 });
 
 test('fixtures/consent is generated from generate.ts and up to date', () => {
-  for (const [file, text] of generate(false)) assert.equal(readFileSync(path.join(CONSENT_DIR, file), 'utf8'), text, `${file}: run node --import tsx fixtures/consent/generate.ts`);
+  for (const [file, text] of generate(false))
+    assert.equal(readFileSync(path.join(CONSENT_DIR, file), 'utf8'), text, `${file}: run node --import tsx fixtures/consent/generate.ts`);
 });
 
 test('manifest: at least 25 positive and 10 negative fixtures, every file present, no external request', () => {
@@ -112,7 +148,10 @@ test('manifest: at least 25 positive and 10 negative fixtures, every file presen
     assert.ok(files.has(path.basename(f.file)), f.file);
     assert.ok(f.acceptableActions.includes(f.expectedAction.split(':')[0]!), f.id);
   }
-  for (const file of [...files].filter((n) => n.endsWith('.html')).map((n) => path.join(CONSENT_DIR, n)).concat(path.join(CONSENT_DIR, 'origin2', 'index.html'))) {
+  for (const file of [...files]
+    .filter((n) => n.endsWith('.html'))
+    .map((n) => path.join(CONSENT_DIR, n))
+    .concat(path.join(CONSENT_DIR, 'origin2', 'index.html'))) {
     const html = readFileSync(file, 'utf8');
     assert.doesNotMatch(html, /(src|href)\s*=\s*["']?(https?:)?\/\//i, `${file}: external reference`);
     assert.doesNotMatch(html, /url\(\s*["']?(https?:)?\/\//i, `${file}: external CSS reference`);

@@ -5,8 +5,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export interface SelectorEntry { selector: string; note: string }
-export interface PatternEntry { pattern: string; note: string }
+export interface SelectorEntry {
+  selector: string;
+  note: string;
+}
+export interface PatternEntry {
+  pattern: string;
+  note: string;
+}
 export interface HideListFile {
   cmp: SelectorEntry[];
   banner: SelectorEntry[];

@@ -99,7 +99,7 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     try {
       await page.exposeFunction(REPORT_BINDING, (json: unknown) => {
         try {
-            const e = JSON.parse(String(json)) as Record<string, unknown>;
+          const e = JSON.parse(String(json)) as Record<string, unknown>;
           if (e && e.type === 'optOutResult' && optOuts.length < 100) {
             optOuts.push({
               type: 'optOutResult',
@@ -130,7 +130,16 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
         report = await runFinish(page, opts, deadline, t0, optOuts, bind);
       } catch (e) {
         // the clean-up never fails a render: the page is captured as it is
-        report = { action: 'none', cmp: null, frames: [], optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: String(e).slice(0, 200) };
+        report = {
+          action: 'none',
+          cmp: null,
+          frames: [],
+          optOuts: [],
+          dom: null,
+          blockedClicks: [],
+          durationMs: Date.now() - t0,
+          error: String(e).slice(0, 200),
+        };
       } finally {
         await dispose();
       }
@@ -159,7 +168,16 @@ async function runFinish(
   let domWork = opts.hideSelectors.length > 0 || opts.blockAds;
   if (hardEnd - Date.now() < 50) {
     // no time left: capture the page as it is rather than overrun the render budget
-    return { action: 'none', cmp: null, frames, optOuts: [], dom: null, blockedClicks: [], durationMs: Date.now() - t0, error: 'no time left for the clean-up' };
+    return {
+      action: 'none',
+      cmp: null,
+      frames,
+      optOuts: [],
+      dom: null,
+      blockedClicks: [],
+      durationMs: Date.now() - t0,
+      error: 'no time left for the clean-up',
+    };
   }
   if (opts.blockCookieBanners) {
     // from here on the page's changes are recorded, until the DOM pass has looked (last-look.ts);
@@ -224,21 +242,13 @@ async function rejectPass(
   try {
     const frames = [main, ...page.frames().filter((f) => f !== main && !f.detached && /^(https?:|about:)/.test(f.url()))].slice(0, MAX_FRAMES);
     const budget = () => Math.max(0, budgetEnd - Date.now());
-    const surveys = await withTimeout(
-      Promise.all(frames.map((f) => survey(f, f === main, f === main ? pageConfig : null))),
-      budget(),
-      null,
-    );
+    const surveys = await withTimeout(Promise.all(frames.map((f) => survey(f, f === main, f === main ? pageConfig : null))), budget(), null);
     if (surveys === null) return { frames: [], domWork: true };
     const driven = scripts ? frames.filter((_, i) => surveys[i]!.reason !== null) : [];
     if (driven.length === 0) return { frames: [], domWork: surveys[0]!.candidates !== 0 };
     await bind();
     await withTimeout(Promise.all(driven.map((f) => injectAndPass(f, f === main, budget()))), budget() + 250, null);
-    const stopped = await withTimeout(
-      Promise.all(driven.map((f) => stopDriver(f))),
-      Math.max(20, hardEnd - Date.now()),
-      [] as (FrameConsentState | null)[],
-    );
+    const stopped = await withTimeout(Promise.all(driven.map((f) => stopDriver(f))), Math.max(20, hardEnd - Date.now()), [] as (FrameConsentState | null)[]);
     if (navigated) {
       await main
         .waitForFunction(() => document.readyState === 'complete', { timeout: Math.max(1, budgetEnd - Date.now()), polling: 50 })

@@ -29,6 +29,17 @@ export async function watchLateChanges(frame: Frame, end: number): Promise<void>
  */
 export async function lookAgain(frame: Frame, end: number): Promise<DomResult | null> {
   const ask = frame.evaluate(`(() => {\n${source}\nreturn scLateWatchChanged(true);\n})()`) as Promise<boolean>;
-  if (!(await withTimeout(ask.catch(() => false), end - Date.now(), false))) return null;
-  return withTimeout(runDomCleanup(frame, { banners: true, user: [], ads: false, acted: false }).catch(() => null), end - Date.now(), null);
+  if (
+    !(await withTimeout(
+      ask.catch(() => false),
+      end - Date.now(),
+      false,
+    ))
+  )
+    return null;
+  return withTimeout(
+    runDomCleanup(frame, { banners: true, user: [], ads: false, acted: false }).catch(() => null),
+    end - Date.now(),
+    null,
+  );
 }

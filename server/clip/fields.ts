@@ -5,7 +5,13 @@
 export const CLIP_MAX = 100_000;
 
 const length = (what: string, min: number) =>
-  ({ type: 'integer', minimum: min, maximum: CLIP_MAX, description: `${what} in CSS pixels of the page.`, 'x-rule': `an integer between ${min} and ${CLIP_MAX}` }) as const;
+  ({
+    type: 'integer',
+    minimum: min,
+    maximum: CLIP_MAX,
+    description: `${what} in CSS pixels of the page.`,
+    'x-rule': `an integer between ${min} and ${CLIP_MAX}`,
+  }) as const;
 
 export const clipField = {
   type: 'object',

@@ -22,7 +22,9 @@ export function checkClipSize(req: ScreenshotRequest, maxPixels: number): void {
   if (!size) return;
   const { width: w, height: h } = size;
   if (w * h > maxPixels) {
-    throw badRequest(`clip is ${w}x${h} device pixels at this deviceScaleFactor; the output is limited to ${maxPixels} pixels (a smaller clip, or a lower viewport.deviceScaleFactor)`);
+    throw badRequest(
+      `clip is ${w}x${h} device pixels at this deviceScaleFactor; the output is limited to ${maxPixels} pixels (a smaller clip, or a lower viewport.deviceScaleFactor)`,
+    );
   }
   const side = maxSide(req.format);
   if (w > side || h > side) throw badRequest(`format ${req.format} images are limited to ${side} pixels per side; clip is ${w}x${h} device pixels`);

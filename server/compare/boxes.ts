@@ -26,14 +26,21 @@ const measure = (selectors: readonly string[]) => `(() => {
   return { scroll: { x: window.scrollX, y: window.scrollY }, boxes };
 })()`;
 
-export async function measureBoxes(page: Page, req: ScreenshotRequest, selectors: readonly string[], picture: { width: number; height: number }): Promise<Rect[]> {
+export async function measureBoxes(
+  page: Page,
+  req: ScreenshotRequest,
+  selectors: readonly string[],
+  picture: { width: number; height: number },
+): Promise<Rect[]> {
   const got = (await page.evaluate(measure(selectors))) as Measured;
   if ('bad' in got) throw badRequest(`ignoreSelectors[${got.bad}] must be a valid CSS selector`);
   const origin = req.clip ?? (req.selector !== undefined ? await elementClip(page, req.selector) : req.fullPage ? { x: 0, y: 0 } : got.scroll);
   const s = req.viewport.deviceScaleFactor;
   return got.boxes.flatMap((b) => {
-    const x0 = Math.max(0, Math.floor((b.x - origin.x) * s)), y0 = Math.max(0, Math.floor((b.y - origin.y) * s));
-    const x1 = Math.min(picture.width, Math.ceil((b.x + b.width - origin.x) * s)), y1 = Math.min(picture.height, Math.ceil((b.y + b.height - origin.y) * s));
+    const x0 = Math.max(0, Math.floor((b.x - origin.x) * s)),
+      y0 = Math.max(0, Math.floor((b.y - origin.y) * s));
+    const x1 = Math.min(picture.width, Math.ceil((b.x + b.width - origin.x) * s)),
+      y1 = Math.min(picture.height, Math.ceil((b.y + b.height - origin.y) * s));
     return x1 > x0 && y1 > y0 ? [{ x: x0, y: y0, width: x1 - x0, height: y1 - y0 }] : [];
   });
 }

@@ -17,19 +17,25 @@ export const comparisonFields = {
     minimum: 0,
     maximum: 1,
     default: DEFAULT_THRESHOLD,
-    description: 'How different two pixels may be and still count as the same: a perceptual colour distance (pixelmatch\'s YIQ metric) from 0 (any change counts) to 1.',
+    description:
+      "How different two pixels may be and still count as the same: a perceptual colour distance (pixelmatch's YIQ metric) from 0 (any change counts) to 1.",
     'x-rule': 'a number between 0 and 1',
   },
   ignoreSelectors: {
     type: 'array',
     maxItems: HIDE_SELECTORS_MAX,
-    items: { type: 'string', minLength: 1, maxLength: HIDE_SELECTOR_MAX_CHARS, 'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters` },
+    items: {
+      type: 'string',
+      minLength: 1,
+      maxLength: HIDE_SELECTOR_MAX_CHARS,
+      'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters`,
+    },
     default: [],
     description:
       `Elements left out of the comparison (a clock, an ad slot, a carousel): at most ${HIDE_SELECTORS_MAX} CSS selectors. The box of every element ` +
-      'each matches, as the page laid it out when it was captured, is masked in both pictures (each page\'s own boxes when the baseline is a ' +
-      'request; the current page\'s when it is an image). A selector that matches nothing masks nothing. A capture with ignoreSelectors is never ' +
-      'a cached one (the page\'s layout is measured), so it is always rendered and billed.',
+      "each matches, as the page laid it out when it was captured, is masked in both pictures (each page's own boxes when the baseline is a " +
+      "request; the current page's when it is an image). A selector that matches nothing masks nothing. A capture with ignoreSelectors is never " +
+      "a cached one (the page's layout is measured), so it is always rendered and billed.",
     'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
   },
   ignoreRegions: {

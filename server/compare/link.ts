@@ -18,7 +18,8 @@ const BASELINE = 'baseline.request.';
 /** The fields a link's top level may carry: the capture's and the comparison's. */
 const FIELDS = { ...screenshotRequestSchema.properties, ...comparisonFields } as unknown as Record<string, Schema>;
 
-const NO_IMAGE = 'baseline.image cannot be sent in a link (a picture does not fit in a URL): give the baseline as a request, baseline.request.<option>=... (docs/compare.md)';
+const NO_IMAGE =
+  'baseline.image cannot be sent in a link (a picture does not fit in a URL): give the baseline as a request, baseline.request.<option>=... (docs/compare.md)';
 
 /** The compare request a link's pairs stand for (link parameters left out). */
 export function compareBodyFromQuery(pairs: Pair[]): Record<string, unknown> {

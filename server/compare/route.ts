@@ -41,7 +41,11 @@ export function sendComparison(req: Request, res: Response, out: CompareOutcome,
   const headers = compareHeaders(out.facts, to);
   if (req.accepts([CONTENT_TYPES.png, JSON_TYPE]) === JSON_TYPE) {
     delete headers[HEADER.contentDisposition]; // names the picture, which this answer carries inside
-    res.status(200).set(headers).type(JSON_TYPE).send(JSON.stringify(compareJson(out, to)));
+    res
+      .status(200)
+      .set(headers)
+      .type(JSON_TYPE)
+      .send(JSON.stringify(compareJson(out, to)));
     return;
   }
   res.status(200).set(headers).type(CONTENT_TYPES.png).send(out.png);
@@ -62,7 +66,9 @@ export function compareLink(deps: CompareRouteDeps) {
     const { link, pairs } = signed;
     const body = compareBodyFromQuery(pairs);
     // As for capture links, the request's Cache-Control is not asked: a crawler's no-cache must not cost the link's owner renders.
-    const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.compare(link.account, body, { cache: { lookup: true, store: true }, signal }));
+    const out = await whileConnected(res, deps.metrics.outcomes, (signal) =>
+      deps.compare(link.account, body, { cache: { lookup: true, store: true }, signal }),
+    );
     sendComparison(req, res, out, { kind: 'public', expires: link.expires });
   };
 }

@@ -11,11 +11,17 @@ const captureSchema = { type: 'object', properties: screenshotRequestSchema.prop
 
 const baselineField = {
   type: 'object',
-  description: 'What the capture is compared with: `image`, a previous picture, or `request`, a second capture request (the same fields as this one\'s), rendered now.',
+  description:
+    "What the capture is compared with: `image`, a previous picture, or `request`, a second capture request (the same fields as this one's), rendered now.",
   'x-rule': 'an object with image or request',
   properties: {
     image: baselineImageField,
-    request: { ...captureSchema, title: 'capture request', description: 'A capture request rendered now as the baseline (staging against production, before against after). Billed as a capture.', 'x-rule': 'an object: a capture request' },
+    request: {
+      ...captureSchema,
+      title: 'capture request',
+      description: 'A capture request rendered now as the baseline (staging against production, before against after). Billed as a capture.',
+      'x-rule': 'an object: a capture request',
+    },
   },
   allOf: [
     { anyOf: [{ required: ['image'] }, { required: ['request'] }], 'x-message': 'one of image and request is required' },

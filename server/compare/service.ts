@@ -52,10 +52,12 @@ export function createCompareService(deps: CompareDeps) {
       const second = (settled[1] as PromiseFulfilledResult<CaptureOutcome | undefined>).value;
       const baselineBytes = second ? second.body : (req.baseline as { image: Buffer }).image;
       const masks = [...req.options.ignoreRegions, ...(current.boxes ?? []), ...(second?.boxes ?? [])];
-      const compared = await deps.diff.compare(current.body, baselineBytes, { threshold: req.options.threshold, includeAA: req.options.includeAA, masks }).catch((e: unknown) => {
-        if (e instanceof UndecodablePicture && e.which === 'baseline') throw badRequest('baseline.image must be a base64 PNG, JPEG or WebP image');
-        throw e;
-      });
+      const compared = await deps.diff
+        .compare(current.body, baselineBytes, { threshold: req.options.threshold, includeAA: req.options.includeAA, masks })
+        .catch((e: unknown) => {
+          if (e instanceof UndecodablePicture && e.which === 'baseline') throw badRequest('baseline.image must be a base64 PNG, JPEG or WebP image');
+          throw e;
+        });
       const credits = await bill.commit();
       if (Number.isNaN(credits.remaining)) credits.remaining = await deps.accounts.balance(account);
       const { png, ...figures } = compared;
@@ -81,10 +83,13 @@ function isKnock(e: unknown, stop: AbortController, caller: AbortSignal | undefi
 
 /** A baseline picture may not be larger than a capture could be (its pixels are decoded). */
 async function checkBaselineSize(bytes: Buffer, maxPixels: number): Promise<void> {
-  const meta = await sharp(bytes, { limitInputPixels: false }).metadata().catch(() => {
-    throw badRequest('baseline.image must be a base64 PNG, JPEG or WebP image');
-  });
-  const w = meta.width ?? 0, h = meta.height ?? 0;
+  const meta = await sharp(bytes, { limitInputPixels: false })
+    .metadata()
+    .catch(() => {
+      throw badRequest('baseline.image must be a base64 PNG, JPEG or WebP image');
+    });
+  const w = meta.width ?? 0,
+    h = meta.height ?? 0;
   if (w < 1 || h < 1) throw badRequest('baseline.image must be a base64 PNG, JPEG or WebP image');
   if (w * h > maxPixels) throw badRequest(`baseline.image is ${w}x${h} pixels; a picture is limited to ${maxPixels} pixels`);
 }

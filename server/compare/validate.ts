@@ -37,7 +37,18 @@ const tooLarge = () => new ServiceError('payload_too_large', `baseline.image mus
 /** The message of a capture request's error, for the baseline's request: its fields named under baseline.request. */
 function underBaseline(e: unknown): unknown {
   if (!(e instanceof ServiceError)) return e;
-  return new ServiceError(e.code, e.message.split('; ').map((m) => (SCREENSHOT_FIELDS.some((f) => m.startsWith(`${f} `) || m.startsWith(`${f}.`) || m.startsWith(`${f}[`)) ? `baseline.request.${m}` : `baseline.request: ${m}`)).join('; '), e.facts);
+  return new ServiceError(
+    e.code,
+    e.message
+      .split('; ')
+      .map((m) =>
+        SCREENSHOT_FIELDS.some((f) => m.startsWith(`${f} `) || m.startsWith(`${f}.`) || m.startsWith(`${f}[`))
+          ? `baseline.request.${m}`
+          : `baseline.request: ${m}`,
+      )
+      .join('; '),
+    e.facts,
+  );
 }
 
 export function validateCompareRequest(body: unknown): CompareRequest {

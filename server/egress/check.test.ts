@@ -34,28 +34,83 @@ const resolver: HostResolver = {
 };
 const policy = createPolicy({ allow: ['127.0.0.1:8123', 'fixture.example:80', '[::1]:8124'], resolver });
 const blocked = (url: string, re?: RegExp) =>
-  assert.rejects(checkUrl(policy, url), (e: unknown) => {
-    assert.ok(e instanceof TargetBlocked, `${url}: expected TargetBlocked, got ${e}`);
-    assert.equal((e as TargetBlocked).status, 400);
-    if (re) assert.match((e as Error).message, re);
-    return true;
-  }, url);
+  assert.rejects(
+    checkUrl(policy, url),
+    (e: unknown) => {
+      assert.ok(e instanceof TargetBlocked, `${url}: expected TargetBlocked, got ${e}`);
+      assert.equal((e as TargetBlocked).status, 400);
+      if (re) assert.match((e as Error).message, re);
+      return true;
+    },
+    url,
+  );
 const unreachable = (url: string) => assert.rejects(checkUrl(policy, url), NavigationFailed, url);
 
 test('IPv4 spellings of loopback and metadata are all blocked after WHATWG parsing', async () => {
-  for (const u of ['http://2130706433/', 'http://0x7f000001/', 'http://0177.0.0.1/', 'http://127.1/', 'http://127.0.0.1./', 'http://0x7f.0.0.1/', 'http://0/', 'http://0.0.0.0/', 'http://017700000001/', 'http://127.000.000.001/', 'http://%31%32%37.0.0.1/', 'http://１２７．０．０．１/', 'http://127。0。0。1/', 'http://169.254.169.254/latest/meta-data/', 'http://2852039166/', 'http://0xa9fea9fe/', 'http://0251.0376.0251.0376/', 'http://169.254.43518/', 'http://100.100.100.200/']) {
+  for (const u of [
+    'http://2130706433/',
+    'http://0x7f000001/',
+    'http://0177.0.0.1/',
+    'http://127.1/',
+    'http://127.0.0.1./',
+    'http://0x7f.0.0.1/',
+    'http://0/',
+    'http://0.0.0.0/',
+    'http://017700000001/',
+    'http://127.000.000.001/',
+    'http://%31%32%37.0.0.1/',
+    'http://１２７．０．０．１/',
+    'http://127。0。0。1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://2852039166/',
+    'http://0xa9fea9fe/',
+    'http://0251.0376.0251.0376/',
+    'http://169.254.43518/',
+    'http://100.100.100.200/',
+  ]) {
     await blocked(u, /is blocked/);
   }
 });
 
 test('IPv6 forms are blocked: expanded, mapped, embedded, compatible, link-local, ULA', async () => {
-  for (const u of ['http://[::1]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:169.254.169.254]/', 'http://[::127.0.0.1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::]/', 'http://[fe80::1]/', 'http://[fd00:ec2::254]/', 'http://[fc00::1]:8080/', 'http://[ff02::1]/', 'http://[2001:db8::1]/']) {
+  for (const u of [
+    'http://[::1]/',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://[0:0:0:0:0:ffff:169.254.169.254]/',
+    'http://[::127.0.0.1]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::]/',
+    'http://[fe80::1]/',
+    'http://[fd00:ec2::254]/',
+    'http://[fc00::1]:8080/',
+    'http://[ff02::1]/',
+    'http://[2001:db8::1]/',
+  ]) {
     await blocked(u);
   }
 });
 
 test('schemes other than http and https are blocked, in any case', async () => {
-  for (const u of ['file:///etc/passwd', 'FILE:///etc/passwd', 'fIlE://localhost/etc/passwd', 'data:text/html,hi', 'javascript:alert(1)', 'blob:http://a.example/x', 'view-source:http://public.example/', 'view-source:file:///etc/passwd', 'chrome://version', 'devtools://devtools/bundled/inspector.html', 'ftp://public.example/', 'ws://public.example/', 'wss://public.example/', 'about:blank', 'gopher://127.0.0.1:6379/_INFO']) {
+  for (const u of [
+    'file:///etc/passwd',
+    'FILE:///etc/passwd',
+    'fIlE://localhost/etc/passwd',
+    'data:text/html,hi',
+    'javascript:alert(1)',
+    'blob:http://a.example/x',
+    'view-source:http://public.example/',
+    'view-source:file:///etc/passwd',
+    'chrome://version',
+    'devtools://devtools/bundled/inspector.html',
+    'ftp://public.example/',
+    'ws://public.example/',
+    'wss://public.example/',
+    'about:blank',
+    'gopher://127.0.0.1:6379/_INFO',
+  ]) {
     await blocked(u, /scheme|absolute/);
   }
   for (const u of ['//public.example/', '/relative', 'public.example', '', 'http//public.example']) await blocked(u, /absolute/);
@@ -75,7 +130,23 @@ test('userinfo tricks are blocked; backslashes and scheme case normalise to the 
 
 test('names that mean loopback or internal without DNS are blocked before any lookup', async () => {
   lookups.length = 0;
-  for (const u of ['http://localhost/', 'http://LOCALHOST./', 'http://a.b.localhost/', 'http://localhost.:8080/', 'http://metadata/', 'http://metadata.google.internal/computeMetadata/v1/', 'http://metadata.goog/', 'http://instance-data/', 'http://instance-data.ec2.internal/', 'http://intranet/', 'http://printer.local/', 'http://kubernetes.default.svc/', 'http://router.home.arpa/', 'http://x.corp/', 'http://metadata.tencentyun.com/']) {
+  for (const u of [
+    'http://localhost/',
+    'http://LOCALHOST./',
+    'http://a.b.localhost/',
+    'http://localhost.:8080/',
+    'http://metadata/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://metadata.goog/',
+    'http://instance-data/',
+    'http://instance-data.ec2.internal/',
+    'http://intranet/',
+    'http://printer.local/',
+    'http://kubernetes.default.svc/',
+    'http://router.home.arpa/',
+    'http://x.corp/',
+    'http://metadata.tencentyun.com/',
+  ]) {
     await blocked(u, /loopback name|single-label|internal-only|metadata host/);
   }
   assert.deepEqual(lookups, []);

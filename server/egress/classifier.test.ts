@@ -45,8 +45,39 @@ for (const row of [...IPV4_DENY, ...IPV6_DENY]) {
 }
 
 // The threat model's list, restated: every entry must be a row of the table.
-const THREAT_MODEL_V4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4', '255.255.255.255/32'];
-const THREAT_MODEL_V6 = ['::/128', '::1/128', '::/96', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '2001::/32', '2001:db8::/32', '100::/64', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8'];
+const THREAT_MODEL_V4 = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '255.255.255.255/32',
+];
+const THREAT_MODEL_V6 = [
+  '::/128',
+  '::1/128',
+  '::/96',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
+  '2001::/32',
+  '2001:db8::/32',
+  '100::/64',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
+];
 test('every threat-model range is a row of the table', () => {
   const rows = new Set([...IPV4_DENY, ...IPV6_DENY].map((r) => r.cidr));
   for (const c of [...THREAT_MODEL_V4, ...THREAT_MODEL_V6]) assert.ok(rows.has(c), `missing row ${c}`);
@@ -56,7 +87,11 @@ test('IPv4 neighbours just outside each row are public unless another row covers
   const rows = IPV4_DENY.map((r) => parseCidr(r.cidr));
   const toInt = (b: Uint8Array) => ((b[0]! << 24) >>> 0) + (b[1]! << 16) + (b[2]! << 8) + b[3]!;
   const fromInt = (n: number) => `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-  const covered = (n: number) => rows.some((r) => { const [f, l] = cidrBounds(r); return n >= toInt(f) && n <= toInt(l); });
+  const covered = (n: number) =>
+    rows.some((r) => {
+      const [f, l] = cidrBounds(r);
+      return n >= toInt(f) && n <= toInt(l);
+    });
   let checked = 0;
   for (const r of rows) {
     const [f, l] = cidrBounds(r);
@@ -70,7 +105,30 @@ test('IPv4 neighbours just outside each row are public unless another row covers
 });
 
 test('well-known public addresses are allowed', () => {
-  for (const ip of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '9.9.9.9', '223.255.255.255', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.255', '192.0.3.0', '198.17.255.255', '198.20.0.0', '2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:81c::200e', '2001:200::1', '2003::1', '2001:db9::1', '2001:db7:ffff::1', '3fff:1000::1']) allowed(ip);
+  for (const ip of [
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '9.9.9.9',
+    '223.255.255.255',
+    '100.63.255.255',
+    '100.128.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.0.1.255',
+    '192.0.3.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '2a00:1450:4001:81c::200e',
+    '2001:200::1',
+    '2003::1',
+    '2001:db9::1',
+    '2001:db7:ffff::1',
+    '3fff:1000::1',
+  ])
+    allowed(ip);
 });
 
 test('metadata addresses are denied with a reason', () => {
@@ -92,7 +150,19 @@ test('IPv4-mapped IPv6 is classified by its embedded IPv4 and dialled as IPv4', 
 });
 
 test('IPv4-compatible, NAT64, 6to4 and Teredo forms embedding loopback or metadata are denied', () => {
-  for (const ip of ['::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::a9fe:a9fe', '2002:7f00:1::', '2002:a9fe:a9fe::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '::ffff:0:7f00:1']) denied(ip);
+  for (const ip of [
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::a9fe:a9fe',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '::ffff:0:7f00:1',
+  ])
+    denied(ip);
 });
 
 test('IPv6 outside 2000::/3 is denied even without a row', () => {

@@ -71,16 +71,13 @@ const V6 = compile(IPV6_DENY);
 
 export type Classification =
   /** `dial` is the address to connect to (the embedded IPv4 for a mapped IPv6). */
-  | { allowed: true; address: string; dial: string }
-  | { allowed: false; address: string; reason: string; row?: string };
+  { allowed: true; address: string; dial: string } | { allowed: false; address: string; reason: string; row?: string };
 
 export function classifyBytes(ip: IpBytes): Classification {
   const address = formatIp(ip);
   if (ip.length === 16 && inCidr(ip, MAPPED_V4)) {
     const inner = classifyBytes(ip.slice(12));
-    return inner.allowed
-      ? { allowed: true, address, dial: inner.address }
-      : { allowed: false, address, reason: `IPv4-mapped ${inner.reason}`, row: inner.row };
+    return inner.allowed ? { allowed: true, address, dial: inner.address } : { allowed: false, address, reason: `IPv4-mapped ${inner.reason}`, row: inner.row };
   }
   const rows = ip.length === 4 ? V4 : V6;
   // Most specific row first, so 169.254.169.254 is named link-local/metadata and ::1 loopback.

@@ -69,7 +69,22 @@ export function parseAuthority(authority: string, defaultPort: number): Target {
 }
 
 /** Name suffixes that never denote a public internet host (RFC 6761, RFC 6762, RFC 8375, ICANN). */
-const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'localdomain', 'home.arpa', 'arpa', 'lan', 'intranet', 'corp', 'home', 'private', 'svc', 'onion', 'invalid'];
+const LOCAL_SUFFIXES = [
+  'localhost',
+  'local',
+  'internal',
+  'localdomain',
+  'home.arpa',
+  'arpa',
+  'lan',
+  'intranet',
+  'corp',
+  'home',
+  'private',
+  'svc',
+  'onion',
+  'invalid',
+];
 
 /** Cloud metadata host names outside the suffixes above (threat model "metadata host names"). */
 const METADATA_NAMES = ['metadata.goog', 'metadata.tencentyun.com', 'metadata.platformequinix.com', 'metadata.packet.net'];

@@ -78,12 +78,19 @@ export function formatIp(b: IpBytes): string {
   const g: number[] = [];
   for (let i = 0; i < 16; i += 2) g.push((b[i]! << 8) | b[i + 1]!);
   // RFC 5952: compress the longest run (>= 2) of zero groups, leftmost on ties.
-  let best = -1, bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) { i++; continue; }
+  let best = -1,
+    bestLen = 0;
+  for (let i = 0; i < 8;) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) { best = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = g.map((x) => x.toString(16));

@@ -22,7 +22,11 @@ before(async () => {
   canary6 = await tcpCanary('::1');
   fixture = await startFixture();
   fixture.route('/', (req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain', 'x-seen-host': req.headers.host ?? '', 'x-seen-proxy-auth': String(req.headers['proxy-authorization'] ?? '') });
+    res.writeHead(200, {
+      'content-type': 'text/plain',
+      'x-seen-host': req.headers.host ?? '',
+      'x-seen-proxy-auth': String(req.headers['proxy-authorization'] ?? ''),
+    });
     res.end(`fixture ${req.method} ${req.url}`);
   });
   fixture.onUpgrade(acceptWebSocket);
@@ -50,23 +54,41 @@ function raw(payload: string, until?: RegExp): Promise<string> {
     let buf = '';
     s.on('data', (d) => {
       buf += d.toString('latin1');
-      if (until?.test(buf)) { s.destroy(); resolve(buf); }
+      if (until?.test(buf)) {
+        s.destroy();
+        resolve(buf);
+      }
     });
     s.on('end', () => resolve(buf));
     s.on('close', () => resolve(buf));
     s.on('error', reject);
-    s.setTimeout(5000, () => { s.destroy(); reject(new Error(`timeout, got ${JSON.stringify(buf)}`)); });
+    s.setTimeout(5000, () => {
+      s.destroy();
+      reject(new Error(`timeout, got ${JSON.stringify(buf)}`));
+    });
   });
 }
 
 const loopbackTargets = () => [
-  `127.0.0.1:${canary.port}`, `127.1:${canary.port}`, `2130706433:${canary.port}`, `0x7f000001:${canary.port}`, `localhost:${canary.port}`,
-  `localhost.:${canary.port}`, `a.localhost:${canary.port}`, `loop.example:${canary.port}`, `[::1]:${canary6.port}`,
-  `[::ffff:127.0.0.1]:${canary.port}`, `loop6.example:${canary6.port}`, `0.0.0.0:${canary.port}`, `LOOP.EXAMPLE.:${canary.port}`,
+  `127.0.0.1:${canary.port}`,
+  `127.1:${canary.port}`,
+  `2130706433:${canary.port}`,
+  `0x7f000001:${canary.port}`,
+  `localhost:${canary.port}`,
+  `localhost.:${canary.port}`,
+  `a.localhost:${canary.port}`,
+  `loop.example:${canary.port}`,
+  `[::1]:${canary6.port}`,
+  `[::ffff:127.0.0.1]:${canary.port}`,
+  `loop6.example:${canary6.port}`,
+  `0.0.0.0:${canary.port}`,
+  `LOOP.EXAMPLE.:${canary.port}`,
 ];
 
 test('absolute-URI HTTP to the allowlisted fixture is forwarded, with hop-by-hop headers dropped', async () => {
-  const r = await raw(`GET http://127.0.0.1:${fport}/a?b HTTP/1.1\r\nHost: 127.0.0.1:${fport}\r\nProxy-Authorization: Basic eA==\r\nProxy-Connection: keep-alive\r\nConnection: close\r\n\r\n`);
+  const r = await raw(
+    `GET http://127.0.0.1:${fport}/a?b HTTP/1.1\r\nHost: 127.0.0.1:${fport}\r\nProxy-Authorization: Basic eA==\r\nProxy-Connection: keep-alive\r\nConnection: close\r\n\r\n`,
+  );
   assert.match(r, /^HTTP\/1\.1 200/);
   assert.match(r, /fixture GET \/a\?b/);
   assert.match(r, new RegExp(`x-seen-host: 127\\.0\\.0\\.1:${fport}`, 'i'));
@@ -86,7 +108,10 @@ test('absolute-URI HTTP to loopback in any spelling gets an empty 403 and never 
 });
 
 test('CONNECT to the fixture tunnels; CONNECT to loopback in any spelling is refused', async () => {
-  const ok = await raw(`CONNECT 127.0.0.1:${fport} HTTP/1.1\r\nHost: 127.0.0.1:${fport}\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, /fixture GET \/tunnelled/);
+  const ok = await raw(
+    `CONNECT 127.0.0.1:${fport} HTTP/1.1\r\nHost: 127.0.0.1:${fport}\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    /fixture GET \/tunnelled/,
+  );
   assert.match(ok, /^HTTP\/1\.1 200 Connection Established\r\n\r\nHTTP\/1\.1 200/);
   for (const t of loopbackTargets()) {
     const r = await raw(`CONNECT ${t} HTTP/1.1\r\nHost: ${t}\r\n\r\n`);
@@ -104,7 +129,8 @@ test('an allowlisted name resolves through the resolver; the same name on anothe
 
 test('absolute-URI Upgrade (WebSocket without CONNECT) follows the same rules', async () => {
   const key = crypto.randomBytes(16).toString('base64');
-  const hs = (t: string) => `GET http://${t}/ws HTTP/1.1\r\nHost: ${t}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
+  const hs = (t: string) =>
+    `GET http://${t}/ws HTTP/1.1\r\nHost: ${t}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
   const ok = await raw(hs(`127.0.0.1:${fport}`), /\r\n\r\n/);
   assert.match(ok, /^HTTP\/1\.1 101/);
   assert.ok(ok.includes(webSocketAccept(key)));
@@ -130,7 +156,9 @@ test('malformed and non-proxy requests are refused', async () => {
 test('a checked target that refuses the connection is a 502, not a retry elsewhere', async () => {
   const closed = await tcpCanary('127.0.0.1');
   await closed.close();
-  const p2 = await startProxy({ policy: createPolicy({ allow: [`127.0.0.1:${closed.port}`], resolver: { resolve: async () => ({ addresses: [], ttl: 0 }) } }) });
+  const p2 = await startProxy({
+    policy: createPolicy({ allow: [`127.0.0.1:${closed.port}`], resolver: { resolve: async () => ({ addresses: [], ttl: 0 }) } }),
+  });
   try {
     const r = await new Promise<string>((resolve) => {
       const s = net.connect(p2.port, '127.0.0.1', () => s.write(`CONNECT 127.0.0.1:${closed.port} HTTP/1.1\r\n\r\n`));

@@ -48,11 +48,22 @@ export interface EgressProxy {
 /** Set on the empty 403 the proxy answers for a refused absolute-URI request; server/render/hops.ts reads it. */
 export const PROXY_REFUSAL_HEADER = 'x-egress-blocked';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 const RECENT_MAX = 500;
 
 /** Never called for IP literals; present so that no code path can resolve a name at dial time. */
-const refuseLookup = ((_h: string, _o: unknown, cb: (e: Error) => void) => cb(new Error('egress proxy: names are never resolved at dial time'))) as unknown as net.LookupFunction;
+const refuseLookup = ((_h: string, _o: unknown, cb: (e: Error) => void) =>
+  cb(new Error('egress proxy: names are never resolved at dial time'))) as unknown as net.LookupFunction;
 
 /** Connects to the first reachable address of a checked answer, in order. */
 function dial(addresses: string[], port: number, timeoutMs: number): Promise<net.Socket> {
@@ -89,7 +100,10 @@ function filterHeaders(raw: string[], keepUpgrade: boolean): string[] {
   for (let i = 0; i < raw.length; i += 2) {
     const k = raw[i]!.toLowerCase();
     if (k === 'host') continue;
-    if (keepUpgrade && (k === 'upgrade' || k === 'connection')) { out.push(raw[i]!, raw[i + 1]!); continue; }
+    if (keepUpgrade && (k === 'upgrade' || k === 'connection')) {
+      out.push(raw[i]!, raw[i + 1]!);
+      continue;
+    }
     if (HOP_BY_HOP.has(k) || named.has(k)) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }
@@ -102,7 +116,10 @@ function writeRaw(sock: Duplex, status: string): void {
 }
 
 function pipeBoth(a: Duplex, b: net.Socket, idleMs: number): void {
-  const done = () => { a.destroy(); b.destroy(); };
+  const done = () => {
+    a.destroy();
+    b.destroy();
+  };
   a.on('error', done).on('close', done);
   b.on('error', done).on('close', done);
   b.setTimeout(idleMs, done);
@@ -154,7 +171,10 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
 
   const server = http.createServer();
   const sockets = new Set<Duplex>();
-  server.on('connection', (s: net.Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   server.on('clientError', (_e, s) => s.destroy());
 
   // Absolute-URI HTTP (plain http: subresources, navigations, redirects).
@@ -171,7 +191,13 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       if (!(req.url ?? '').toLowerCase().startsWith('http:')) throw new TargetError('only http: is proxied without CONNECT');
       target = parsed.target;
     } catch (e) {
-      return refuse(400, String(req.url ?? '').slice(0, 100).replace(/[/?#].*$/, ''), (e as Error).message);
+      return refuse(
+        400,
+        String(req.url ?? '')
+          .slice(0, 100)
+          .replace(/[/?#].*$/, ''),
+        (e as Error).message,
+      );
     }
     const d = await decide('http', target);
     if ('refused' in d) return void reply(d.refused);
@@ -210,7 +236,14 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       if (!/:\d{1,5}$/.test(req.url ?? '')) throw new TargetError('CONNECT needs host:port');
       target = parseAuthority(req.url!, 0);
     } catch (e) {
-      record('connect', String(req.url ?? '').slice(0, 100).replace(/^.*@/, ''), 'refused', (e as Error).message);
+      record(
+        'connect',
+        String(req.url ?? '')
+          .slice(0, 100)
+          .replace(/^.*@/, ''),
+        'refused',
+        (e as Error).message,
+      );
       return writeRaw(client, STATUS_LINE[400]);
     }
     const up = await upstream('connect', target, client);
@@ -233,7 +266,14 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       u = new URL(req.url!);
       if (u.protocol !== 'http:') throw new TargetError('only http: upgrades are proxied');
     } catch (e) {
-      record('upgrade', String(req.url ?? '').slice(0, 100).replace(/[/?#].*$/, ''), 'refused', (e as Error).message);
+      record(
+        'upgrade',
+        String(req.url ?? '')
+          .slice(0, 100)
+          .replace(/[/?#].*$/, ''),
+        'refused',
+        (e as Error).message,
+      );
       return writeRaw(client, STATUS_LINE[400]);
     }
     const up = await upstream('upgrade', target, client);

@@ -8,16 +8,26 @@ import { startDnsServer } from '../../test/security/lib/dns-server.ts';
 
 const dns = await startDnsServer((name, type, n) => {
   switch (name) {
-    case 'both.example': return type === 'A' ? { addresses: ['93.184.216.34', '10.0.0.1'] } : { addresses: ['2606:2800:220:1::1'] };
-    case 'v4only.example': return type === 'A' ? { addresses: ['93.184.216.34'], ttl: 5 } : { addresses: [] };
-    case 'v6only.example': return type === 'AAAA' ? { addresses: ['fd00::1'] } : { addresses: [] };
-    case 'nx.example': return 'nxdomain';
-    case 'servfail.example': return 'servfail';
-    case 'aaaa-servfail.example': return type === 'A' ? { addresses: ['93.184.216.34'] } : 'servfail';
-    case 'slow.example': return type === 'A' ? { addresses: ['93.184.216.34'] } : 'drop';
-    case 'rebind.example': return type === 'A' ? { addresses: [n === 1 ? '93.184.216.34' : '127.0.0.1'], ttl: 0 } : { addresses: [] };
-    case 'ttl.example': return type === 'A' ? { addresses: [`93.184.216.${n}`], ttl: 1 } : { addresses: [] };
-    default: return 'nxdomain';
+    case 'both.example':
+      return type === 'A' ? { addresses: ['93.184.216.34', '10.0.0.1'] } : { addresses: ['2606:2800:220:1::1'] };
+    case 'v4only.example':
+      return type === 'A' ? { addresses: ['93.184.216.34'], ttl: 5 } : { addresses: [] };
+    case 'v6only.example':
+      return type === 'AAAA' ? { addresses: ['fd00::1'] } : { addresses: [] };
+    case 'nx.example':
+      return 'nxdomain';
+    case 'servfail.example':
+      return 'servfail';
+    case 'aaaa-servfail.example':
+      return type === 'A' ? { addresses: ['93.184.216.34'] } : 'servfail';
+    case 'slow.example':
+      return type === 'A' ? { addresses: ['93.184.216.34'] } : 'drop';
+    case 'rebind.example':
+      return type === 'A' ? { addresses: [n === 1 ? '93.184.216.34' : '127.0.0.1'], ttl: 0 } : { addresses: [] };
+    case 'ttl.example':
+      return type === 'A' ? { addresses: [`93.184.216.${n}`], ttl: 1 } : { addresses: [] };
+    default:
+      return 'nxdomain';
   }
 });
 after(() => dns.close());
@@ -57,7 +67,13 @@ test('the cache honours TTL 0 (rebinding names are asked again) and caps long TT
 
 test('the cache coalesces concurrent lookups and does not cache failures', async () => {
   let calls = 0;
-  const inner = { resolve: async (n: string) => { calls++; if (n === 'bad') throw new ResolveError('failure', 'x'); return { addresses: ['93.184.216.34'], ttl: 60 }; } };
+  const inner = {
+    resolve: async (n: string) => {
+      calls++;
+      if (n === 'bad') throw new ResolveError('failure', 'x');
+      return { addresses: ['93.184.216.34'], ttl: 60 };
+    },
+  };
   const c = cachingResolver(inner);
   await Promise.all([c.resolve('a.example'), c.resolve('a.example'), c.resolve('a.example')]);
   assert.equal(calls, 1);

@@ -19,7 +19,10 @@ export interface HostResolver {
 }
 
 export class ResolveError extends Error {
-  constructor(readonly kind: 'notfound' | 'failure', message: string) {
+  constructor(
+    readonly kind: 'notfound' | 'failure',
+    message: string,
+  ) {
     super(message);
     this.name = 'ResolveError';
   }

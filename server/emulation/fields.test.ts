@@ -24,7 +24,7 @@ function refusal(body: Record<string, unknown>): string {
   assert.fail(`accepted: ${JSON.stringify(body)}`);
 }
 
-test('the device list is puppeteer-core\'s, versioned by its release, and the schema\'s enum', () => {
+test("the device list is puppeteer-core's, versioned by its release, and the schema's enum", () => {
   assert.equal(DEVICE_PRESETS.size, Object.keys(KnownDevices).length);
   assert.ok(DEVICE_PRESETS.size > 100, `${DEVICE_PRESETS.size} presets`);
   assert.match(DEVICES_VERSION, /^puppeteer-core@\d+\.\d+\.\d+$/);
@@ -34,8 +34,9 @@ test('the device list is puppeteer-core\'s, versioned by its release, and the sc
   const iphone = DEVICE_PRESETS.get('iPhone 15 Pro')!;
   assert.deepEqual(iphone.viewport, { width: 393, height: 659, deviceScaleFactor: 3 });
   assert.ok(iphone.mobile && iphone.touch && !iphone.landscape && iphone.userAgent.includes('iPhone'));
-  for (const p of DEVICE_PRESETS.values()) assert.ok(p.viewport.deviceScaleFactor <= 4 && p.viewport.deviceScaleFactor >= 0.1, `${p.name}: the spec's scale bound`);
-  assert.equal(DEVICE_PRESETS.get('Galaxy S9+')!.viewport.deviceScaleFactor, 4, 'its 4.5 held to the spec\'s 4');
+  for (const p of DEVICE_PRESETS.values())
+    assert.ok(p.viewport.deviceScaleFactor <= 4 && p.viewport.deviceScaleFactor >= 0.1, `${p.name}: the spec's scale bound`);
+  assert.equal(DEVICE_PRESETS.get('Galaxy S9+')!.viewport.deviceScaleFactor, 4, "its 4.5 held to the spec's 4");
 });
 
 test('a preset gives viewport and userAgent; what the caller sends wins, field by field', () => {
@@ -44,10 +45,18 @@ test('a preset gives viewport and userAgent; what the caller sends wins, field b
   assert.deepEqual(plain.viewport, preset.viewport);
   assert.equal(plain.userAgent, preset.userAgent);
   const sized = validateRequest({ html, device: 'Pixel 5', viewport: { width: 320, height: 240 } });
-  assert.deepEqual(sized.viewport, { width: 320, height: 240, deviceScaleFactor: preset.viewport.deviceScaleFactor }, 'the preset\'s scale stays when none is sent');
-  assert.deepEqual(validateRequest({ html, device: 'Pixel 5', viewport: { width: 320, height: 240, deviceScaleFactor: 1 } }).viewport, { width: 320, height: 240, deviceScaleFactor: 1 });
+  assert.deepEqual(
+    sized.viewport,
+    { width: 320, height: 240, deviceScaleFactor: preset.viewport.deviceScaleFactor },
+    "the preset's scale stays when none is sent",
+  );
+  assert.deepEqual(validateRequest({ html, device: 'Pixel 5', viewport: { width: 320, height: 240, deviceScaleFactor: 1 } }).viewport, {
+    width: 320,
+    height: 240,
+    deviceScaleFactor: 1,
+  });
   assert.equal(validateRequest({ html, device: 'Pixel 5', userAgent: 'Bot/1' }).userAgent, 'Bot/1');
-  assert.deepEqual(validateRequest({ html }).viewport, DEFAULT_VIEWPORT, 'no device: the spec\'s default');
+  assert.deepEqual(validateRequest({ html }).viewport, DEFAULT_VIEWPORT, "no device: the spec's default");
   assert.equal(validateRequest({ html }).userAgent, undefined);
 });
 
@@ -81,7 +90,10 @@ test('locale: BCP 47 tags, one spelling; malformed ones 400 naming the field', (
 test('geolocation: bounds, accuracy defaults to 0, url mode only', () => {
   const req = validateRequest({ url: 'https://example.com/', geolocation: { latitude: 47.3769, longitude: 8.5417 } });
   assert.deepEqual(req.geolocation, { latitude: 47.3769, longitude: 8.5417, accuracy: 0 });
-  assert.match(refusal({ url: 'https://example.com/', geolocation: { latitude: 91, longitude: 0 } }), /^geolocation\.latitude must be a number between -90 and 90$/);
+  assert.match(
+    refusal({ url: 'https://example.com/', geolocation: { latitude: 91, longitude: 0 } }),
+    /^geolocation\.latitude must be a number between -90 and 90$/,
+  );
   assert.match(refusal({ url: 'https://example.com/', geolocation: { latitude: 0, longitude: -181 } }), /^geolocation\.longitude must be/);
   assert.match(refusal({ url: 'https://example.com/', geolocation: { latitude: 0, longitude: 0, accuracy: -1 } }), /^geolocation\.accuracy must be/);
   assert.match(refusal({ url: 'https://example.com/', geolocation: { latitude: 0 } }), /^geolocation\.longitude is required when geolocation is given$/);
@@ -106,14 +118,20 @@ test('deterministic fixes time zone and motion unless the request does', () => {
   const own = validateRequest({ html, deterministic: true, timezone: 'Asia/Tokyo', reducedMotion: 'no-preference' });
   assert.equal(own.timezone, 'Asia/Tokyo');
   assert.equal(own.reducedMotion, 'no-preference');
-  assert.equal(validateRequest({ html }).timezone, undefined, 'without deterministic: the server\'s zone');
+  assert.equal(validateRequest({ html }).timezone, undefined, "without deterministic: the server's zone");
 });
 
 test('colorScheme, reducedMotion and mediaType: one media emulation (each call replaces all), none when nothing is asked', () => {
   assert.equal(emulatedMedia(validateRequest({ html })), undefined);
   assert.deepEqual(emulatedMedia(validateRequest({ html, colorScheme: 'dark', reducedMotion: 'reduce', mediaType: 'print' })), {
     media: 'print',
-    features: [{ name: 'prefers-color-scheme', value: 'dark' }, { name: 'prefers-reduced-motion', value: 'reduce' }],
+    features: [
+      { name: 'prefers-color-scheme', value: 'dark' },
+      { name: 'prefers-reduced-motion', value: 'reduce' },
+    ],
   });
-  assert.deepEqual(emulatedMedia(validateRequest({ html, deterministic: true })), { media: '', features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] });
+  assert.deepEqual(emulatedMedia(validateRequest({ html, deterministic: true })), {
+    media: '',
+    features: [{ name: 'prefers-reduced-motion', value: 'reduce' }],
+  });
 });

@@ -26,9 +26,9 @@ export const deviceField = {
   enum: DEVICE_NAMES,
   description:
     'A device preset by name (GET /v1/devices lists them with their values; the list follows the device descriptors of the ' +
-    'puppeteer-core release the server runs): its viewport (width, height, deviceScaleFactor), a mobile viewport (the page\'s ' +
+    "puppeteer-core release the server runs): its viewport (width, height, deviceScaleFactor), a mobile viewport (the page's " +
     '<meta name="viewport"> applies), touch, and its user agent, together. An explicit viewport or userAgent wins over the ' +
-    'preset\'s: each of viewport.width, viewport.height and viewport.deviceScaleFactor that is sent replaces the preset\'s own, and ' +
+    "preset's: each of viewport.width, viewport.height and viewport.deviceScaleFactor that is sent replaces the preset's own, and " +
     'the preset stays a mobile touch device.',
   'x-rule': 'the name of a device preset (GET /v1/devices lists them)',
   'x-suggest': true,
@@ -41,8 +41,8 @@ export const timezoneField = {
   pattern: '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$',
   format: TIMEZONE_FORMAT,
   description:
-    'An IANA time zone (Asia/Tokyo, America/New_York, UTC): the page\'s Date, Intl and getTimezoneOffset(), in every frame and ' +
-    'dedicated worker, from the first script on. Default: the server\'s, UTC with deterministic.',
+    "An IANA time zone (Asia/Tokyo, America/New_York, UTC): the page's Date, Intl and getTimezoneOffset(), in every frame and " +
+    "dedicated worker, from the first script on. Default: the server's, UTC with deterministic.",
   'x-rule': 'an IANA time zone name such as "Europe/Zurich"',
 } as const;
 
@@ -57,7 +57,7 @@ export const localeField = {
   description:
     'A BCP 47 language tag (de-CH, pt-BR, zh-Hant-TW): navigator.language and navigator.languages, the default locale of Intl ' +
     '(dates, numbers) and the Accept-Language of every request, all the same, in every frame and dedicated worker, from the ' +
-    'first script on. Default: the browser\'s (en-US).',
+    "first script on. Default: the browser's (en-US).",
   'x-rule': 'a BCP 47 language tag such as "de-CH" (language, optional script, region and variants)',
 } as const;
 
@@ -78,8 +78,8 @@ export const geolocationField = {
   required: ['latitude', 'longitude'],
   additionalProperties: false,
   description:
-    'url mode only: the position navigator.geolocation reports, granted to the target\'s own origin (the origin of url: same ' +
-    'scheme, host and port) and to no other: another origin\'s frame, or the page after a redirect to another origin, is ' +
+    "url mode only: the position navigator.geolocation reports, granted to the target's own origin (the origin of url: same " +
+    "scheme, host and port) and to no other: another origin's frame, or the page after a redirect to another origin, is " +
     'refused, unless the page itself delegates to a frame with allow="geolocation". Browsers give positions to secure contexts ' +
     'only (https, or a loopback host). Without this field a page that asks for the position is refused at once.',
   'x-rule': 'an object with latitude, longitude and optionally accuracy',
@@ -89,7 +89,7 @@ export const mediaTypeField = {
   type: 'string',
   enum: ['screen', 'print'],
   default: 'screen',
-  description: 'The CSS media type the page is laid out for: print applies the page\'s print style sheet (@media print) to the capture.',
+  description: "The CSS media type the page is laid out for: print applies the page's print style sheet (@media print) to the capture.",
   'x-rule': 'one of "screen", "print"',
 } as const;
 
@@ -112,7 +112,7 @@ export const javaScriptEnabledField = {
 export const colorSchemeField = {
   type: 'string',
   enum: ['light', 'dark'],
-  description: 'Emulate prefers-color-scheme: light or dark. Default: the browser\'s (light).',
+  description: "Emulate prefers-color-scheme: light or dark. Default: the browser's (light).",
   'x-rule': 'one of "light", "dark"',
 } as const;
 

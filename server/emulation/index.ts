@@ -52,12 +52,23 @@ export function emulatedMedia(req: ScreenshotRequest): { media: string; features
 /** True when the request asks for anything of this room (a request that does not costs nothing). */
 function asksForAny(req: ScreenshotRequest): boolean {
   return (
-    req.device !== undefined || req.timezone !== undefined || req.locale !== undefined || req.userAgent !== undefined ||
-    req.geolocation !== undefined || !req.javaScriptEnabled || emulatedMedia(req) !== undefined
+    req.device !== undefined ||
+    req.timezone !== undefined ||
+    req.locale !== undefined ||
+    req.userAgent !== undefined ||
+    req.geolocation !== undefined ||
+    !req.javaScriptEnabled ||
+    emulatedMedia(req) !== undefined
   );
 }
 
-export async function applyEmulation(page: Page, client: CDPSession, req: ScreenshotRequest, targetUrl: string | undefined, deadline: Deadline): Promise<Emulation> {
+export async function applyEmulation(
+  page: Page,
+  client: CDPSession,
+  req: ScreenshotRequest,
+  targetUrl: string | undefined,
+  deadline: Deadline,
+): Promise<Emulation> {
   if (!asksForAny(req)) return NOTHING;
   return deadline.step('emulation', async () => {
     if (req.device !== undefined) {

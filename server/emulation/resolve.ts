@@ -24,7 +24,11 @@ export function resolveEmulation(req: ScreenshotRequest, sent: Record<string, un
     const preset = devicePreset(req.device);
     const asked = isObject(sent.viewport) ? sent.viewport : undefined; // the schema requires width and height when it is sent
     req.viewport = asked
-      ? { width: req.viewport.width, height: req.viewport.height, deviceScaleFactor: asked.deviceScaleFactor !== undefined ? req.viewport.deviceScaleFactor : preset.viewport.deviceScaleFactor }
+      ? {
+          width: req.viewport.width,
+          height: req.viewport.height,
+          deviceScaleFactor: asked.deviceScaleFactor !== undefined ? req.viewport.deviceScaleFactor : preset.viewport.deviceScaleFactor,
+        }
       : { ...preset.viewport };
     req.userAgent ??= preset.userAgent;
   }

@@ -34,7 +34,7 @@ export function devicesPathItem(answerHeaders: Record<string, unknown>) {
                 type: 'object',
                 required: ['version', 'devices'],
                 properties: {
-                  version: { type: 'string', description: 'The list\'s version, e.g. `puppeteer-core@24.43.1`.', examples: [DEVICES_VERSION] },
+                  version: { type: 'string', description: "The list's version, e.g. `puppeteer-core@24.43.1`.", examples: [DEVICES_VERSION] },
                   devices: {
                     type: 'array',
                     items: {
@@ -45,7 +45,11 @@ export function devicesPathItem(answerHeaders: Record<string, unknown>) {
                         viewport: {
                           type: 'object',
                           required: ['width', 'height', 'deviceScaleFactor'],
-                          properties: { width: dims('CSS pixels.'), height: dims('CSS pixels.'), deviceScaleFactor: dims('Device pixels per CSS pixel (at most 4, the spec\'s bound).') },
+                          properties: {
+                            width: dims('CSS pixels.'),
+                            height: dims('CSS pixels.'),
+                            deviceScaleFactor: dims("Device pixels per CSS pixel (at most 4, the spec's bound)."),
+                          },
                         },
                         mobile: { type: 'boolean', description: 'A mobile viewport: the page\'s `<meta name="viewport">` applies.' },
                         touch: { type: 'boolean', description: 'A touch screen: touch events, `navigator.maxTouchPoints`, `(pointer: coarse)`.' },

@@ -33,7 +33,10 @@ export interface CachePolicy {
  * the fresh result replaces the cached one); `no-store` renders fresh and stores nothing.
  */
 export function cachePolicy(cacheControl: string | undefined): CachePolicy {
-  const d = (cacheControl ?? '').toLowerCase().split(',').map((s) => s.trim());
+  const d = (cacheControl ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim());
   const noStore = d.includes('no-store');
   const fresh = noStore || d.includes('no-cache') || d.some((x) => /^max-age\s*=\s*"?0"?$/.test(x));
   return { lookup: !fresh, store: !noStore };

@@ -12,7 +12,7 @@ export const cacheTtlField = {
   maximum: CACHE_TTL_MAX_SECONDS,
   description:
     `Seconds a cached capture of the same url-mode request may be reused, free (0 = always render afresh; at most ${CACHE_TTL_MAX_SECONDS}, ${CACHE_TTL_MAX_SECONDS / DAY_SECONDS} days); ` +
-    'a fresh capture is kept this long. Default: the server\'s CACHE_TTL_SECONDS (300 unless configured). A signed link answers ' +
+    "a fresh capture is kept this long. Default: the server's CACHE_TTL_SECONDS (300 unless configured). A signed link answers " +
     '`Cache-Control: public, max-age=` this, at most until the link expires. Not part of the cache key.',
   'x-rule': `an integer number of seconds between 0 and ${CACHE_TTL_MAX_SECONDS}`,
 } as const;

@@ -15,14 +15,40 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
   assert.equal(key({ cacheTtl: 0, deterministic: false }), base, 'defaults are filled in first');
   assert.equal(key({ captureOnTimeout: true }), base, 'only settled captures are stored: the same picture with or without the option');
   const variants = [
-    { deterministic: true }, { colorScheme: 'dark' }, { colorScheme: 'light' }, { userAgent: 'Bot/1' },
-    { headers: { 'X-A': '1' } }, { headers: { 'X-A': '2' } }, { cookies: [{ name: 'a', value: '1' }] }, { cookies: [{ name: 'a', value: '2' }] },
-    { viewport: { width: 1200, height: 630 } }, { format: 'jpeg' }, { fullPage: true },
-    { device: 'iPhone 15 Pro' }, { device: 'iPhone 15 Pro', viewport: { width: 1200, height: 630 } }, { timezone: 'Asia/Tokyo' }, { timezone: 'Europe/Zurich' },
-    { locale: 'de-CH' }, { locale: 'fr-CH' }, { geolocation: { latitude: 47.3769, longitude: 8.5417 } }, { geolocation: { latitude: 47.3769, longitude: 8.5417, accuracy: 10 } },
-    { mediaType: 'print' }, { reducedMotion: 'reduce' }, { reducedMotion: 'no-preference' }, { javaScriptEnabled: false },
-    { css: 'a{}' }, { css: 'b{}' }, { js: 'return 1' }, { js: 'return 2' }, { actions: [{ click: '#a' }] }, { actions: [{ type: '#a', text: 'x' }] },
-    { blockResourceTypes: ['image'] }, { blockUrls: ['*x*'] }, { clip: { x: 0, y: 0, width: 10, height: 10 } }, { delay: 10 }, { failOnTargetError: true },
+    { deterministic: true },
+    { colorScheme: 'dark' },
+    { colorScheme: 'light' },
+    { userAgent: 'Bot/1' },
+    { headers: { 'X-A': '1' } },
+    { headers: { 'X-A': '2' } },
+    { cookies: [{ name: 'a', value: '1' }] },
+    { cookies: [{ name: 'a', value: '2' }] },
+    { viewport: { width: 1200, height: 630 } },
+    { format: 'jpeg' },
+    { fullPage: true },
+    { device: 'iPhone 15 Pro' },
+    { device: 'iPhone 15 Pro', viewport: { width: 1200, height: 630 } },
+    { timezone: 'Asia/Tokyo' },
+    { timezone: 'Europe/Zurich' },
+    { locale: 'de-CH' },
+    { locale: 'fr-CH' },
+    { geolocation: { latitude: 47.3769, longitude: 8.5417 } },
+    { geolocation: { latitude: 47.3769, longitude: 8.5417, accuracy: 10 } },
+    { mediaType: 'print' },
+    { reducedMotion: 'reduce' },
+    { reducedMotion: 'no-preference' },
+    { javaScriptEnabled: false },
+    { css: 'a{}' },
+    { css: 'b{}' },
+    { js: 'return 1' },
+    { js: 'return 2' },
+    { actions: [{ click: '#a' }] },
+    { actions: [{ type: '#a', text: 'x' }] },
+    { blockResourceTypes: ['image'] },
+    { blockUrls: ['*x*'] },
+    { clip: { x: 0, y: 0, width: 10, height: 10 } },
+    { delay: 10 },
+    { failOnTargetError: true },
   ];
   const keys = variants.map(key);
   assert.equal(new Set([base, ...keys]).size, variants.length + 1, 'all different');
@@ -35,11 +61,16 @@ test('every picture-changing field changes the key; cacheTtl does not', () => {
 
 test('header and cookie values, css, js and actions never appear in the key material', () => {
   const req = validateRequest({
-    url: 'https://example.com/', headers: { Authorization: 'Bearer secret-token-1' }, cookies: [{ name: 'session', value: 'secret-cookie-2' }],
-    css: '.secret-css-3{}', js: 'secretJs4()', actions: [{ type: '#password', text: 'secret-text-5' }],
+    url: 'https://example.com/',
+    headers: { Authorization: 'Bearer secret-token-1' },
+    cookies: [{ name: 'session', value: 'secret-cookie-2' }],
+    css: '.secret-css-3{}',
+    js: 'secretJs4()',
+    actions: [{ type: '#password', text: 'secret-text-5' }],
   });
   const material = JSON.stringify(pictureOf(req));
-  for (const secret of ['secret-token-1', 'secret-cookie-2', 'session', 'secret-css-3', 'secretJs4', 'secret-text-5', '#password']) assert.ok(!material.includes(secret), material);
+  for (const secret of ['secret-token-1', 'secret-cookie-2', 'session', 'secret-css-3', 'secretJs4', 'secret-text-5', '#password'])
+    assert.ok(!material.includes(secret), material);
   assert.equal(req.headers?.Authorization, 'Bearer secret-token-1', 'the request itself is untouched');
 });
 

@@ -21,7 +21,14 @@ export function pictureOf(req: ScreenshotRequest): ScreenshotRequest {
   if (js !== undefined) out.js = digest(js);
   if (actions !== undefined) out.actions = [{ waitForFunction: digest(actions) }];
   // Header names are case-insensitive: X-Foo and x-foo send the same request.
-  if (headers) out.headers = { digest: digest(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]).sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))) };
+  if (headers)
+    out.headers = {
+      digest: digest(
+        Object.entries(headers)
+          .map(([k, v]) => [k.toLowerCase(), v])
+          .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)),
+      ),
+    };
   if (cookies) out.cookies = [{ name: 'digest', value: digest(cookies.map((c) => [c.name, c.value])) }];
   return out;
 }

@@ -118,7 +118,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.all('/v1/screenshot', methodNotAllowed('POST'));
   if (deps.compare) {
     const compare = { compare: deps.compare, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } };
-    app.post(COMPARE_PATH, requireAuth(deps.accounts), requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }), comparePost(compare));
+    app.post(
+      COMPARE_PATH,
+      requireAuth(deps.accounts),
+      requireJson,
+      express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
+      comparePost(compare),
+    );
     app.get(COMPARE_PATH, compareLink(compare));
     app.all(COMPARE_PATH, methodNotAllowed('POST'));
   }

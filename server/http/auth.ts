@@ -31,7 +31,9 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 /** A key was sent and is not valid: RFC 6750 §3.1 `invalid_token`, with a description. */
 export function unauthorized(message: string): ServiceError {
-  return new ServiceError('unauthorized', message, { challenge: `Bearer ${REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` });
+  return new ServiceError('unauthorized', message, {
+    challenge: `Bearer ${REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
+  });
 }
 
 export async function authenticate(accounts: Accounts, header: string | undefined): Promise<Account> {

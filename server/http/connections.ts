@@ -72,7 +72,8 @@ export function limitConnections(server: http.Server, l: ConnectionLimits, onRef
   server.on('timeout', (socket: Socket) => {
     const r = current.get(socket);
     const serverBusy = r !== undefined && r.req.complete && !r.res.headersSent;
-    if (serverBusy) socket.setTimeout(l.idleTimeoutMs); // rendering: look again later
+    if (serverBusy)
+      socket.setTimeout(l.idleTimeoutMs); // rendering: look again later
     else socket.destroy();
   });
 }

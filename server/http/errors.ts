@@ -10,8 +10,10 @@ import { errorHeaders } from '../response/write.ts';
 function fromParserError(err: any): ServiceError | undefined {
   if (err?.type === 'entity.too.large') return new ServiceError('payload_too_large', `the request body must be at most ${err.limit} bytes`);
   if (err?.type === 'entity.parse.failed') return new ServiceError('bad_request', 'the request body is not valid JSON');
-  if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') return new ServiceError('unsupported_media_type', 'the request body must be UTF-8 JSON');
-  if (typeof err?.type === 'string' && typeof err?.status === 'number' && err.status < 500) return new ServiceError('bad_request', 'the request body could not be read');
+  if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported')
+    return new ServiceError('unsupported_media_type', 'the request body must be UTF-8 JSON');
+  if (typeof err?.type === 'string' && typeof err?.status === 'number' && err.status < 500)
+    return new ServiceError('bad_request', 'the request body could not be read');
   return undefined;
 }
 
@@ -27,7 +29,11 @@ export function sendError(res: Response, err: unknown, log: Logger): ServiceErro
   }
   if (!res.headersSent) {
     // Retry-After, WWW-Authenticate, Allow and Cache-Control from the error's facts (server/response/).
-    res.status(e.status).set(errorHeaders(e)).type('application/json').send(JSON.stringify({ error: e.code, message: e.message }));
+    res
+      .status(e.status)
+      .set(errorHeaders(e))
+      .type('application/json')
+      .send(JSON.stringify({ error: e.code, message: e.message }));
   }
   return e;
 }

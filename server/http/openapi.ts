@@ -76,7 +76,7 @@ function imageResponses(headers: Headers, audience: Audience['kind']) {
       headers: headers.capture(audience, 'image'),
       content: Object.fromEntries(IMAGE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary', contentMediaType: t } }])),
     },
-    '304': { description: 'Not Modified: If-None-Match has this image\'s ETag. No body.', headers: headers.capture(audience, 'not-modified') },
+    '304': { description: "Not Modified: If-None-Match has this image's ETag. No body.", headers: headers.capture(audience, 'not-modified') },
   };
 }
 
@@ -87,14 +87,16 @@ function errorResponses(headers: Headers, exclude: Partial<Record<ErrorCode, str
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries(
-    [...byStatus].sort(([a], [b]) => a - b).map(([status, codes]) => [
-      String(status),
-      {
-        description: codes.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('. '),
-        headers: headers.error(codes),
-        content: { 'application/json': { schema: ref('schemas', 'Error') } },
-      },
-    ]),
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, codes]) => [
+        String(status),
+        {
+          description: codes.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('. '),
+          headers: headers.error(codes),
+          content: { 'application/json': { schema: ref('schemas', 'Error') } },
+        },
+      ]),
   );
 }
 
@@ -168,7 +170,11 @@ export function openApiDocument() {
           description: 'Every failure (spec §2.4, §7). `message` names the field at fault and never quotes the request.',
           required: ['error', 'message'],
           properties: {
-            error: { type: 'string', enum: Object.keys(ERROR_CATALOGUE).filter((c) => !NEVER_SENT.includes(c as ErrorCode)), description: 'Machine-readable code (docs/api.md "Errors").' },
+            error: {
+              type: 'string',
+              enum: Object.keys(ERROR_CATALOGUE).filter((c) => !NEVER_SENT.includes(c as ErrorCode)),
+              description: 'Machine-readable code (docs/api.md "Errors").',
+            },
             message: { type: 'string', description: 'What went wrong, for a person.' },
           },
         },

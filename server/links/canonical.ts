@@ -79,7 +79,8 @@ export function toQuery(options: Record<string, unknown>, fields: Record<string,
   };
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined) continue;
-    if ((NOT_IN_LINKS as readonly string[]).includes(name)) throw badRequest(`${name} cannot be sent in a signed link: a link is public, and would publish them`);
+    if ((NOT_IN_LINKS as readonly string[]).includes(name))
+      throw badRequest(`${name} cannot be sent in a signed link: a link is public, and would publish them`);
     const objects = fields[name]?.items?.type === 'object';
     if (Array.isArray(value)) value.forEach((v) => scalar(name, objects && v !== null && typeof v === 'object' ? JSON.stringify(v) : v));
     else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) scalar(`${name}.${k}`, v);
@@ -111,7 +112,8 @@ export function fromQuery(pairs: Pair[], fields: Record<string, Schema> = FIELDS
     const [top, sub, ...deeper] = name.split('.');
     const field = fields[top!];
     if (!field) continue; // unknown fields are ignored (spec §9), as in a JSON body
-    if ((NOT_IN_LINKS as readonly string[]).includes(top!)) throw badRequest(`${top} cannot be sent in a signed link: a link is public, and would publish them`);
+    if ((NOT_IN_LINKS as readonly string[]).includes(top!))
+      throw badRequest(`${top} cannot be sent in a signed link: a link is public, and would publish them`);
     if (field.type === 'array') {
       if (sub !== undefined) throw badRequest(`${top} is written as repeated ${top}=... parameters in a link`);
       ((body[top!] ??= []) as unknown[]).push(typed(field.items, value));

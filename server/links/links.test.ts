@@ -15,15 +15,29 @@ import { generateSecret, seal, unseal } from './secrets.ts';
 import { signatureMatches, signPairs } from './verify.ts';
 
 test('encoding: RFC 3986 unreserved kept, everything else %XX upper-case UTF-8, a space is %20', () => {
-  assert.equal(encode("a-b.c_d~e f+g/h?i=j&k!'()*é€"), "a-b.c_d~e%20f%2Bg%2Fh%3Fi%3Dj%26k%21%27%28%29%2A%C3%A9%E2%82%AC");
+  assert.equal(encode("a-b.c_d~e f+g/h?i=j&k!'()*é€"), 'a-b.c_d~e%20f%2Bg%2Fh%3Fi%3Dj%26k%21%27%28%29%2A%C3%A9%E2%82%AC');
 });
 
 test('the canonical query: sorted by encoded name, repeated names in their order, signature left out', () => {
-  const pairs: Pair[] = [['url', 'https://example.com/a b'], ['hideSelectors', '#b'], ['expires', '10'], ['hideSelectors', '.a'], ['signature', 'x'], ['keyId', 'key_1'], ['blockAds', 'true']];
+  const pairs: Pair[] = [
+    ['url', 'https://example.com/a b'],
+    ['hideSelectors', '#b'],
+    ['expires', '10'],
+    ['hideSelectors', '.a'],
+    ['signature', 'x'],
+    ['keyId', 'key_1'],
+    ['blockAds', 'true'],
+  ];
   assert.equal(canonicalQuery(pairs), 'blockAds=true&expires=10&hideSelectors=%23b&hideSelectors=.a&keyId=key_1&url=https%3A%2F%2Fexample.com%2Fa%20b');
   assert.equal(stringToSign(pairs), `/v1/screenshot?${canonicalQuery(pairs)}`);
   // Upper case sorts before lower case (code units): blockAds < blockCookieBanners.
-  assert.equal(canonicalQuery([['blockCookieBanners', 'false'], ['blockAds', 'true']]), 'blockAds=true&blockCookieBanners=false');
+  assert.equal(
+    canonicalQuery([
+      ['blockCookieBanners', 'false'],
+      ['blockAds', 'true'],
+    ]),
+    'blockAds=true&blockCookieBanners=false',
+  );
 });
 
 test('a received query is decoded as a form: + and %20 are spaces, %2B a plus; the canonical form does not depend on the spelling', () => {
@@ -35,40 +49,116 @@ test('a received query is decoded as a form: + and %20 are spaces, %2B a plus; t
 });
 
 test('fromQuery types values by the schema, so GET and POST of the same options validate to the same request', () => {
-  const options = { url: 'https://example.com/', viewport: { width: 1200, height: 630, deviceScaleFactor: 2 }, fullPage: true, format: 'jpeg', quality: 70, hideSelectors: ['.a', '#b'], cacheTtl: 0, deterministic: true, colorScheme: 'dark' };
+  const options = {
+    url: 'https://example.com/',
+    viewport: { width: 1200, height: 630, deviceScaleFactor: 2 },
+    fullPage: true,
+    format: 'jpeg',
+    quality: 70,
+    hideSelectors: ['.a', '#b'],
+    cacheTtl: 0,
+    deterministic: true,
+    colorScheme: 'dark',
+  };
   const parsed = fromQuery(parseQuery(canonicalQuery(toQuery(options))));
   assert.deepEqual(parsed, options);
   assert.deepEqual(validateRequest(parsed), validateRequest(options));
   // A value of the wrong form stays a string, and validation names its field.
-  assert.throws(() => validateRequest(fromQuery([['html', 'x'], ['viewport.width', 'wide'], ['viewport.height', '1'], ['fullPage', 'yes']])), /viewport\.width must be .*fullPage must be a boolean|fullPage must be a boolean.*viewport\.width must be/);
-  assert.deepEqual(fromQuery([['html', 'x'], ['futureField', '1'], ['keyId', 'k'], ['expires', '1'], ['signature', 's']]), { html: 'x' }, 'unknown and link parameters are not options');
+  assert.throws(
+    () =>
+      validateRequest(
+        fromQuery([
+          ['html', 'x'],
+          ['viewport.width', 'wide'],
+          ['viewport.height', '1'],
+          ['fullPage', 'yes'],
+        ]),
+      ),
+    /viewport\.width must be .*fullPage must be a boolean|fullPage must be a boolean.*viewport\.width must be/,
+  );
+  assert.deepEqual(
+    fromQuery([
+      ['html', 'x'],
+      ['futureField', '1'],
+      ['keyId', 'k'],
+      ['expires', '1'],
+      ['signature', 's'],
+    ]),
+    { html: 'x' },
+    'unknown and link parameters are not options',
+  );
 });
 
 test('the fields that prepare the page travel in a link: actions as JSON items, clip by its fields, the rest as values', () => {
   const options = {
-    url: 'https://example.com/', css: 'body { color: red } /* & = ? */', js: 'return 1 + 1', delay: 100, failOnTargetError: true,
-    actions: [{ click: '#menu' }, { type: '#q', text: 'a & b = c?' }, { wait: 50 }], clip: { x: 0, y: 10, width: 20, height: 30 },
-    blockResourceTypes: ['image', 'font'], blockUrls: ['*/ads/*', '*?x=1'],
+    url: 'https://example.com/',
+    css: 'body { color: red } /* & = ? */',
+    js: 'return 1 + 1',
+    delay: 100,
+    failOnTargetError: true,
+    actions: [{ click: '#menu' }, { type: '#q', text: 'a & b = c?' }, { wait: 50 }],
+    clip: { x: 0, y: 10, width: 20, height: 30 },
+    blockResourceTypes: ['image', 'font'],
+    blockUrls: ['*/ads/*', '*?x=1'],
   };
   const pairs = toQuery(options);
-  assert.deepEqual(pairs.filter(([n]) => n === 'actions').map(([, v]) => v), ['{"click":"#menu"}', '{"type":"#q","text":"a & b = c?"}', '{"wait":50}']);
+  assert.deepEqual(
+    pairs.filter(([n]) => n === 'actions').map(([, v]) => v),
+    ['{"click":"#menu"}', '{"type":"#q","text":"a & b = c?"}', '{"wait":50}'],
+  );
   const parsed = fromQuery(parseQuery(canonicalQuery(pairs)));
   assert.deepEqual(parsed, options);
   assert.deepEqual(validateRequest(parsed), validateRequest(options));
   // An item that is not JSON stays text, and validation names it.
-  assert.throws(() => validateRequest(fromQuery([['html', 'x'], ['actions', 'click=#menu']])), /^.*actions\[0\] must be an object with exactly one action/);
-  assert.throws(() => validateRequest(fromQuery([['html', 'x'], ['actions', '{"click":']])), /actions\[0\] must be an object/);
+  assert.throws(
+    () =>
+      validateRequest(
+        fromQuery([
+          ['html', 'x'],
+          ['actions', 'click=#menu'],
+        ]),
+      ),
+    /^.*actions\[0\] must be an object with exactly one action/,
+  );
+  assert.throws(
+    () =>
+      validateRequest(
+        fromQuery([
+          ['html', 'x'],
+          ['actions', '{"click":'],
+        ]),
+      ),
+    /actions\[0\] must be an object/,
+  );
 });
 
 test('what a link refuses: headers and cookies (public), a field given twice, a sub-field that does not exist', () => {
   assert.throws(() => toQuery({ url: 'https://example.com/', headers: { A: '1' } }), /headers cannot be sent in a signed link/);
-  assert.throws(() => fromQuery([['url', 'u'], ['cookies', 's=v']]), /cookies cannot be sent in a signed link/);
-  assert.throws(() => fromQuery([['viewport.width', '1'], ['viewport.width', '2']]), /viewport\.width is given twice/);
+  assert.throws(
+    () =>
+      fromQuery([
+        ['url', 'u'],
+        ['cookies', 's=v'],
+      ]),
+    /cookies cannot be sent in a signed link/,
+  );
+  assert.throws(
+    () =>
+      fromQuery([
+        ['viewport.width', '1'],
+        ['viewport.width', '2'],
+      ]),
+    /viewport\.width is given twice/,
+  );
   assert.throws(() => fromQuery([['viewport.depth', '1']]), /names no field of viewport/);
 });
 
 test('HMAC-SHA256 in lower-case hex; any secret of the key may match; nothing else does', () => {
-  const pairs: Pair[] = [['html', '<p>x</p>'], ['keyId', 'key_0123456789abcdef'], ['expires', '4102444800']];
+  const pairs: Pair[] = [
+    ['html', '<p>x</p>'],
+    ['keyId', 'key_0123456789abcdef'],
+    ['expires', '4102444800'],
+  ];
   const s1 = generateSecret();
   const s2 = generateSecret();
   const sig = signPairs(s1, pairs);
@@ -77,7 +167,9 @@ test('HMAC-SHA256 in lower-case hex; any secret of the key may match; nothing el
   assert.ok(!signatureMatches([s2], pairs, sig));
   assert.ok(!signatureMatches([s1], [...pairs, ['fullPage', 'true']], sig));
   assert.ok(!signatureMatches([s1], pairs, sig.slice(0, 63)));
-  const url = new URL(makeLink({ options: { html: '<p>x</p>' }, keyId: 'key_0123456789abcdef', secret: s1, expires: 4102444800, baseUrl: 'https://s.example/' }));
+  const url = new URL(
+    makeLink({ options: { html: '<p>x</p>' }, keyId: 'key_0123456789abcdef', secret: s1, expires: 4102444800, baseUrl: 'https://s.example/' }),
+  );
   assert.equal(url.searchParams.get('signature'), sig, 'makeLink signs the same string');
 });
 

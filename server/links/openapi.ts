@@ -25,7 +25,15 @@ export function fieldParameters(fields: Record<string, JsonSchema>, prefix = '')
     } else if (schema.type === 'array' && (schema.items as JsonSchema | undefined)?.type === 'object') {
       // Each item travels as its JSON text (canonical.ts).
       const { items: _objects, ...rest } = schema;
-      param(name, { ...rest, description: `${schema.description ?? ''} In a link: each item as JSON, the name repeated.`, items: { type: 'string', contentMediaType: 'application/json' } }, { style: 'form', explode: true });
+      param(
+        name,
+        {
+          ...rest,
+          description: `${schema.description ?? ''} In a link: each item as JSON, the name repeated.`,
+          items: { type: 'string', contentMediaType: 'application/json' },
+        },
+        { style: 'form', explode: true },
+      );
     } else if (schema.type === 'array') {
       param(name, schema, { style: 'form', explode: true });
     } else {
@@ -38,8 +46,20 @@ export function fieldParameters(fields: Record<string, JsonSchema>, prefix = '')
 /** keyId, expires and signature of a link to `path`. */
 export function linkParameters(path: string): Array<Record<string, unknown>> {
   return [
-    { name: 'keyId', in: 'query', required: true, description: 'The id of the API key whose signing secret signed the link (`key_` and 16 hex digits, as `keys list` shows); that key is billed.', schema: { type: 'string', pattern: '^key_[0-9a-f]{16}$' } },
-    { name: 'expires', in: 'query', required: true, description: 'When the link stops working, in Unix seconds (410 link_expired after).', schema: { type: 'integer', minimum: 0 } },
+    {
+      name: 'keyId',
+      in: 'query',
+      required: true,
+      description: 'The id of the API key whose signing secret signed the link (`key_` and 16 hex digits, as `keys list` shows); that key is billed.',
+      schema: { type: 'string', pattern: '^key_[0-9a-f]{16}$' },
+    },
+    {
+      name: 'expires',
+      in: 'query',
+      required: true,
+      description: 'When the link stops working, in Unix seconds (410 link_expired after).',
+      schema: { type: 'integer', minimum: 0 },
+    },
     {
       name: 'signature',
       in: 'query',

@@ -30,7 +30,7 @@ const KEY_MESSAGES: Record<KeyProblem | 'disabled', string> = {
   unknown: 'the key that signed this link does not exist',
   revoked: 'the key that signed this link has been revoked',
   'no-secret': 'the key that signed this link has no signing secret (npm run keys -- rotate-secret <key_id> makes one)',
-  unreadable: 'the signing secret of this key cannot be read with this server\'s key-encryption key (LINK_SIGNING_KEK changed?); rotate it',
+  unreadable: "the signing secret of this key cannot be read with this server's key-encryption key (LINK_SIGNING_KEK changed?); rotate it",
   disabled: 'signed links are not configured on this server (LINK_SIGNING_KEK is not set)',
 };
 
@@ -51,7 +51,12 @@ export interface VerifyDeps {
 
 function single(pairs: Pair[], name: string): string {
   const found = pairs.filter(([n]) => n === name);
-  if (found.length !== 1) throw badRequest(found.length ? `${name} is given more than once in the link` : `${name} is required in a signed link (keyId, expires and signature; docs/signed-links.md)`);
+  if (found.length !== 1)
+    throw badRequest(
+      found.length
+        ? `${name} is given more than once in the link`
+        : `${name} is required in a signed link (keyId, expires and signature; docs/signed-links.md)`,
+    );
   return found[0]![1];
 }
 
@@ -61,12 +66,16 @@ export async function verifyLink(pairs: Pair[], deps: VerifyDeps, path?: string)
   const keyId = single(pairs, 'keyId');
   const expiresText = single(pairs, 'expires');
   if (!/^\d{1,12}$/.test(expiresText)) throw badRequest('expires must be a Unix time in whole seconds');
-  if (!/^key_[0-9a-f]{16}$/.test(keyId)) throw new ServiceError('link_key_invalid', 'keyId must be the id of an API key (key_ and 16 hex digits, as `keys list` shows)');
+  if (!/^key_[0-9a-f]{16}$/.test(keyId))
+    throw new ServiceError('link_key_invalid', 'keyId must be the id of an API key (key_ and 16 hex digits, as `keys list` shows)');
   if (!deps.db || !deps.kek) throw new ServiceError('link_key_invalid', KEY_MESSAGES.disabled);
   const key = await signingKey(deps.db, deps.kek, keyId);
   if (typeof key === 'string') throw new ServiceError('link_key_invalid', KEY_MESSAGES[key]);
   if (!/^[0-9a-fA-F]{64}$/.test(signature) || !signatureMatches(key.secrets, pairs, signature, path)) {
-    throw new ServiceError('link_signature_invalid', 'the signature does not match the link: a parameter was changed, added or removed, or another secret signed it');
+    throw new ServiceError(
+      'link_signature_invalid',
+      'the signature does not match the link: a parameter was changed, added or removed, or another secret signed it',
+    );
   }
   const expires = Number(expiresText);
   const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();

@@ -54,12 +54,19 @@ export async function callCompare(args: Record<string, unknown> | undefined, ctx
 
 function summary(f: CompareFacts): string {
   const size = (s: { width: number; height: number }) => `${s.width}x${s.height}`;
-  const sizes = f.current.width === f.baseline.width && f.current.height === f.baseline.height ? `both ${size(f.current)}` : `current ${size(f.current)}, baseline ${size(f.baseline)} (sizes differ)`;
+  const sizes =
+    f.current.width === f.baseline.width && f.current.height === f.baseline.height
+      ? `both ${size(f.current)}`
+      : `current ${size(f.current)}, baseline ${size(f.baseline)} (sizes differ)`;
   const regions = f.regions.map((r) => `${r.width}x${r.height} at ${r.x},${r.y}`).join('; ');
   return [
     f.diffPixels === 0 ? `No difference (${sizes}).` : `${f.diffPixels} pixels differ (ratio ${ratioText(f.ratio)}; ${sizes}).`,
-    f.regionCount > 0 ? `Changed regions (${f.regionCount}${f.regionCount > f.regions.length ? `, the ${f.regions.length} largest shown` : ''}): ${regions}.` : '',
+    f.regionCount > 0
+      ? `Changed regions (${f.regionCount}${f.regionCount > f.regions.length ? `, the ${f.regions.length} largest shown` : ''}): ${regions}.`
+      : '',
     f.masks > 0 ? `${f.masks} rectangle(s) masked.` : '',
     `Credits: ${f.credits.charged} charged, ${f.credits.remaining} remaining.`,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

@@ -54,7 +54,8 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
   const names = deps.compare ? [TOOL_NAME, COMPARE_TOOL_NAME] : [TOOL_NAME];
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.compare ? [toolDefinition(), compareToolDefinition()] : [toolDefinition()] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (!names.includes(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${names.join(', ')}`);
+    if (!names.includes(request.params.name))
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${names.join(', ')}`);
     const ctx = {
       account: r.account,
       capture: deps.capture,

@@ -10,7 +10,11 @@ async function noise(width: number, height: number, format: 'png' | 'jpeg' | 'we
   const data = Buffer.alloc(width * height * 4);
   let s = 2463534242; // xorshift32
   for (let i = 0; i < data.length; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     data[i] = (i & 3) === 3 ? (alpha && i % 8 === 3 ? 0 : 255) : s & 255;
   }
   const img = sharp(data, { raw: { width, height, channels: 4 } });
@@ -18,7 +22,9 @@ async function noise(width: number, height: number, format: 'png' | 'jpeg' | 'we
 }
 
 test('a capture within the limits is returned byte for byte', async () => {
-  const body = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#336699' } }).png().toBuffer();
+  const body = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();
   const f = await fitImage(body, 'png');
   assert.equal(f.data, body);
   assert.equal(f.format, 'png');
@@ -64,7 +70,9 @@ test('when quality is not enough the image is downscaled, and the text names the
 
 test('an image over the edge limit is scaled to it even when its bytes fit', async () => {
   const limits = { maxBytes: MCP_IMAGE_BUDGET_BYTES, maxEdge: 500 };
-  const body = await sharp({ create: { width: 300, height: 1000, channels: 3, background: '#ffffff' } }).png().toBuffer();
+  const body = await sharp({ create: { width: 300, height: 1000, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
   const f = await fitImage(body, 'png', limits);
   assert.equal(f.height, 500);
   assert.equal(f.width, 150);

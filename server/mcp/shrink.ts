@@ -44,7 +44,11 @@ export interface FittedImage {
  * Fits a capture into the limits. A PNG is re-encoded as JPEG (what every client displays), or as
  * WebP when it has transparent pixels (JPEG has no alpha); JPEG and WebP keep their format.
  */
-export async function fitImage(body: Buffer, format: ImageFormat, limits: Limits = { maxBytes: MCP_IMAGE_BUDGET_BYTES, maxEdge: MCP_IMAGE_MAX_EDGE }): Promise<FittedImage> {
+export async function fitImage(
+  body: Buffer,
+  format: ImageFormat,
+  limits: Limits = { maxBytes: MCP_IMAGE_BUDGET_BYTES, maxEdge: MCP_IMAGE_MAX_EDGE },
+): Promise<FittedImage> {
   const meta = await sharp(body, { limitInputPixels: false }).metadata();
   const width = meta.width ?? 0;
   const height = meta.height ?? 0;
@@ -77,7 +81,14 @@ export async function fitImage(body: Buffer, format: ImageFormat, limits: Limits
           format: target,
           width: w,
           height: h,
-          shrunk: { reason: overBytes && overEdge ? 'bytes+edge' : overBytes ? 'bytes' : 'edge', originalBytes: body.length, originalFormat: format, originalWidth: width, originalHeight: height, quality },
+          shrunk: {
+            reason: overBytes && overEdge ? 'bytes+edge' : overBytes ? 'bytes' : 'edge',
+            originalBytes: body.length,
+            originalFormat: format,
+            originalWidth: width,
+            originalHeight: height,
+            quality,
+          },
         };
       }
     }
@@ -87,7 +98,9 @@ export async function fitImage(body: Buffer, format: ImageFormat, limits: Limits
     if (Math.max(width, height) * next < MIN_EDGE) break;
     scale = next;
   }
-  throw new Error(`could not fit a ${width}x${height} ${format} image into ${limits.maxBytes} bytes (last attempt ${last.w}x${last.h} q${last.quality}: ${last.data.length} bytes)`);
+  throw new Error(
+    `could not fit a ${width}x${height} ${format} image into ${limits.maxBytes} bytes (last attempt ${last.w}x${last.h} q${last.quality}: ${last.data.length} bytes)`,
+  );
 }
 
 function hasTransparency(rgba: Buffer): boolean {
@@ -102,7 +115,9 @@ export function describeShrink(f: FittedImage, limits: Limits = { maxBytes: MCP_
   const why = [
     s.reason !== 'edge' ? `over this tool's ${n(limits.maxBytes)}-byte image budget (MCP clients reject results over about 1 MB)` : '',
     s.reason !== 'bytes' ? `over ${n(limits.maxEdge)} px on a side` : '',
-  ].filter(Boolean).join(' and ');
+  ]
+    .filter(Boolean)
+    .join(' and ');
   const scaled = f.width !== s.originalWidth || f.height !== s.originalHeight ? `, downscaled to ${f.width}x${f.height}` : '';
   return (
     `The capture (${s.originalFormat.toUpperCase()} ${s.originalWidth}x${s.originalHeight}, ${n(s.originalBytes)} bytes) was ${why}, ` +

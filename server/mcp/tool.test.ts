@@ -18,7 +18,12 @@ const account = { id: 'acct-1' };
 const request: ScreenshotRequest = validateRequest({ html: '<p>x</p>', viewport: { width: 64, height: 32 } });
 
 const ctx = (capture: (body: unknown) => Promise<CaptureOutcome>, onError?: (c: string) => void) => ({
-  account, capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService, log, requestId: 'req-1', cache: { lookup: true, store: true }, onError,
+  account,
+  capture: ((_a: unknown, body: unknown) => capture(body)) as unknown as CaptureService,
+  log,
+  requestId: 'req-1',
+  cache: { lookup: true, store: true },
+  onError,
 });
 
 test('the tool is take_screenshot and its input schema is the REST body schema', () => {
@@ -41,19 +46,32 @@ test('the tool schema describes every field, viewport.* included, and url/html s
   assert.ok(Object.keys((inputSchema.properties as any).viewport.properties).length >= 3);
   for (const k of ['url', 'html']) assert.match((inputSchema.properties as any)[k].description, /exactly one of url and html/i, k);
   // The extension fields come with the schema, described like the others.
-  for (const k of ['cacheTtl', 'deterministic', 'colorScheme', 'userAgent', 'headers', 'cookies']) assert.ok((inputSchema.properties as any)[k]?.description, k);
+  for (const k of ['cacheTtl', 'deterministic', 'colorScheme', 'userAgent', 'headers', 'cookies'])
+    assert.ok((inputSchema.properties as any)[k]?.description, k);
   assert.match(String(inputSchema.description), /headers and cookies are only allowed with url/);
   for (const combinator of ['allOf', 'anyOf', 'oneOf', 'not', 'if']) assert.ok(!(combinator in inputSchema), combinator);
 });
 
 test('arguments reach the capture service unchanged; success is image + text, no structuredContent', async () => {
-  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#ff0000' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#ff0000' } })
+    .png()
+    .toBuffer();
   let seen: unknown;
   const args = { html: '<p>x</p>', viewport: { width: 64, height: 32 }, unknownField: 1 };
-  const r = await callTakeScreenshot(args, ctx(async (body) => {
-    seen = body;
-    return { body: png, request, contentType: 'image/png', width: 64, height: 32, facts: facts({ bannerAction: 'hidden', timings: [{ step: 'capture', stage: 'capturing', ms: 5 }] }) };
-  }));
+  const r = await callTakeScreenshot(
+    args,
+    ctx(async (body) => {
+      seen = body;
+      return {
+        body: png,
+        request,
+        contentType: 'image/png',
+        width: 64,
+        height: 32,
+        facts: facts({ bannerAction: 'hidden', timings: [{ step: 'capture', stage: 'capturing', ms: 5 }] }),
+      };
+    }),
+  );
   assert.equal(seen, args);
   assert.equal(r.isError, undefined);
   assert.equal(r.structuredContent, undefined);
@@ -67,17 +85,32 @@ test('arguments reach the capture service unchanged; success is image + text, no
   assert.match(text.text, /Credits: 1 charged, 41 remaining \(cache miss\)\./);
   // The facts as data in _meta (a program's view); nothing changed, so no `changed`.
   assert.deepEqual(r._meta?.[CAPTURE_META_KEY], {
-    format: 'png', mimeType: 'image/png', width: 64, height: 32, bytes: png.length,
-    credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'hidden',
+    format: 'png',
+    mimeType: 'image/png',
+    width: 64,
+    height: 32,
+    bytes: png.length,
+    credits: { charged: 1, remaining: 41 },
+    cache: 'miss',
+    bannerAction: 'hidden',
   });
 });
 
 test('a capture cut short (captureOnTimeout) says which waits did not finish, in the text and in _meta', async () => {
-  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } }).png().toBuffer();
-  const r = await callTakeScreenshot({ html: '<p>x</p>', captureOnTimeout: true }, ctx(async () => ({
-    body: png, request, contentType: 'image/png', width: 64, height: 32,
-    facts: facts({ credits: { charged: 1, remaining: 40 }, waitTimedOut: ['load', 'idle'] }),
-  })));
+  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } })
+    .png()
+    .toBuffer();
+  const r = await callTakeScreenshot(
+    { html: '<p>x</p>', captureOnTimeout: true },
+    ctx(async () => ({
+      body: png,
+      request,
+      contentType: 'image/png',
+      width: 64,
+      height: 32,
+      facts: facts({ credits: { charged: 1, remaining: 40 }, waitTimedOut: ['load', 'idle'] }),
+    })),
+  );
   const text = r.content[1];
   assert.ok(text?.type === 'text');
   assert.match(text.text, /did not settle within the render budget \(waits not finished: load, idle\).*may be incomplete/);
@@ -85,24 +118,39 @@ test('a capture cut short (captureOnTimeout) says which waits did not finish, in
 });
 
 test('a capture cut short of the page says its full height and why, in the text and in _meta', async () => {
-  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } }).png().toBuffer();
-  const r = await callTakeScreenshot({ html: '<p>x</p>', fullPage: true }, ctx(async () => ({
-    body: png, request, contentType: 'image/png', width: 64, height: 32,
-    facts: facts({ credits: { charged: 1, remaining: 40 }, truncated: { fromHeight: 65697, reason: 'endless' } }),
-  })));
+  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } })
+    .png()
+    .toBuffer();
+  const r = await callTakeScreenshot(
+    { html: '<p>x</p>', fullPage: true },
+    ctx(async () => ({
+      body: png,
+      request,
+      contentType: 'image/png',
+      width: 64,
+      height: 32,
+      facts: facts({ credits: { charged: 1, remaining: 40 }, truncated: { fromHeight: 65697, reason: 'endless' } }),
+    })),
+  );
   const text = r.content[1];
   assert.ok(text?.type === 'text');
-  assert.match(text.text, /The page was 65697 CSS px tall; the capture was cut where the page had grown to as it was scrolled: it keeps growing \(an endless feed\) \(reason endless\)\./);
+  assert.match(
+    text.text,
+    /The page was 65697 CSS px tall; the capture was cut where the page had grown to as it was scrolled: it keeps growing \(an endless feed\) \(reason endless\)\./,
+  );
   const meta = r._meta?.[CAPTURE_META_KEY] as { truncatedFromHeight?: number; truncationReason?: string };
   assert.deepEqual([meta.truncatedFromHeight, meta.truncationReason], [65697, 'endless']);
 });
 
 test('no arguments at all go to validation as an empty body', async () => {
   let seen: unknown;
-  await callTakeScreenshot(undefined, ctx(async (body) => {
-    seen = body;
-    throw new ServiceError('bad_request', 'exactly one of url and html must be given');
-  }));
+  await callTakeScreenshot(
+    undefined,
+    ctx(async (body) => {
+      seen = body;
+      throw new ServiceError('bad_request', 'exactly one of url and html must be given');
+    }),
+  );
   assert.deepEqual(seen, {});
 });
 
@@ -115,9 +163,15 @@ for (const [code, message, errorFacts] of [
 ] as const) {
   test(`a ${code} failure is an isError result carrying the code and message`, async () => {
     let logged = '';
-    const r = await callTakeScreenshot({}, ctx(async () => {
-      throw new ServiceError(code, message, errorFacts);
-    }, (c) => (logged = c)));
+    const r = await callTakeScreenshot(
+      {},
+      ctx(
+        async () => {
+          throw new ServiceError(code, message, errorFacts);
+        },
+        (c) => (logged = c),
+      ),
+    );
     assert.equal(r.isError, true);
     assert.equal(r.content.length, 1);
     const t = r.content[0];
@@ -131,9 +185,12 @@ for (const [code, message, errorFacts] of [
 }
 
 test('an unexpected fault is internal_error naming the request, without its details', async () => {
-  const r = await callTakeScreenshot({}, ctx(async () => {
-    throw new Error('secret stack detail');
-  }));
+  const r = await callTakeScreenshot(
+    {},
+    ctx(async () => {
+      throw new Error('secret stack detail');
+    }),
+  );
   assert.equal(r.isError, true);
   const t = r.content[0];
   assert.ok(t.type === 'text');

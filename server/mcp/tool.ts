@@ -113,7 +113,14 @@ export async function callTakeScreenshot(args: Record<string, unknown> | undefin
   } catch (e) {
     // Our own encoder's output should always decode; if it does not, say so honestly.
     ctx.log.error({ err: e, requestId: ctx.requestId }, 'mcp: could not fit the capture into the result budget');
-    return failure(new ServiceError('internal_error', `the capture succeeded but could not be fitted into the ${MCP_IMAGE_BUDGET_BYTES}-byte MCP result budget (request ${ctx.requestId}); POST /v1/screenshot returns it`), ctx, `It was billed (${out.facts.credits.charged} credit).`);
+    return failure(
+      new ServiceError(
+        'internal_error',
+        `the capture succeeded but could not be fitted into the ${MCP_IMAGE_BUDGET_BYTES}-byte MCP result budget (request ${ctx.requestId}); POST /v1/screenshot returns it`,
+      ),
+      ctx,
+      `It was billed (${out.facts.credits.charged} credit).`,
+    );
   }
   return {
     content: [
@@ -184,7 +191,9 @@ function summary(out: CaptureOutcome, f: FittedImage): string {
   const lines = [
     `${what}${status}: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${f.data.length.toLocaleString('en-US')} bytes.`,
     describeShrink(f),
-    facts.truncated ? `The page was ${facts.truncated.fromHeight} CSS px tall; the capture was ${REASON_WORDS[facts.truncated.reason]} (reason ${facts.truncated.reason}).` : '',
+    facts.truncated
+      ? `The page was ${facts.truncated.fromHeight} CSS px tall; the capture was ${REASON_WORDS[facts.truncated.reason]} (reason ${facts.truncated.reason}).`
+      : '',
     facts.waitTimedOut.length > 0
       ? `The page did not settle within the render budget (waits not finished: ${facts.waitTimedOut.join(', ')}); captureOnTimeout captured it as it was then, so it may be incomplete.`
       : '',

@@ -16,9 +16,31 @@ export const COOKIE_VALUE_MAX_CHARS = 4096;
  * sets it) and the method-override headers. Prefixes Proxy- and Sec- as in Fetch.
  */
 export const FORBIDDEN_HEADERS = [
-  'accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method', 'connection',
-  'content-length', 'cookie', 'cookie2', 'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin', 'referer', 'set-cookie',
-  'te', 'trailer', 'transfer-encoding', 'upgrade', 'via', 'user-agent', 'x-http-method', 'x-http-method-override', 'x-method-override',
+  'accept-charset',
+  'accept-encoding',
+  'access-control-request-headers',
+  'access-control-request-method',
+  'connection',
+  'content-length',
+  'cookie',
+  'cookie2',
+  'date',
+  'dnt',
+  'expect',
+  'host',
+  'keep-alive',
+  'origin',
+  'referer',
+  'set-cookie',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'via',
+  'user-agent',
+  'x-http-method',
+  'x-http-method-override',
+  'x-method-override',
 ] as const;
 export const FORBIDDEN_HEADER_PREFIXES = ['proxy-', 'sec-'] as const;
 
@@ -27,10 +49,10 @@ const caseless = (s: string) => [...s].map((c) => (/[a-z]/.test(c) ? `[${c.toUpp
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]";
 /** An HTTP token (RFC 9110 §5.6.2) of at most 64 characters that is not a forbidden name. */
-export const HEADER_NAME_PATTERN =
-  `^(?!(?:${FORBIDDEN_HEADERS.map(caseless).join('|')})$)(?!(?:${FORBIDDEN_HEADER_PREFIXES.map(caseless).join('|')}))${TOKEN}{1,${HEADER_NAME_MAX_CHARS}}$`;
+export const HEADER_NAME_PATTERN = `^(?!(?:${FORBIDDEN_HEADERS.map(caseless).join('|')})$)(?!(?:${FORBIDDEN_HEADER_PREFIXES.map(caseless).join('|')}))${TOKEN}{1,${HEADER_NAME_MAX_CHARS}}$`;
 
-const FORBIDDEN_IN_WORDS = 'Host, Cookie (use cookies), User-Agent (use userAgent), Origin, Referer, Content-Length, Connection, Proxy-*, Sec-* and the other headers the browser controls';
+const FORBIDDEN_IN_WORDS =
+  'Host, Cookie (use cookies), User-Agent (use userAgent), Origin, Referer, Content-Length, Connection, Proxy-*, Sec-* and the other headers the browser controls';
 
 export const headersField = {
   type: 'object',

@@ -18,6 +18,10 @@ test('other origins get none: another host, scheme or port, and they are strippe
     const out = headersFor(url, { accept: '*/*', 'x-tenant': 't-1', cookie: 'own=1; sess=c-1' }, origin, extras);
     assert.deepEqual(out, { accept: '*/*', cookie: 'own=1' }, url);
   }
-  assert.deepEqual(headersFor('https://cdn.example.net/', { 'x-tenant': 'theirs' }, origin, extras), { 'x-tenant': 'theirs' }, "a page's own header of the same name is not ours");
+  assert.deepEqual(
+    headersFor('https://cdn.example.net/', { 'x-tenant': 'theirs' }, origin, extras),
+    { 'x-tenant': 'theirs' },
+    "a page's own header of the same name is not ours",
+  );
   assert.deepEqual(headersFor('data:image/png;base64,AA', {}, origin, extras), {});
 });

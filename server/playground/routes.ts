@@ -33,7 +33,10 @@ const load = (path: URL, type: string): StaticFile => staticFile(readFileSync(pa
 const FILES: Record<string, StaticFile> = {
   '/': load(new URL('./static/index.html', import.meta.url), 'text/html; charset=utf-8'),
   ...Object.fromEntries(
-    ['app.js', 'dom.js', 'form.js', 'result.js'].map((f) => [`/playground/${f}`, load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8')]),
+    ['app.js', 'dom.js', 'form.js', 'result.js'].map((f) => [
+      `/playground/${f}`,
+      load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8'),
+    ]),
   ),
   '/playground/style.css': load(new URL('./static/style.css', import.meta.url), 'text/css; charset=utf-8'),
   '/playground/headers.json': staticFile(Buffer.from(JSON.stringify(playgroundHeaders())), 'application/json; charset=utf-8'),
@@ -58,5 +61,6 @@ export function playgroundRoutes(): express.Router {
 export function readmeRoute() {
   const path = fileURLToPath(new URL('../../README.md', import.meta.url));
   const file = existsSync(path) ? load(new URL('../../README.md', import.meta.url), 'text/plain; charset=utf-8') : undefined;
-  return (req: Request, res: Response, next: express.NextFunction) => (file ? send(req, res, file, { [HEADER.contentSecurityPolicy]: "default-src 'none'" }) : next());
+  return (req: Request, res: Response, next: express.NextFunction) =>
+    file ? send(req, res, file, { [HEADER.contentSecurityPolicy]: "default-src 'none'" }) : next();
 }

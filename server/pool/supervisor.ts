@@ -62,7 +62,13 @@ export class BrowserSupervisor {
     if (this.closing || !g || g.dead || g.retired) return false;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
-    const ok = await Promise.race([g.launched.browser.version().then(() => true, () => false), late]);
+    const ok = await Promise.race([
+      g.launched.browser.version().then(
+        () => true,
+        () => false,
+      ),
+      late,
+    ]);
     clearTimeout(timer);
     return ok;
   }
@@ -140,7 +146,11 @@ export class BrowserSupervisor {
   }
 
   private async launch(): Promise<Generation> {
-    const launched = await (this.opts.launch ?? launchBrowser)({ executablePath: this.opts.executablePath, args: this.opts.launchArgs, sandbox: this.opts.sandbox });
+    const launched = await (this.opts.launch ?? launchBrowser)({
+      executablePath: this.opts.executablePath,
+      args: this.opts.launchArgs,
+      sandbox: this.opts.sandbox,
+    });
     if (this.closing) {
       // close() ran while this browser was starting (e.g. the replacement after a recycle).
       await launched.close();
@@ -158,7 +168,12 @@ export class BrowserSupervisor {
     this.log('info', 'browser launched', { generation: g.id, version: this.browserVersion, sandbox: confinement.sandbox, uid: confinement.uid });
     // Loud at every launch: without the sandbox a compromised renderer can open sockets around
     // the egress proxy (server/sandbox). BROWSER_SANDBOX=require makes this a start-up error.
-    if (!confinement.sandbox) this.log('warn', 'Chromium runs WITHOUT its sandbox: a compromised renderer could reach the network around the egress proxy; set BROWSER_SANDBOX=require to refuse this', { generation: g.id, reason: confinement.reason });
+    if (!confinement.sandbox)
+      this.log(
+        'warn',
+        'Chromium runs WITHOUT its sandbox: a compromised renderer could reach the network around the egress proxy; set BROWSER_SANDBOX=require to refuse this',
+        { generation: g.id, reason: confinement.reason },
+      );
     this.refill(g);
     return g;
   }

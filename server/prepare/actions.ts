@@ -48,7 +48,9 @@ async function run(page: Page, client: CDPSession, action: Action, kind: ActionK
     case 'type':
       return withElement(page, client, String(arg), field, (el) => el.type(String(action.text ?? '')));
     case 'scrollTo':
-      return withElement(page, client, String(arg), field, (el) => el.evaluate((e) => e.scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'instant' })));
+      return withElement(page, client, String(arg), field, (el) =>
+        el.evaluate((e) => e.scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'instant' })),
+      );
     case 'press':
       return press(page, String(arg));
     case 'waitForSelector':
@@ -74,7 +76,13 @@ async function checkSelector(client: CDPSession, selector: string, field: string
 }
 
 /** The first element matching `selector`, handed to `act`; none, or one without a box, is selector_not_found naming the action. */
-async function withElement(page: Page, client: CDPSession, selector: string, field: string, act: (el: ElementHandle<Element>) => Promise<unknown>): Promise<void> {
+async function withElement(
+  page: Page,
+  client: CDPSession,
+  selector: string,
+  field: string,
+  act: (el: ElementHandle<Element>) => Promise<unknown>,
+): Promise<void> {
   await checkSelector(client, selector, field);
   const el = await page.$(selector);
   if (!el) throw new SelectorNotFound('matches no element', field);

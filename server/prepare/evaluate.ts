@@ -13,7 +13,10 @@ const ERROR_MAX_CHARS = 300;
 export function describeException(d: Protocol.Runtime.ExceptionDetails): string {
   const ex = d.exception;
   const text = ex?.description ?? (ex && ex.value !== undefined ? `${ex.type === 'string' ? '' : 'thrown value: '}${String(ex.value)}` : d.text);
-  const line = String(text ?? 'an unknown error').split('\n')[0]!.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  const line = String(text ?? 'an unknown error')
+    .split('\n')[0]!
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim();
   return line.length > ERROR_MAX_CHARS ? `${line.slice(0, ERROR_MAX_CHARS)}...` : line || 'an unknown error';
 }
 
@@ -27,7 +30,8 @@ export async function evaluateInPage(client: CDPSession, expression: string, fie
     r = await client.send('Runtime.evaluate', { expression, awaitPromise: true, userGesture: true, silent: true, returnByValue: byValue });
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    if (/context was destroyed|navigated or closed|Cannot find context|Target closed|Session closed/i.test(msg)) throw new ScriptError(field, 'the page navigated away or closed before it finished');
+    if (/context was destroyed|navigated or closed|Cannot find context|Target closed|Session closed/i.test(msg))
+      throw new ScriptError(field, 'the page navigated away or closed before it finished');
     throw e;
   }
   if (r.exceptionDetails) throw new ScriptError(field, describeException(r.exceptionDetails));

@@ -15,8 +15,21 @@ export const DELAY_MAX_MS = 10_000;
 
 /** Keys `press` knows by name (KeyboardEvent.key values); any single printable ASCII character is a key too. */
 export const NAMED_KEYS = [
-  'Enter', 'Tab', 'Escape', 'Backspace', 'Delete', 'Insert', 'Home', 'End', 'PageUp', 'PageDown',
-  'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Space',
+  'Enter',
+  'Tab',
+  'Escape',
+  'Backspace',
+  'Delete',
+  'Insert',
+  'Home',
+  'End',
+  'PageUp',
+  'PageDown',
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'Space',
   ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
 ] as const;
 export const MODIFIER_KEYS = ['Shift', 'Control', 'Alt', 'Meta'] as const;
@@ -49,7 +62,7 @@ export const jsField = {
   maxLength: SOURCE_MAX_BYTES,
   'x-max-bytes': SOURCE_MAX_BYTES,
   description:
-    'JavaScript run in the top document\'s main world (it can call the page\'s own functions), also under a Content-Security-Policy ' +
+    "JavaScript run in the top document's main world (it can call the page's own functions), also under a Content-Security-Policy " +
     'that forbids scripts, after the waits, the clean-up and the actions and before the capture. It is the body of an async function: ' +
     '`await` and `return` work, a returned promise is awaited; declare globals on `window`. A script that throws answers 422 script_error ' +
     `with the error's message. At most ${SOURCE_MAX_BYTES} UTF-8 bytes. Never logged or stored (the cache key holds a hash).`,
@@ -82,7 +95,12 @@ export const actionsField = {
       click: selector('Click the first element matching this CSS selector (scrolled into view, clicked at its centre).'),
       hover: selector('Move the mouse over the first element matching this CSS selector.'),
       type: selector('Focus the first element matching this CSS selector and type `text` into it, key by key (appended to what it holds).'),
-      text: { type: 'string', maxLength: TYPE_TEXT_MAX_CHARS, description: 'With type: the text to type.', 'x-rule': `a string of at most ${TYPE_TEXT_MAX_CHARS} characters` },
+      text: {
+        type: 'string',
+        maxLength: TYPE_TEXT_MAX_CHARS,
+        description: 'With type: the text to type.',
+        'x-rule': `a string of at most ${TYPE_TEXT_MAX_CHARS} characters`,
+      },
       press: {
         type: 'string',
         pattern: KEY_PATTERN,
@@ -96,10 +114,17 @@ export const actionsField = {
         type: 'string',
         minLength: 1,
         maxLength: WAIT_FOR_FUNCTION_MAX_CHARS,
-        description: 'Wait until this JavaScript expression, evaluated in the page\'s main world every 100 ms, is truthy (a promise is awaited). An expression that throws answers 422 script_error.',
+        description:
+          "Wait until this JavaScript expression, evaluated in the page's main world every 100 ms, is truthy (a promise is awaited). An expression that throws answers 422 script_error.",
         'x-rule': `a JavaScript expression of at most ${WAIT_FOR_FUNCTION_MAX_CHARS} characters`,
       },
-      wait: { type: 'integer', minimum: 0, maximum: WAIT_MAX_MS, description: `Wait this many milliseconds (0 to ${WAIT_MAX_MS}).`, 'x-rule': `an integer number of milliseconds between 0 and ${WAIT_MAX_MS}` },
+      wait: {
+        type: 'integer',
+        minimum: 0,
+        maximum: WAIT_MAX_MS,
+        description: `Wait this many milliseconds (0 to ${WAIT_MAX_MS}).`,
+        'x-rule': `an integer number of milliseconds between 0 and ${WAIT_MAX_MS}`,
+      },
     },
     additionalProperties: false,
     // Exactly one action per object (text goes with type only): one branch per kind.

@@ -31,7 +31,14 @@ import { runJs } from './js.ts';
 export { applyCss } from './css.ts';
 
 /** actions, js and delay, in that order, after the clean-up. */
-export async function prepareForCapture(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline, waits: Waits, hops: HopGuard): Promise<void> {
+export async function prepareForCapture(
+  page: Page,
+  client: CDPSession,
+  req: ScreenshotRequest,
+  deadline: Deadline,
+  waits: Waits,
+  hops: HopGuard,
+): Promise<void> {
   await runActions(page, client, req, deadline, hops);
   await runJs(client, req, deadline, hops);
   // A wait like the others: with captureOnTimeout it ends before the budget and is named if cut.

@@ -6,7 +6,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { DEFAULT_SANDBOX, SandboxUnavailable, chromiumSays, describePlan, launchFailureReason, launchPlans, prepareProfile, wrapCommand, type LaunchPlan, type SandboxSettings } from '../sandbox/index.ts';
+import {
+  DEFAULT_SANDBOX,
+  SandboxUnavailable,
+  chromiumSays,
+  describePlan,
+  launchFailureReason,
+  launchPlans,
+  prepareProfile,
+  wrapCommand,
+  type LaunchPlan,
+  type SandboxSettings,
+} from '../sandbox/index.ts';
 
 export interface LaunchOptions {
   executablePath: string;
@@ -121,7 +132,11 @@ async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<L
   try {
     prepareProfile(profile, plan);
     // Puppeteer's own default flags, then ours; spelled out because the command may be setpriv.
-    const chromiumArgs = puppeteer.defaultArgs({ headless, userDataDir: profile, args: [...BASE_FLAGS, ...opts.args, ...(plan.sandbox ? [] : ['--no-sandbox'])] });
+    const chromiumArgs = puppeteer.defaultArgs({
+      headless,
+      userDataDir: profile,
+      args: [...BASE_FLAGS, ...opts.args, ...(plan.sandbox ? [] : ['--no-sandbox'])],
+    });
     const { command, args } = wrapCommand(plan, opts.executablePath, chromiumArgs);
     browser = await puppeteer.launch({
       executablePath: command,
@@ -150,7 +165,10 @@ async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<L
       let timer: NodeJS.Timeout | undefined;
       // browser.close() may never settle for a browser that died or hangs: give it 5 s, then kill.
       const outcome = await Promise.race([
-        browser.close().then(() => 'closed', () => 'failed'),
+        browser.close().then(
+          () => 'closed',
+          () => 'failed',
+        ),
         new Promise<string>((r) => (timer = setTimeout(() => r('timeout'), 5000))),
       ]);
       clearTimeout(timer);

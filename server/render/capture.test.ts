@@ -48,7 +48,7 @@ async function pixels(png: Uint8Array): Promise<PNG> {
   return PNG.sync.read(Buffer.from(png));
 }
 
-describe('fast PNG path: the same pixels as Chromium\'s default capture', () => {
+describe("fast PNG path: the same pixels as Chromium's default capture", () => {
   for (const [name, p] of Object.entries(PAGES)) {
     test(name, async () => {
       await page.setViewport({ width: 1200, height: 630 });
@@ -59,13 +59,17 @@ describe('fast PNG path: the same pixels as Chromium\'s default capture', () => 
       const [a, b] = [await pixels(reference), await pixels(fast)];
       assert.deepEqual([b.width, b.height], [a.width, a.height]);
       assert.ok(a.data.equals(b.data), 'decoded RGBA differs');
-      if (p.omitBackground) assert.ok(a.data.some((v, i) => i % 4 === 3 && v === 0), 'test precondition: transparent pixels');
+      if (p.omitBackground)
+        assert.ok(
+          a.data.some((v, i) => i % 4 === 3 && v === 0),
+          'test precondition: transparent pixels',
+        );
       if (name.includes('card')) assert.ok(fast.length <= reference.length, `no more bytes than Chromium's default (${fast.length} vs ${reference.length})`);
     });
   }
 });
 
-describe('tall captures: the same pixels as Chromium\'s default capture', () => {
+describe("tall captures: the same pixels as Chromium's default capture", () => {
   const tall = PAGES['a 12,000 px full page of gradients and text']!.html;
   const req = validateRequest({ html: tall, fullPage: true, viewport: { width: 1200, height: 630 } });
   let reference: PNG;
@@ -76,7 +80,7 @@ describe('tall captures: the same pixels as Chromium\'s default capture', () => 
   });
   const rows = (img: PNG, n: number) => img.data.subarray(0, n * img.width * 4);
 
-  test('when the re-encode does not fit in what is left, Chromium\'s fast PNG is sent: not re-encoded, the same pixels', async () => {
+  test("when the re-encode does not fit in what is left, Chromium's fast PNG is sent: not re-encoded, the same pixels", async () => {
     let calls = 0;
     const remainingMs = () => (calls++ === 0 ? 60_000 : 0); // time to capture, none to re-encode
     const client = await page.createCDPSession();
@@ -84,7 +88,7 @@ describe('tall captures: the same pixels as Chromium\'s default capture', () => 
     await client.detach();
     assert.equal(shot.truncated, undefined);
     assert.ok(calls >= 2, 'the budget was asked again before the re-encode');
-    assert.equal(shot.body.readUInt8(33 + 8 + 1), 0x01, 'zlib level bits of Chromium\'s fast encoder (78 01), not sharp\'s');
+    assert.equal(shot.body.readUInt8(33 + 8 + 1), 0x01, "zlib level bits of Chromium's fast encoder (78 01), not sharp's");
     const b = await pixels(shot.body);
     assert.deepEqual([b.width, b.height], [reference.width, reference.height]);
     assert.ok(reference.data.equals(b.data), 'decoded RGBA differs');

@@ -54,7 +54,9 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
   const w = Math.round(width * s);
   const h = Math.round(height * s);
   if (w * h > maxPixels) {
-    throw badRequest(`viewport is ${w}x${h} device pixels at this deviceScaleFactor; the output is limited to ${maxPixels} pixels (lower viewport.width, viewport.height or viewport.deviceScaleFactor)`);
+    throw badRequest(
+      `viewport is ${w}x${h} device pixels at this deviceScaleFactor; the output is limited to ${maxPixels} pixels (lower viewport.width, viewport.height or viewport.deviceScaleFactor)`,
+    );
   }
   if (w > maxSide(req.format) || h > maxSide(req.format)) {
     throw badRequest(`format ${req.format} images are limited to ${maxSide(req.format)} pixels per side; viewport is ${w}x${h} device pixels`);
@@ -65,7 +67,15 @@ export function checkViewportSize(req: ScreenshotRequest, maxPixels: number): vo
  * One capture through puppeteer's own page session: emulation (viewport, deviceScaleFactor) is
  * per CDP session, and a capture through another session would come back at scale 1.
  */
-async function shoot(page: Page, format: Format, quality: number | undefined, omitBackground: boolean, pixels: number, tall: TallCapture, clip?: Clip): Promise<Buffer> {
+async function shoot(
+  page: Page,
+  format: Format,
+  quality: number | undefined,
+  omitBackground: boolean,
+  pixels: number,
+  tall: TallCapture,
+  clip?: Clip,
+): Promise<Buffer> {
   const run = () =>
     captureCost.measure(format, pixels, () =>
       page.screenshot({

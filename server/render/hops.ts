@@ -6,7 +6,6 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { PROXY_REFUSAL_HEADER } from '../egress/proxy.ts';
 import { NavigationFailed, ServiceError, TargetBlocked } from '../errors.ts';
 
-
 /** Chromium's own refusals of a navigation target: these are blocked targets, not unreachable ones. */
 const BLOCKED_NET_ERRORS = /net::(ERR_UNSAFE_REDIRECT|ERR_DISALLOWED_URL_SCHEME|ERR_UNSAFE_PORT|ERR_BLOCKED_BY_CLIENT|ERR_ACCESS_DENIED)/;
 

@@ -50,7 +50,9 @@ const SCROLL_THROUGH = `async (until, maxY, growth) => {
 /** Scrolls through the page (at most `budgetMs`; unbounded below and never endless unless told). */
 export async function scrollThrough(page: Page, budgetMs: number, maxY = Infinity, growthViewports: number | null = null): Promise<ScrollOutcome> {
   // Infinity is not JSON: a bound that large is no bound.
-  return (await page.evaluate(`(${SCROLL_THROUGH})(${Date.now() + budgetMs}, ${Number.isFinite(maxY) ? maxY : 'Infinity'}, ${growthViewports})`)) as ScrollOutcome;
+  return (await page.evaluate(
+    `(${SCROLL_THROUGH})(${Date.now() + budgetMs}, ${Number.isFinite(maxY) ? maxY : 'Infinity'}, ${growthViewports})`,
+  )) as ScrollOutcome;
 }
 
 /**
@@ -60,7 +62,14 @@ export async function scrollThrough(page: Page, budgetMs: number, maxY = Infinit
  * Both end by `bounds.endBy`; when that has passed, the page is captured as it is. Returns what
  * the scroll found (undefined when it did not run to its end).
  */
-export async function loadLazyContent(page: Page, client: CDPSession, tracker: InflightTracker, waits: Waits, hops: HopGuard, bounds: ScrollBounds): Promise<ScrollOutcome | undefined> {
+export async function loadLazyContent(
+  page: Page,
+  client: CDPSession,
+  tracker: InflightTracker,
+  waits: Waits,
+  hops: HopGuard,
+  bounds: ScrollBounds,
+): Promise<ScrollOutcome | undefined> {
   const left = () => Math.min(waits.remaining(), bounds.endBy - Date.now());
   if (left() <= 0 && !waits.captureOnTimeout) return undefined; // no time for it: the capture comes first
   let started = 0;

@@ -83,11 +83,9 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     if (url) {
       const doc = watchMainDocument(page);
       try {
-        const response = await waits
-          .load(hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })), doc.committed)
-          .catch(async (e) => {
-            throw await hops.explain(e, url);
-          });
+        const response = await waits.load(hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })), doc.committed).catch(async (e) => {
+          throw await hops.explain(e, url);
+        });
         targetStatus = response ? response.status() : doc.status();
       } finally {
         doc.dispose();
@@ -129,7 +127,15 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
     const boxes = deps.measure?.length ? await deadline.step('boxes', measureBoxes(page, req, deps.measure, shot)) : undefined;
-    return { ...shot, ...(boxes ? { boxes } : {}), bannerAction, targetStatus, timings: deadline.timings, waitTimedOut: waits.timedOut, blockedRequests: blocking.count };
+    return {
+      ...shot,
+      ...(boxes ? { boxes } : {}),
+      bannerAction,
+      targetStatus,
+      timings: deadline.timings,
+      waitTimedOut: waits.timedOut,
+      blockedRequests: blocking.count,
+    };
   } finally {
     visitor?.dispose();
     env?.dispose();
@@ -142,7 +148,9 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
 /** Waits until an element matches; a selector the page cannot parse is a 400 naming the field. */
 async function waitForSelector(page: Page, selector: string): Promise<void> {
   // Source text, not a function: the TS loader would inject helpers that do not exist in the page.
-  const valid = await page.evaluate(`(() => { try { document.createDocumentFragment().querySelector(${JSON.stringify(selector)}); return true; } catch { return false; } })()`);
+  const valid = await page.evaluate(
+    `(() => { try { document.createDocumentFragment().querySelector(${JSON.stringify(selector)}); return true; } catch { return false; } })()`,
+  );
   if (!valid) throw badRequest('waitForSelector must be a valid CSS selector');
   await page.waitForSelector(selector, { timeout: 0 });
 }

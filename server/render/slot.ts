@@ -26,7 +26,11 @@ export async function prepareSlot(browser: Browser): Promise<Slot> {
     page.on('dialog', (d) => void (d.type() === 'beforeunload' ? d.accept() : d.dismiss()).catch(() => {}));
     // Popups (window.open, target=_blank) are closed as soon as they appear.
     const closePopup = (t: Target) => {
-      if (t.type() === 'page' && t.opener()) void t.page().then((p) => p?.close()).catch(() => {});
+      if (t.type() === 'page' && t.opener())
+        void t
+          .page()
+          .then((p) => p?.close())
+          .catch(() => {});
     };
     context.on('targetcreated', closePopup);
     const crashed = new Promise<Error>((resolve) => page.once('error', (e: Error) => resolve(e)));

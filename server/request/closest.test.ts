@@ -11,7 +11,7 @@ test('spelling, case and spacing aside, the same name comes first', () => {
   assert.equal(closest('galaxy s9 plus', NAMES, 1)[0], 'Galaxy S9+');
 });
 
-test('a near miss gets the nearest names, in the list\'s order on ties', () => {
+test("a near miss gets the nearest names, in the list's order on ties", () => {
   assert.deepEqual(closest('iPhone 16 Pro', NAMES), ['iPhone 15 Pro', 'iPhone 15', 'iPhone 15 Pro Max']);
   assert.deepEqual(closest('Pixel 7', NAMES, 1), ['Pixel 5']);
   assert.equal(closest('x'.repeat(10_000), NAMES).length, 3, 'a long value is cheap and still answered');

@@ -39,4 +39,6 @@ type Id = keyof typeof REQUEST_HEADERS;
 export const REQUEST_HEADER = Object.fromEntries(Object.entries(REQUEST_HEADERS).map(([id, h]) => [id, h.name.toLowerCase()])) as Record<Id, string>;
 
 /** Request headers a cross-origin page may send: the API's and MCP Streamable HTTP's. */
-export const CORS_REQUEST_HEADERS: readonly string[] = Object.values(REQUEST_HEADERS).filter((h) => h.cors).map((h) => h.name.toLowerCase());
+export const CORS_REQUEST_HEADERS: readonly string[] = Object.values(REQUEST_HEADERS)
+  .filter((h) => h.cors)
+  .map((h) => h.name.toLowerCase());

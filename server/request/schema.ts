@@ -59,7 +59,8 @@ const specProperties = {
   url: {
     type: 'string',
     format: 'uri',
-    description: 'Absolute http or https URL of the page to capture. Exactly one of url and html. Private, loopback, link-local and cloud-metadata targets are refused.',
+    description:
+      'Absolute http or https URL of the page to capture. Exactly one of url and html. Private, loopback, link-local and cloud-metadata targets are refused.',
     'x-rule': 'an absolute http or https URL',
   },
   html: {
@@ -67,9 +68,26 @@ const specProperties = {
     description: `Markup rendered as the page, at most ${HTML_MAX_BYTES} UTF-8 bytes. Exactly one of url and html. Never stored.`,
     'x-rule': 'a string of HTML',
   },
-  fullPage: { type: 'boolean', default: false, description: 'Capture the whole scrollable page instead of the viewport. Ignored when selector is set.', 'x-rule': 'a boolean' },
-  format: { type: 'string', enum: ['png', 'jpeg', 'webp'], default: 'png', description: 'Image format; PNG is lossless.', 'x-rule': 'one of "png", "jpeg", "webp"' },
-  quality: { type: 'number', minimum: 1, maximum: 100, description: `Encoder quality 1 to 100, rounded to a whole number; only with format jpeg or webp (default ${LOSSY_QUALITY_DEFAULT} there).`, 'x-rule': 'a number between 1 and 100' },
+  fullPage: {
+    type: 'boolean',
+    default: false,
+    description: 'Capture the whole scrollable page instead of the viewport. Ignored when selector is set.',
+    'x-rule': 'a boolean',
+  },
+  format: {
+    type: 'string',
+    enum: ['png', 'jpeg', 'webp'],
+    default: 'png',
+    description: 'Image format; PNG is lossless.',
+    'x-rule': 'one of "png", "jpeg", "webp"',
+  },
+  quality: {
+    type: 'number',
+    minimum: 1,
+    maximum: 100,
+    description: `Encoder quality 1 to 100, rounded to a whole number; only with format jpeg or webp (default ${LOSSY_QUALITY_DEFAULT} there).`,
+    'x-rule': 'a number between 1 and 100',
+  },
   viewport: {
     type: 'object',
     description: 'The browser window the page lays out in. width and height are both required when viewport is given.',
@@ -77,26 +95,49 @@ const specProperties = {
     properties: {
       width: viewportLength('width', VIEWPORT_DEFAULT.width),
       height: viewportLength('height', VIEWPORT_DEFAULT.height),
-      deviceScaleFactor: { type: 'number', minimum: 0.1, maximum: 4, default: VIEWPORT_DEFAULT.deviceScaleFactor, description: 'Device pixels per CSS pixel, 0.1 to 4 (2 or 3 for retina output); the image is width x height times this.', 'x-rule': 'a number between 0.1 and 4' },
+      deviceScaleFactor: {
+        type: 'number',
+        minimum: 0.1,
+        maximum: 4,
+        default: VIEWPORT_DEFAULT.deviceScaleFactor,
+        description: 'Device pixels per CSS pixel, 0.1 to 4 (2 or 3 for retina output); the image is width x height times this.',
+        'x-rule': 'a number between 0.1 and 4',
+      },
     },
     required: ['width', 'height'],
     default: VIEWPORT_DEFAULT,
   },
   selector: { ...cssSelector, description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).' },
-  omitBackground: { type: 'boolean', default: false, description: 'Transparent background where the page has none (png, webp), instead of white.', 'x-rule': 'a boolean' },
+  omitBackground: {
+    type: 'boolean',
+    default: false,
+    description: 'Transparent background where the page has none (png, webp), instead of white.',
+    'x-rule': 'a boolean',
+  },
   waitUntil: {
     type: 'string',
     enum: ['load', 'networkidle0', 'networkidle2'],
     default: 'networkidle2',
-    description: 'When the page counts as loaded: load = the load event; networkidle0 = no request in flight for 500 ms; networkidle2 = at most 2 in flight for 500 ms.',
+    description:
+      'When the page counts as loaded: load = the load event; networkidle0 = no request in flight for 500 ms; networkidle2 = at most 2 in flight for 500 ms.',
     'x-rule': 'one of "load", "networkidle0", "networkidle2"',
   },
   waitForSelector: { ...cssSelector, description: 'Wait until an element matching this CSS selector is in the document before capturing.' },
-  blockCookieBanners: { type: 'boolean', default: true, description: 'Reject or hide cookie banners, consent popups and overlays before capture (consent is never given).', 'x-rule': 'a boolean' },
+  blockCookieBanners: {
+    type: 'boolean',
+    default: true,
+    description: 'Reject or hide cookie banners, consent popups and overlays before capture (consent is never given).',
+    'x-rule': 'a boolean',
+  },
   hideSelectors: {
     type: 'array',
     maxItems: HIDE_SELECTORS_MAX,
-    items: { type: 'string', minLength: 1, maxLength: HIDE_SELECTOR_MAX_CHARS, 'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters` },
+    items: {
+      type: 'string',
+      minLength: 1,
+      maxLength: HIDE_SELECTOR_MAX_CHARS,
+      'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters`,
+    },
     default: [],
     description: `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
     'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
@@ -149,7 +190,10 @@ const crossFieldRules = [
   },
   ...emulationCrossFieldRules,
   // Extension: clip is a region of the page, selector one element's box; together they say two things.
-  { not: { required: ['clip', 'selector'] }, 'x-message': 'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)' },
+  {
+    not: { required: ['clip', 'selector'] },
+    'x-message': "clip and selector cannot be combined (clip is a region of the page, selector captures an element's box)",
+  },
   // Extension: with the page's scripts off its timers never fire, so a js that awaits one would
   // hold the render until the budget (measured: 504); said at once instead.
   {
@@ -195,7 +239,11 @@ export function publicSchema(schema: object = screenshotRequestSchema): Record<s
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('x-') && k !== '$id').map(([k, x]) => [k, strip(x)]));
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => !k.startsWith('x-') && k !== '$id')
+          .map(([k, x]) => [k, strip(x)]),
+      );
     }
     return v;
   };

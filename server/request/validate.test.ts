@@ -28,14 +28,20 @@ test('every field states a type, a description and the rule its error message qu
   for (const [k, v] of Object.entries(screenshotRequestSchema.properties)) walk(k, v);
 });
 
-test('defaults are the schema\'s: a body of just html gets every one of them', () => {
+test("defaults are the schema's: a body of just html gets every one of them", () => {
   const req = validateRequest({ html: '<p>x</p>' });
   for (const [k, v] of Object.entries(REQUEST_DEFAULTS)) assert.deepEqual((req as Record<string, unknown>)[k], v, k);
   assert.deepEqual(req.viewport, DEFAULT_VIEWPORT);
   // The spec's defaults (§2.1, §2.2); fields added beyond the spec bring their own.
   const spec = {
-    fullPage: false, format: 'png', viewport: { width: 1280, height: 720, deviceScaleFactor: 1 }, omitBackground: false,
-    waitUntil: 'networkidle2', blockCookieBanners: true, hideSelectors: [], blockAds: false,
+    fullPage: false,
+    format: 'png',
+    viewport: { width: 1280, height: 720, deviceScaleFactor: 1 },
+    omitBackground: false,
+    waitUntil: 'networkidle2',
+    blockCookieBanners: true,
+    hideSelectors: [],
+    blockAds: false,
   };
   for (const [k, v] of Object.entries(spec)) assert.deepEqual(REQUEST_DEFAULTS[k], v, `the spec §2.1/§2.2 default of ${k}`);
   assert.equal(req.quality, undefined, 'png has no quality');
@@ -50,7 +56,7 @@ test('defaults are fresh objects: changing one request does not change the next'
   assert.deepEqual(b.hideSelectors, []);
 });
 
-test('the caller\'s body is left as sent; unknown fields are dropped (spec §2.1 rule 2)', () => {
+test("the caller's body is left as sent; unknown fields are dropped (spec §2.1 rule 2)", () => {
   const body = { html: 'x', viewport: { width: 10, height: 20, extra: true }, futureField: 1 };
   const sent = structuredClone(body);
   const req = validateRequest(body);
@@ -70,14 +76,23 @@ test('cross-field rules come from the schema, with the field-naming messages', (
     'quality is only allowed with format "jpeg" or "webp"',
     'headers and cookies are only allowed with url (they are sent to the target origin only)', // extension
     'geolocation is only allowed with url (it is granted to the target origin only)', // extension (server/emulation/)
-    'clip and selector cannot be combined (clip is a region of the page, selector captures an element\'s box)', // extension
+    "clip and selector cannot be combined (clip is a region of the page, selector captures an element's box)", // extension
     'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)', // extension
     'fullPageMaxHeight is only allowed with fullPage: true', // extension (server/tall-pages/)
   ]);
-  assert.equal(refusal({ html: 'x', js: 'return 1', javaScriptEnabled: false }).message, 'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)');
+  assert.equal(
+    refusal({ html: 'x', js: 'return 1', javaScriptEnabled: false }).message,
+    'js is not allowed with javaScriptEnabled false (the page runs no timers or event handlers then)',
+  );
   assert.equal(validateRequest({ html: 'x', js: 'return 1', javaScriptEnabled: true }).js, 'return 1');
-  assert.equal(refusal({ html: 'x', headers: { 'X-A': '1' } }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
-  assert.equal(refusal({ html: 'x', cookies: [{ name: 'a', value: '1' }] }).message, 'headers and cookies are only allowed with url (they are sent to the target origin only)');
+  assert.equal(
+    refusal({ html: 'x', headers: { 'X-A': '1' } }).message,
+    'headers and cookies are only allowed with url (they are sent to the target origin only)',
+  );
+  assert.equal(
+    refusal({ html: 'x', cookies: [{ name: 'a', value: '1' }] }).message,
+    'headers and cookies are only allowed with url (they are sent to the target origin only)',
+  );
   assert.equal(refusal({ html: 'x', fullPageMaxHeight: 100 }).message, 'fullPageMaxHeight is only allowed with fullPage: true');
   // ...and clients see them as JSON Schema (OpenAPI): allOf without our annotations.
   const pub = publicSchema();
@@ -88,7 +103,8 @@ test('cross-field rules come from the schema, with the field-naming messages', (
 test('every bad field is named in one message; values are never quoted', () => {
   const e = refusal({ html: 'x', format: 'gif', viewport: { width: 0, height: 'tall' }, hideSelectors: ['a', ''], selector: 'SECRET-VALUE'.repeat(1000) });
   assert.equal(e.code, 'bad_request');
-  for (const field of ['format', 'viewport.width', 'viewport.height', 'hideSelectors[1]', 'selector']) assert.ok(e.message.includes(field), `${field}: ${e.message}`);
+  for (const field of ['format', 'viewport.width', 'viewport.height', 'hideSelectors[1]', 'selector'])
+    assert.ok(e.message.includes(field), `${field}: ${e.message}`);
   assert.ok(!e.message.includes('SECRET-VALUE') && !e.message.includes('gif') && !e.message.includes('tall'));
   assert.match(refusal({ html: 'x', viewport: { width: 100 } }).message, /^viewport\.height is required when viewport is given$/);
   assert.equal(refusal(null).message, 'body must be a JSON object');
@@ -98,7 +114,11 @@ test('every bad field is named in one message; values are never quoted', () => {
 
 test('normalisation: url href, whole-pixel viewport, quality rounded with its lossy default', () => {
   assert.equal(validateRequest({ url: 'HTTP://Example.COM/a b' }).url, 'http://example.com/a%20b');
-  assert.deepEqual(validateRequest({ html: 'x', viewport: { width: 99.5, height: 10.4, deviceScaleFactor: 1.5 } }).viewport, { width: 100, height: 10, deviceScaleFactor: 1.5 });
+  assert.deepEqual(validateRequest({ html: 'x', viewport: { width: 99.5, height: 10.4, deviceScaleFactor: 1.5 } }).viewport, {
+    width: 100,
+    height: 10,
+    deviceScaleFactor: 1.5,
+  });
   assert.equal(validateRequest({ html: 'x', format: 'jpeg' }).quality, 80);
   assert.equal(validateRequest({ html: 'x', format: 'webp', quality: 55.5 }).quality, 56);
   assert.equal(refusal({ html: 'x', viewport: { width: 0.49, height: 10 } }).message, 'viewport.width must be a number between 1 and 10000');
@@ -112,18 +132,44 @@ test('html over 2,000,000 UTF-8 bytes is 413 payload_too_large (DESIGN §3)', ()
 test('extension fields: bounds named, forbidden header names refused, values never quoted', () => {
   const secret = 'do-not-echo-7f3a';
   const m = refusal({
-    url: 'http://example.com/', cacheTtl: -1, colorScheme: 'blue', userAgent: `x\n${secret}`,
-    headers: { Host: secret }, cookies: [{ name: 'a', value: `${secret};` }],
+    url: 'http://example.com/',
+    cacheTtl: -1,
+    colorScheme: 'blue',
+    userAgent: `x\n${secret}`,
+    headers: { Host: secret },
+    cookies: [{ name: 'a', value: `${secret};` }],
   }).message;
   for (const f of ['cacheTtl', 'colorScheme', 'userAgent', 'headers', 'cookies[0].value']) assert.ok(m.includes(`${f} must be`), `${f} named in: ${m}`);
   assert.ok(!m.includes(secret), m);
-  for (const name of ['host', 'HOST', 'Cookie', 'content-length', 'Proxy-Authorization', 'sec-fetch-site', 'User-Agent', 'Origin', 'x-http-method-override', 'bad name', '']) {
+  for (const name of [
+    'host',
+    'HOST',
+    'Cookie',
+    'content-length',
+    'Proxy-Authorization',
+    'sec-fetch-site',
+    'User-Agent',
+    'Origin',
+    'x-http-method-override',
+    'bad name',
+    '',
+  ]) {
     assert.match(refusal({ url: 'http://example.com/', headers: { [name]: 'v' } }).message, /^headers must be /, name);
   }
   assert.match(refusal({ url: 'http://example.com/', headers: { 'X-A': 'line\r\nbreak' } }).message, /^headers\.\* must be /);
-  assert.match(refusal({ url: 'http://example.com/', headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-${i}`, 'v'])) }).message, /^headers must be/);
+  assert.match(
+    refusal({ url: 'http://example.com/', headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-${i}`, 'v'])) }).message,
+    /^headers must be/,
+  );
   assert.match(refusal({ url: 'http://example.com/', cookies: [{ name: 'a', value: 'b', domain: 'evil.example' }] }).message, /^cookies\[0\] must be/);
-  const ok = validateRequest({ url: 'http://example.com/', headers: { Authorization: 'Bearer t', 'Accept-Language': 'fr' }, cookies: [{ name: 's', value: 'v' }], cacheTtl: 0, colorScheme: 'dark', userAgent: 'Bot/1.0 (+https://example.com)' });
+  const ok = validateRequest({
+    url: 'http://example.com/',
+    headers: { Authorization: 'Bearer t', 'Accept-Language': 'fr' },
+    cookies: [{ name: 's', value: 'v' }],
+    cacheTtl: 0,
+    colorScheme: 'dark',
+    userAgent: 'Bot/1.0 (+https://example.com)',
+  });
   assert.equal(ok.cacheTtl, 0);
   assert.deepEqual(ok.cookies, [{ name: 's', value: 'v' }]);
 });
@@ -131,9 +177,25 @@ test('extension fields: bounds named, forbidden header names refused, values nev
 test('css, js, actions, delay, failOnTargetError: bounds and shapes named, values never quoted', () => {
   const secret = 'do-not-echo-91c2';
   const ok = validateRequest({
-    html: 'x', css: `.a{color:red} /* ${secret} */`, js: 'return 1', delay: 10000, failOnTargetError: true,
-    actions: [{ click: '#a' }, { hover: '#b' }, { type: '#c', text: 'hello' }, { press: 'Enter' }, { press: 'Control+Shift+ArrowLeft' }, { press: 'a' }, { press: 'Control++' },
-      { scrollTo: '#d' }, { waitForSelector: '#e' }, { waitForHidden: '#f' }, { waitForFunction: 'window.ready' }, { wait: 0 }],
+    html: 'x',
+    css: `.a{color:red} /* ${secret} */`,
+    js: 'return 1',
+    delay: 10000,
+    failOnTargetError: true,
+    actions: [
+      { click: '#a' },
+      { hover: '#b' },
+      { type: '#c', text: 'hello' },
+      { press: 'Enter' },
+      { press: 'Control+Shift+ArrowLeft' },
+      { press: 'a' },
+      { press: 'Control++' },
+      { scrollTo: '#d' },
+      { waitForSelector: '#e' },
+      { waitForHidden: '#f' },
+      { waitForFunction: 'window.ready' },
+      { wait: 0 },
+    ],
   });
   assert.equal(ok.actions?.length, 12);
   assert.equal(validateRequest({ html: 'x' }).delay, 0, 'delay defaults to 0');
@@ -166,11 +228,18 @@ test('css, js, actions, delay, failOnTargetError: bounds and shapes named, value
 
 test('blockResourceTypes and blockUrls: bounds named, values never quoted', () => {
   const secret = 'do-not-echo-5d0e';
-  const ok = validateRequest({ html: 'x', blockResourceTypes: ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket', 'other'], blockUrls: Array.from({ length: 50 }, (_, i) => `*/${i}/*`) });
+  const ok = validateRequest({
+    html: 'x',
+    blockResourceTypes: ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket', 'other'],
+    blockUrls: Array.from({ length: 50 }, (_, i) => `*/${i}/*`),
+  });
   assert.equal(ok.blockUrls?.length, 50);
   const refusals: Array<[Record<string, unknown>, RegExp]> = [
     [{ blockResourceTypes: ['image', 'image'] }, /^blockResourceTypes must be an array of distinct resource types$/],
-    [{ blockResourceTypes: [secret] }, /^blockResourceTypes\[0\] must be one of "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "other"$/],
+    [
+      { blockResourceTypes: [secret] },
+      /^blockResourceTypes\[0\] must be one of "image", "media", "font", "stylesheet", "script", "xhr", "fetch", "websocket", "other"$/,
+    ],
     [{ blockResourceTypes: ['document'] }, /^blockResourceTypes\[0\] must be one of/],
     [{ blockUrls: Array.from({ length: 51 }, () => '*') }, /^blockUrls must be an array of at most 50 URL patterns$/],
     [{ blockUrls: ['*', ''] }, /^blockUrls\[1\] must be a non-empty URL pattern of at most 2000 characters$/],
@@ -184,11 +253,17 @@ test('blockResourceTypes and blockUrls: bounds named, values never quoted', () =
   }
 });
 
-test('each action kind is one branch of the schema\'s oneOf, and every named key exists in puppeteer\'s keyboard', async () => {
+test("each action kind is one branch of the schema's oneOf, and every named key exists in puppeteer's keyboard", async () => {
   const { ACTION_KINDS, NAMED_KEYS } = await import('../prepare/fields.ts');
   const items = screenshotRequestSchema.properties.actions.items;
-  assert.deepEqual(items.oneOf.map((b) => b.required[0]), [...ACTION_KINDS]);
-  assert.deepEqual(Object.keys(items.properties).filter((k) => k !== 'text'), [...ACTION_KINDS]);
+  assert.deepEqual(
+    items.oneOf.map((b) => b.required[0]),
+    [...ACTION_KINDS],
+  );
+  assert.deepEqual(
+    Object.keys(items.properties).filter((k) => k !== 'text'),
+    [...ACTION_KINDS],
+  );
   const { _keyDefinitions } = (await import('puppeteer-core/lib/esm/puppeteer/common/USKeyboardLayout.js')) as { _keyDefinitions: Record<string, unknown> };
   for (const k of NAMED_KEYS) assert.ok(k in _keyDefinitions, k);
   for (let c = 0x21; c <= 0x7e; c++) assert.ok(String.fromCharCode(c) in _keyDefinitions, String.fromCharCode(c));

@@ -10,11 +10,17 @@ import { badRequest, ServiceError } from '../errors.ts';
 import { closest } from './closest.ts';
 import { screenshotRequestSchema, HTML_MAX_BYTES, LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from './schema.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, useDefaults: true }) // cross-field rules require fields declared at the top;
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, useDefaults: true }); // cross-field rules require fields declared at the top;
 ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
 // A string's bound in UTF-8 bytes (css, js); its error names the field like any other.
-ajv.addKeyword({ keyword: 'x-max-bytes', type: 'string', schemaType: 'number', validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max, errors: false });
+ajv.addKeyword({
+  keyword: 'x-max-bytes',
+  type: 'string',
+  schemaType: 'number',
+  validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max,
+  errors: false,
+});
 // `x-suggest` on an enum too long to spell in its rule (device): the 400 names the closest values.
 ajv.addKeyword({ keyword: 'x-suggest', schemaType: 'boolean' });
 // `format: uri` on `url`: what a capture can navigate to, an absolute http(s) URL with a host.
@@ -57,7 +63,11 @@ function ruleAt(root: RuledSchema, instancePath: string): { field: string; rule:
 }
 
 /** The value a JSON pointer names in the body. */
-const valueAt = (body: unknown, instancePath: string): unknown => instancePath.split('/').slice(1).reduce<any>((v, p) => v?.[p], body);
+const valueAt = (body: unknown, instancePath: string): unknown =>
+  instancePath
+    .split('/')
+    .slice(1)
+    .reduce<any>((v, p) => v?.[p], body);
 
 function messageFor(root: RuledSchema, e: ErrorObject, body: unknown): string | undefined {
   // A cross-field rule, of the body or of an object field (a compare request's baseline.request):
@@ -80,7 +90,9 @@ function messageFor(root: RuledSchema, e: ErrorObject, body: unknown): string | 
   const typed = valueAt(body, e.instancePath);
   // not "; ": that joins one field's message to the next (clients split on it, as the playground does)
   if (e.keyword === 'enum' && schema?.['x-suggest'] && typeof typed === 'string') {
-    return `${field} must be ${rule}: the closest are ${closest(typed, schema.enum).map((n) => JSON.stringify(n)).join(', ')}`;
+    return `${field} must be ${rule}: the closest are ${closest(typed, schema.enum)
+      .map((n) => JSON.stringify(n))
+      .join(', ')}`;
   }
   return `${field} must be ${rule}`;
 }
@@ -96,7 +108,8 @@ export function compileBodyCheck(root: RuledSchema): (body: unknown) => Record<s
     // A copy: ajv writes the defaults into what it checks, and the caller's object stays as sent.
     const copy: unknown = body !== null && typeof body === 'object' && !Array.isArray(body) ? structuredClone(body) : body;
     if (copy === null || typeof copy !== 'object' || Array.isArray(copy)) throw badRequest('body must be a JSON object');
-    if (!checkBody(copy)) throw badRequest([...new Set((checkBody.errors ?? []).map((e) => messageFor(root, e, copy)).filter((m) => m !== undefined))].join('; '));
+    if (!checkBody(copy))
+      throw badRequest([...new Set((checkBody.errors ?? []).map((e) => messageFor(root, e, copy)).filter((m) => m !== undefined))].join('; '));
     return copy as Record<string, unknown>;
   };
 }

@@ -15,7 +15,8 @@ const ifSet = (v: number | undefined) => (v === undefined ? undefined : String(v
 export const CAPTURE_HEADERS = {
   creditsCharged: {
     name: 'x-credits-charged',
-    description: 'Credits this request cost: 1 for a rendered capture, 0 for a cached result (spec §1 billing); on /v1/compare, 1 per capture rendered (0 to 2).',
+    description:
+      'Credits this request cost: 1 for a rendered capture, 0 for a cached result (spec §1 billing); on /v1/compare, 1 per capture rendered (0 to 2).',
     schema: { type: 'integer', minimum: 0, maximum: 2 },
     sent: [...IMAGE, 'diff'],
     expose: true,
@@ -60,7 +61,8 @@ export const CAPTURE_HEADERS = {
   },
   targetStatus: {
     name: 'x-target-status',
-    description: 'url mode: the HTTP status the page answered with (an error page is still captured; with `failOnTargetError`, a 4xx/5xx page is a 424 `target_error` carrying this header).',
+    description:
+      'url mode: the HTTP status the page answered with (an error page is still captured; with `failOnTargetError`, a 4xx/5xx page is a 424 `target_error` carrying this header).',
     schema: { type: 'integer', minimum: 100, maximum: 599 },
     sent: [...IMAGE, 'error'],
     expose: true,
@@ -73,7 +75,7 @@ export const CAPTURE_HEADERS = {
     name: 'x-capture-truncated',
     description:
       'fullPage, selector or clip captures only, when the image is shorter than what was asked for: ' +
-      '`<full CSS height>; reason=<reason>`, the full height being the page\'s (or the element\'s) when it was captured. The value starts ' +
+      "`<full CSS height>; reason=<reason>`, the full height being the page's (or the element's) when it was captured. The value starts " +
       `with it as an integer, as it did before it had a reason. The reasons: ${TRUNCATION_REASONS.map((r) => `\`${r}\`, ${REASON_WORDS[r]}`).join('; ')}.`,
     schema: { type: 'string', pattern: `^[1-9][0-9]*; reason=(${TRUNCATION_REASONS.join('|')})$`, examples: ['65697; reason=time'] },
     sent: IMAGE,
@@ -109,7 +111,9 @@ export const CAPTURE_HEADERS = {
     name: 'Server-Timing',
     description:
       'Duration of each render step, in order (W3C Server Timing): `<name>;dur=<ms>;desc="<what it did>"`. Each step has one name, never ' +
-      `repeated in a response, the same as the \`step\` label of screenshot_step_seconds: ${Object.keys(STEPS).map((s) => `\`${s}\``).join(', ')}. ` +
+      `repeated in a response, the same as the \`step\` label of screenshot_step_seconds: ${Object.keys(STEPS)
+        .map((s) => `\`${s}\``)
+        .join(', ')}. ` +
       'Absent on cached results.',
     schema: { type: 'string' },
     sent: IMAGE,
@@ -118,7 +122,7 @@ export const CAPTURE_HEADERS = {
   },
   contentType: {
     name: 'Content-Type',
-    description: 'The image\'s type (`image/png`, `image/jpeg`, `image/webp`); `application/json` on errors and JSON answers.',
+    description: "The image's type (`image/png`, `image/jpeg`, `image/webp`); `application/json` on errors and JSON answers.",
     schema: { type: 'string' },
     sent: ['image', 'diff', 'error', 'static'],
     expose: false,
@@ -128,7 +132,7 @@ export const CAPTURE_HEADERS = {
   },
   contentDisposition: {
     name: 'Content-Disposition',
-    description: '`inline` with a filename: `screenshot.png`, `screenshot.jpg` or `screenshot.webp` (spec §2.3); `diff.png` for a comparison\'s picture.',
+    description: "`inline` with a filename: `screenshot.png`, `screenshot.jpg` or `screenshot.webp` (spec §2.3); `diff.png` for a comparison's picture.",
     schema: { type: 'string', examples: ['inline; filename="screenshot.png"'] },
     sent: ['image', 'diff'],
     expose: true,
@@ -148,7 +152,7 @@ export const CAPTURE_HEADERS = {
     name: 'Cache-Control',
     description:
       '`no-store` on POST answers and on every error; on signed links `public, max-age=<cacheTtl, at most until the link expires>, immutable` ' +
-      '(`public, no-cache` when cacheTtl is 0); `no-cache` on the playground\'s files.',
+      "(`public, no-cache` when cacheTtl is 0); `no-cache` on the playground's files.",
     schema: { type: 'string' },
     sent: [...IMAGE, 'diff', 'error', 'static'],
     expose: false,
@@ -159,7 +163,8 @@ export const CAPTURE_HEADERS = {
     audiences: {
       private: { description: `\`${PRIVATE_CACHE_CONTROL}\`: a POST answer belongs to its key.`, schema: { type: 'string', enum: [PRIVATE_CACHE_CONTROL] } },
       public: {
-        description: '`public, max-age=<cacheTtl, at most until the link expires>, immutable`, or `public, no-cache` when cacheTtl is 0: CDNs may keep the image.',
+        description:
+          '`public, max-age=<cacheTtl, at most until the link expires>, immutable`, or `public, no-cache` when cacheTtl is 0: CDNs may keep the image.',
         schema: { type: 'string', examples: ['public, max-age=300, immutable'] },
       },
     },

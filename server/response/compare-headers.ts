@@ -12,7 +12,8 @@ export const ratioText = (r: number) => (r === 0 ? '0' : r.toFixed(8).replace(/0
 export const COMPARE_HEADERS = {
   diffPixels: {
     name: 'x-diff-pixels',
-    description: 'How many pixels differ between the current picture and the baseline, outside the masks (ignoreRegions, ignoreSelectors); pixels only one of two pictures of different sizes has count. 0: no visible change.',
+    description:
+      'How many pixels differ between the current picture and the baseline, outside the masks (ignoreRegions, ignoreSelectors); pixels only one of two pictures of different sizes has count. 0: no visible change.',
     schema: { type: 'integer', minimum: 0 },
     sent: ['diff'],
     expose: true,
@@ -41,7 +42,7 @@ export const COMPARE_HEADERS = {
   },
   currentSize: {
     name: 'x-current-size',
-    description: 'The current capture\'s size in pixels, `<width>x<height>`. The diff picture has the larger width and height of the two pictures.',
+    description: "The current capture's size in pixels, `<width>x<height>`. The diff picture has the larger width and height of the two pictures.",
     schema: SIZE,
     sent: ['diff'],
     expose: true,
@@ -50,7 +51,8 @@ export const COMPARE_HEADERS = {
   },
   baselineSize: {
     name: 'x-baseline-size',
-    description: 'The baseline\'s size in pixels, `<width>x<height>`: when it is not x-current-size, the pictures are compared where they overlap (top left corners together) and the rest counts as changed.',
+    description:
+      "The baseline's size in pixels, `<width>x<height>`: when it is not x-current-size, the pictures are compared where they overlap (top left corners together) and the rest counts as changed.",
     schema: SIZE,
     sent: ['diff'],
     expose: true,

@@ -12,7 +12,7 @@ export const OCCASIONS = {
   options: '204 to OPTIONS on a known route',
   'cross-origin': 'answers to a page on a listed origin (CORS_ORIGINS)',
   preflight: 'CORS preflights from a listed origin',
-  static: 'the playground\'s files and /README.md',
+  static: "the playground's files and /README.md",
   draining: 'while the replica drains (after SIGTERM)',
   never: 'never by this server',
 } as const;

@@ -16,9 +16,9 @@ const SERVER = path.resolve(import.meta.dirname, '..');
 /** Where header names may be spelled, and why. */
 const ALLOWED_PLACES: Record<string, string> = {
   'response/': 'the response registry itself',
-  'request/headers.ts': 'the request headers\' registry',
-  'egress/': 'the egress proxy speaks HTTP with Chromium, not with this server\'s clients',
-  'page-env/': 'the page\'s own requests to its target (headers a caller may not set there)',
+  'request/headers.ts': "the request headers' registry",
+  'egress/': "the egress proxy speaks HTTP with Chromium, not with this server's clients",
+  'page-env/': "the page's own requests to its target (headers a caller may not set there)",
 };
 
 /** Literals shaped like `x-` headers that are not header names. */
@@ -51,7 +51,13 @@ function namesSomethingElse(node: ts.Node): boolean {
 
 /** Every string literal of a file that is a header name, with its line. */
 function headerLiterals(file: string): string[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS,
+  );
   const found: string[] = [];
   const visit = (node: ts.Node) => {
     if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && !namesSomethingElse(node)) {
@@ -76,7 +82,10 @@ test('the scan finds what it looks for', () => {
   const probe = path.join(SERVER, 'response', 'literals.test.ts');
   const hits = headerLiterals(probe);
   // This file spells two header-shaped literals of its own on purpose (below), and no others.
-  assert.deepEqual(hits.map((h) => h.replace(/:\d+ /, ' ')), ["response/literals.test.ts 'X-Made-Up'", "response/literals.test.ts 'retry-after'"]);
+  assert.deepEqual(
+    hits.map((h) => h.replace(/:\d+ /, ' ')),
+    ["response/literals.test.ts 'X-Made-Up'", "response/literals.test.ts 'retry-after'"],
+  );
 });
 
 // Seen by the test above: a made-up x- header and a registry name, each in a literal.

@@ -41,7 +41,9 @@ type McpOf<T> = T extends { mcp: (f: CaptureFacts) => infer M } ? M : never;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 
 /** Members that may be undefined are optional: they are left out when they are. */
-type Optional<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> };
+type Optional<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
 
 /** The capture facts as the MCP result's `_meta` shows them: every registry header's `mcp` members. */
 export type McpFacts = Optional<Intersection<{ [K in HeaderId]: McpOf<(typeof RESPONSE_HEADERS)[K]> }[HeaderId]>>;

@@ -77,7 +77,8 @@ export function prepareProfile(profile: string, plan: LaunchPlan): void {
   for (let dir = path.dirname(profile); ; dir = path.dirname(dir)) {
     const st = statSync(dir);
     const searchable = st.uid === uid ? st.mode & 0o100 : st.gid === gid ? st.mode & 0o010 : st.mode & 0o001;
-    if (!searchable) throw new SandboxUnavailable(`uid ${uid} cannot reach the browser profile: ${dir} is not searchable by it (TMPDIR must be, e.g. mode 0711 or 1777)`);
+    if (!searchable)
+      throw new SandboxUnavailable(`uid ${uid} cannot reach the browser profile: ${dir} is not searchable by it (TMPDIR must be, e.g. mode 0711 or 1777)`);
     if (dir === path.dirname(dir)) break;
   }
   chownSync(profile, uid, gid);
@@ -88,7 +89,10 @@ const TELLING = /sandbox|namespace|setpriv|setuid|as root|permission denied/i;
 /** The line of a failed launch's output that says why (Chromium's own words where it gave them). */
 export function launchFailureReason(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const telling = lines.find((l) => TELLING.test(l) && !/dbus|TROUBLESHOOTING/i.test(l));
   return (telling ?? lines[0] ?? 'unknown error').slice(0, 400);
 }
@@ -103,5 +107,10 @@ export function chromiumSays(command: string, args: string[], env: NodeJS.Proces
   const r = spawnSync(command, args, { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'ignore', 'pipe'] });
   const line = (r.stderr ?? '').split('\n').find((l) => TELLING.test(l) && !/dbus/i.test(l));
   // Chromium's log prefix ("[1125/091631.510337:ERROR:content/...:130] ") is noise in our log.
-  return line?.replace(/^\[[^\]]*\]\s*/, '').trim().slice(0, 400) || undefined;
+  return (
+    line
+      ?.replace(/^\[[^\]]*\]\s*/, '')
+      .trim()
+      .slice(0, 400) || undefined
+  );
 }

@@ -98,7 +98,11 @@ const KINDS: Kind[] = [
     skip: false,
     async make() {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'store-migrate-'));
-      return { config: { dataDir, databaseUrl: null }, raw: () => openEmbedded(dataDir), destroy: async () => rmSync(dataDir, { recursive: true, force: true }) };
+      return {
+        config: { dataDir, databaseUrl: null },
+        raw: () => openEmbedded(dataDir),
+        destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
+      };
     },
   },
   {
@@ -134,13 +138,19 @@ for (const kind of KINDS) {
       const db = await openStore(s.config);
       try {
         assert.deepEqual(await tables(db), TABLES);
-        assert.deepEqual(await versions(db), MIGRATIONS.map((_, i) => i + 1));
+        assert.deepEqual(
+          await versions(db),
+          MIGRATIONS.map((_, i) => i + 1),
+        );
       } finally {
         await db.close();
       }
       const again = await openStore(s.config); // opening again applies nothing twice
       try {
-        assert.deepEqual(await versions(again), MIGRATIONS.map((_, i) => i + 1));
+        assert.deepEqual(
+          await versions(again),
+          MIGRATIONS.map((_, i) => i + 1),
+        );
       } finally {
         await again.close();
       }
@@ -157,7 +167,10 @@ for (const kind of KINDS) {
         }
         const db = await openStore(s.config);
         try {
-          assert.deepEqual(await versions(db), MIGRATIONS.map((_, i) => i + 1));
+          assert.deepEqual(
+            await versions(db),
+            MIGRATIONS.map((_, i) => i + 1),
+          );
           assert.deepEqual(await tables(db), TABLES);
           const acc = await db.query<{ credits: unknown }>("SELECT credits FROM accounts WHERE id = 'acc_old'");
           assert.equal(Number(acc[0]?.credits), 7, 'the ledger is kept');

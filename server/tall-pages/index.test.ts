@@ -51,10 +51,12 @@ describe('the cost model', () => {
   test('inTurn: tall captures run one at a time, in the order they came, and a failure passes the turn on', async () => {
     const m = new CaptureCost();
     const log: string[] = [];
-    const work = (name: string, ms: number, fail = false) => () => {
-      log.push(`${name} start`);
-      return new Promise<string>((resolve, reject) => setTimeout(() => (log.push(`${name} end`), fail ? reject(new Error(name)) : resolve(name)), ms));
-    };
+    const work =
+      (name: string, ms: number, fail = false) =>
+      () => {
+        log.push(`${name} start`);
+        return new Promise<string>((resolve, reject) => setTimeout(() => (log.push(`${name} end`), fail ? reject(new Error(name)) : resolve(name)), ms));
+      };
     const runs = [m.inTurn(work('a', 60)), m.inTurn(work('b', 10, true)), m.inTurn(work('c', 10))];
     assert.equal(m.waiting, 3, 'all three wait (the first until the next tick)');
     await new Promise((r) => setTimeout(r, 20));
@@ -63,7 +65,10 @@ describe('the cost model', () => {
     const settled = await Promise.allSettled(runs);
     assert.equal(m.waiting, 0);
     assert.deepEqual(log, ['a start', 'a end', 'b start', 'b end', 'c start', 'c end']);
-    assert.deepEqual(settled.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      settled.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
   });
 
   test('measure() times the work and learns from it', async () => {
@@ -125,9 +130,15 @@ describe('the scroll bounds and the height cap', () => {
 
   test('fullPageMaxHeight: a whole number of CSS px, with fullPage only', () => {
     for (const bad of [0, 1.5, '100', FULL_PAGE_MAX_HEIGHT_MAX + 1]) {
-      assert.throws(() => validateRequest({ html: 'x', fullPage: true, fullPageMaxHeight: bad }), /fullPageMaxHeight must be an integer number of CSS pixels between 1 and 655350/);
+      assert.throws(
+        () => validateRequest({ html: 'x', fullPage: true, fullPageMaxHeight: bad }),
+        /fullPageMaxHeight must be an integer number of CSS pixels between 1 and 655350/,
+      );
     }
-    for (const body of [{ html: 'x', fullPageMaxHeight: 100 }, { html: 'x', fullPage: false, fullPageMaxHeight: 100 }]) {
+    for (const body of [
+      { html: 'x', fullPageMaxHeight: 100 },
+      { html: 'x', fullPage: false, fullPageMaxHeight: 100 },
+    ]) {
       assert.throws(() => validateRequest(body), /fullPageMaxHeight is only allowed with fullPage: true/);
     }
     assert.equal(validateRequest({ html: 'x', fullPage: true, fullPageMaxHeight: 1 }).fullPageMaxHeight, 1);

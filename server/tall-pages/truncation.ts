@@ -20,9 +20,9 @@ export interface Truncation {
 
 /** What each reason means, for people: "the capture was <words>" (the MCP text, the header's description). */
 export const REASON_WORDS: Readonly<Record<TruncationReason, string>> = {
-  height: 'cut at the request\'s fullPageMaxHeight',
+  height: "cut at the request's fullPageMaxHeight",
   endless: 'cut where the page had grown to as it was scrolled: it keeps growing (an endless feed)',
-  size: 'cut at the output size ceiling (MAX_OUTPUT_PIXELS, or the format\'s largest side)',
+  size: "cut at the output size ceiling (MAX_OUTPUT_PIXELS, or the format's largest side)",
   time: 'cut to the rows that could be captured in what was left of the render budget',
 };
 

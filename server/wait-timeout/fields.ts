@@ -11,7 +11,7 @@ export const captureOnTimeoutField = {
   type: 'boolean',
   default: false,
   description:
-    'When a wait does not finish in time (the load event, waitUntil\'s network idle, waitForSelector, fullPage\'s lazy content, delay), capture ' +
+    "When a wait does not finish in time (the load event, waitUntil's network idle, waitForSelector, fullPage's lazy content, delay), capture " +
     `the page as it is instead of failing with 504 render_timeout: the waits end ${CAPTURE_RESERVE_MAX_MS / 1000} s before the render ` +
     `budget (${CAPTURE_RESERVE_SHARE * 100}% of a budget shorter than ${CAPTURE_RESERVE_MAX_MS / CAPTURE_RESERVE_SHARE / 1000} s), the clean-up and the ` +
     'capture run in what is left, and the capture is billed as usual. The response header x-wait-timed-out names the waits that ' +

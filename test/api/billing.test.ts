@@ -141,11 +141,19 @@ describe('x-credits-charged says what the ledger charged', () => {
     for (let i = 0; i < 40 && swept === 0; i++) {
       await sleep(25);
       await srv.server.accounts.db.query('UPDATE reservations SET expires_at = now() - make_interval(secs => 1) WHERE account_id = $1', [acct.id]);
-      const other = new SqlLedger({ kind: srv.server.accounts.db.kind, query: (q, p) => srv.server.accounts.db.query(q, p), tx: (fn) => srv.server.accounts.db.tx(fn), close: async () => {} }, { rateLimitPerMinute: 0, sweepIntervalMs: 0 });
+      const other = new SqlLedger(
+        {
+          kind: srv.server.accounts.db.kind,
+          query: (q, p) => srv.server.accounts.db.query(q, p),
+          tx: (fn) => srv.server.accounts.db.tx(fn),
+          close: async () => {},
+        },
+        { rateLimitPerMinute: 0, sweepIntervalMs: 0 },
+      );
       swept = await other.sweep();
       await other.close();
     }
-    assert.equal(swept, 1, 'the render\'s reservation was swept');
+    assert.equal(swept, 1, "the render's reservation was swept");
     const r = await pending;
     charged(r, 0, before);
     assert.equal(await balance(OTHER_KEY), before, 'nothing was charged');

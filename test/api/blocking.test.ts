@@ -22,7 +22,11 @@ let srv: TestServer;
 let upgrades = 0;
 
 /** The paths the fixture served since `n`, without the favicon full chromium asks for itself (the browser's request, not the page's). */
-const hitsSince = (n: number) => fx.hits.slice(n).map((h) => h.split('?')[0]!).filter((p) => p !== '/favicon.ico');
+const hitsSince = (n: number) =>
+  fx.hits
+    .slice(n)
+    .map((h) => h.split('?')[0]!)
+    .filter((p) => p !== '/favicon.ico');
 const pixel = async (r: Reply, x: number, y: number) => (await decode(r.body)).at(x, y);
 
 before(async () => {
@@ -31,7 +35,10 @@ before(async () => {
   const inner = await solidPng(40, 40, [224, 32, 32]);
   // A page that asks for one of each: an image over a green square, a stylesheet and a script
   // that paint their squares blue, a fetch, an XHR, a web font and an iframe with an image.
-  page(fx, '/page', `<!doctype html><html><head><link rel="stylesheet" href="/style.css"><style>
+  page(
+    fx,
+    '/page',
+    `<!doctype html><html><head><link rel="stylesheet" href="/style.css"><style>
 @font-face{font-family:F;src:url(/font.woff2)} body{margin:0;font-family:F,sans-serif}
 #under{position:absolute;left:0;top:0;width:100px;height:100px;background:rgb(32,160,64)}
 #s,#j{position:absolute;top:0;width:100px;height:100px;background:rgb(224,32,32)} #s{left:110px} #j{left:220px}
@@ -40,21 +47,33 @@ iframe{position:absolute;left:0;top:120px;width:100px;height:100px;border:0}</st
 <iframe src="/frame"></iframe>
 <script src="/script.js"></script>
 <script>fetch('/data.json').then((r) => r.text()).catch(() => {}); const x = new XMLHttpRequest(); x.open('GET', '/xhr.txt'); x.send();</script>
-</body></html>`);
+</body></html>`,
+  );
   fx.route('/img.png', (_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end(red));
   fx.route('/inner.png', (_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end(inner));
   fx.route('/style.css', (_req, res) => void res.writeHead(200, { 'content-type': 'text/css' }).end('#s{background:rgb(32,80,208) !important}'));
-  fx.route('/script.js', (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end("document.getElementById('j').style.background = 'rgb(32,80,208)';"));
+  fx.route(
+    '/script.js',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end("document.getElementById('j').style.background = 'rgb(32,80,208)';"),
+  );
   fx.route('/data.json', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
   fx.route('/xhr.txt', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('x'));
   fx.route('/font.woff2', (_req, res) => void res.writeHead(404).end());
   page(fx, '/frame', '<body style="margin:0;background:rgb(32,160,64)"><img src="/inner.png"></body>');
   // Asks for a URL every 150 ms, for ever: never idle unless those requests do not count.
-  page(fx, '/poller', `<body style="margin:0;background:rgb(32,160,64)"><script>let n = 0; setInterval(() => fetch('/poll?n=' + n++).catch(() => {}), 150);</script></body>`);
+  page(
+    fx,
+    '/poller',
+    `<body style="margin:0;background:rgb(32,160,64)"><script>let n = 0; setInterval(() => fetch('/poll?n=' + n++).catch(() => {}), 150);</script></body>`,
+  );
   fx.route('/poll', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('x'));
   // A websocket: red when it opens, green when it fails.
-  page(fx, '/socket', `<body style="margin:0;background:#fff"><script>const ws = new WebSocket('ws://' + location.host + '/ws');
-ws.onopen = () => { document.body.style.background = 'rgb(224,32,32)'; }; ws.onerror = () => { document.body.style.background = 'rgb(32,160,64)'; };</script></body>`);
+  page(
+    fx,
+    '/socket',
+    `<body style="margin:0;background:#fff"><script>const ws = new WebSocket('ws://' + location.host + '/ws');
+ws.onopen = () => { document.body.style.background = 'rgb(224,32,32)'; }; ws.onerror = () => { document.body.style.background = 'rgb(32,160,64)'; };</script></body>`,
+  );
   fx.onUpgrade((req, socket) => {
     upgrades++;
     acceptWebSocket(req, socket);
@@ -62,7 +81,11 @@ ws.onopen = () => { document.body.style.background = 'rgb(224,32,32)'; }; ws.one
   // A cross-site frame (localhost is another site than 127.0.0.1): with full chromium it is another
   // process and another target, armed by the blocking session's auto-attach.
   page(fx, '/cross', `<body style="margin:0"><iframe src="http://localhost:${fx.port}/frame-fetch" style="border:0;width:200px;height:100px"></iframe></body>`);
-  page(fx, '/frame-fetch', `<body style="margin:0;background:rgb(32,160,64)"><img src="/inner.png"><script>fetch('/data.json').catch(() => {});</script></body>`);
+  page(
+    fx,
+    '/frame-fetch',
+    `<body style="margin:0;background:rgb(32,160,64)"><img src="/inner.png"><script>fetch('/data.json').catch(() => {});</script></body>`,
+  );
   srv = await startTestServer({ RENDER_BUDGET_MS: '10000' }, [fx, { hostPort: `localhost:${fx.port}` }]);
 });
 
@@ -71,7 +94,8 @@ after(async () => {
   await fx?.close();
 });
 
-const shot = (body: Record<string, unknown>) => shoot(srv.url, { url: `${fx.origin}/page`, viewport: vp, waitUntil: 'networkidle0', blockCookieBanners: false, ...body });
+const shot = (body: Record<string, unknown>) =>
+  shoot(srv.url, { url: `${fx.origin}/page`, viewport: vp, waitUntil: 'networkidle0', blockCookieBanners: false, ...body });
 
 describe('blockResourceTypes and blockUrls', () => {
   test('without blocking: every subresource arrives (the control)', async () => {
@@ -104,8 +128,11 @@ describe('blockResourceTypes and blockUrls', () => {
     assert.ok(near(await pixel(r, 160, 50), RED) && near(await pixel(r, 270, 50), RED), 'neither stylesheet nor script ran');
   });
 
-  test('xhr and fetch apart: each blocks only its own kind (the browser\'s interception calls both XHR)', async () => {
-    for (const [type, blocked, passed] of [['fetch', '/data.json', '/xhr.txt'], ['xhr', '/xhr.txt', '/data.json']] as const) {
+  test("xhr and fetch apart: each blocks only its own kind (the browser's interception calls both XHR)", async () => {
+    for (const [type, blocked, passed] of [
+      ['fetch', '/data.json', '/xhr.txt'],
+      ['xhr', '/xhr.txt', '/data.json'],
+    ] as const) {
       const n = fx.hits.length;
       const r = await shot({ blockResourceTypes: [type] });
       assert.equal(r.status, 200, show(r));
@@ -117,9 +144,18 @@ describe('blockResourceTypes and blockUrls', () => {
 
   test('a cross-site frame: its image and its fetch are refused too', async () => {
     const n = fx.requests.length;
-    const r = await shoot(srv.url, { url: `${fx.origin}/cross`, blockResourceTypes: ['image', 'fetch'], viewport: vp, waitUntil: 'networkidle0', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      url: `${fx.origin}/cross`,
+      blockResourceTypes: ['image', 'fetch'],
+      viewport: vp,
+      waitUntil: 'networkidle0',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 200, show(r));
-    const seen = fx.requests.slice(n).map((q) => `${q.host.split(':')[0]}${q.path.split('?')[0]}`).filter((p) => !p.endsWith('/favicon.ico'));
+    const seen = fx.requests
+      .slice(n)
+      .map((q) => `${q.host.split(':')[0]}${q.path.split('?')[0]}`)
+      .filter((p) => !p.endsWith('/favicon.ico'));
     assert.deepEqual(seen, ['127.0.0.1/cross', 'localhost/frame-fetch']);
     assert.equal(r.headers.get('x-blocked-requests'), '2');
   });
@@ -170,7 +206,14 @@ describe('blockResourceTypes and blockUrls', () => {
       seen.push(String(req.headers['x-tenant']));
       res.writeHead(200, { 'content-type': 'text/html' }).end('<body style="margin:0"><img src="/img.png"><link rel="stylesheet" href="/style.css"></body>');
     });
-    const r = await shoot(srv.url, { url: `${fx.origin}/with-header`, headers: { 'X-Tenant': 't-1' }, blockResourceTypes: ['image'], viewport: vp, waitUntil: 'networkidle0', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      url: `${fx.origin}/with-header`,
+      headers: { 'X-Tenant': 't-1' },
+      blockResourceTypes: ['image'],
+      viewport: vp,
+      waitUntil: 'networkidle0',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 200, show(r));
     assert.deepEqual(seen, ['t-1']);
     const paths = fx.requests.slice(n).map((q) => q.path);

@@ -127,7 +127,12 @@ describe('fullPage (spec §2.1, §4.1 rule 1)', () => {
   });
 
   test('fullPage at deviceScaleFactor 2: 2x size, bands in place over 4096 device px (where tiles were once stitched)', async () => {
-    const html = `<style>html,body{margin:0}div{height:1500px}</style>` + colours.slice(0, 4).map((c) => `<div style="background:${rgb(c)}"></div>`).join('');
+    const html =
+      `<style>html,body{margin:0}div{height:1500px}</style>` +
+      colours
+        .slice(0, 4)
+        .map((c) => `<div style="background:${rgb(c)}"></div>`)
+        .join('');
     const r = await shoot(base, { html, fullPage: true, waitUntil: 'load', viewport: { width: 400, height: 300, deviceScaleFactor: 2 } });
     assertOk(r);
     const img = await decode(r.body);
@@ -140,14 +145,24 @@ describe('fullPage (spec §2.1, §4.1 rule 1)', () => {
   });
 
   test('a page shorter than the viewport gives the viewport frame', async () => {
-    const r = await shoot(base, { html: '<body style="margin:0;background:#123456"><p>short</p></body>', fullPage: true, viewport: { width: 300, height: 200 }, waitUntil: 'load' });
+    const r = await shoot(base, {
+      html: '<body style="margin:0;background:#123456"><p>short</p></body>',
+      fullPage: true,
+      viewport: { width: 300, height: 200 },
+      waitUntil: 'load',
+    });
     assertOk(r);
     const img = await decode(r.body);
     assert.deepEqual([img.width, img.height], [300, 200]);
   });
 
   test('a page wider than the viewport is captured in full width', async () => {
-    const r = await shoot(base, { html: '<body style="margin:0"><div style="width:900px;height:250px;background:linear-gradient(90deg,#f00 50%,#00f 50%)"></div></body>', fullPage: true, viewport: { width: 300, height: 200 }, waitUntil: 'load' });
+    const r = await shoot(base, {
+      html: '<body style="margin:0"><div style="width:900px;height:250px;background:linear-gradient(90deg,#f00 50%,#00f 50%)"></div></body>',
+      fullPage: true,
+      viewport: { width: 300, height: 200 },
+      waitUntil: 'load',
+    });
     assertOk(r);
     const img = await decode(r.body);
     assert.deepEqual([img.width, img.height], [900, 250]);
@@ -184,7 +199,8 @@ describe('fullPage (spec §2.1, §4.1 rule 1)', () => {
     assert.match(r.headers.get('server-timing') ?? '', /(^|, )lazy-idle;/, 'the scroll started a request: its quiet wait ran');
   }
 
-  test('lazy content far below the fold is captured: <img loading=lazy> (200 ms) and an IntersectionObserver', () => lazyPage(200, 'fullpage-lazy-preview.png'));
+  test('lazy content far below the fold is captured: <img loading=lazy> (200 ms) and an IntersectionObserver', () =>
+    lazyPage(200, 'fullpage-lazy-preview.png'));
 
   // server/render/lazy.ts grants itself LAZY_IDLE_MS = 2000 "waiting for what the scroll
   // started"; an image that takes 1 s is within it.
@@ -204,7 +220,13 @@ describe('selector (spec §4.1 rule 2)', () => {
     assertOk(r);
     const img = await decode(r.body);
     assert.deepEqual([img.width, img.height], [w, h], 'exactly the element box');
-    for (const [x, y] of [[0, 0], [w - 1, 0], [0, h - 1], [w - 1, h - 1], [w >> 1, h >> 1]] as const) {
+    for (const [x, y] of [
+      [0, 0],
+      [w - 1, 0],
+      [0, h - 1],
+      [w - 1, h - 1],
+      [w >> 1, h >> 1],
+    ] as const) {
       assert.ok(near(img.at(x, y), colour), `(${x},${y}) ${img.at(x, y)} want ${colour}`);
     }
     return r;
@@ -216,11 +238,13 @@ describe('selector (spec §4.1 rule 2)', () => {
 
   test('fullPage is ignored when selector is set', async () => void (await element({ selector: '#box', fullPage: true }, 321, 123, [30, 144, 255])));
 
-  test('an element far below the fold is captured', async () => void (await element({ selector: '#deep', viewport: { width: 800, height: 600 } }, 200, 80, [255, 140, 0])));
+  test('an element far below the fold is captured', async () =>
+    void (await element({ selector: '#deep', viewport: { width: 800, height: 600 } }, 200, 80, [255, 140, 0])));
 
   test('the first match is captured', async () => void (await element({ selector: '.many' }, 30, 20, [0, 255, 0])));
 
-  test('at deviceScaleFactor 2 the element box is doubled', async () => void (await element({ selector: '#box', viewport: { width: 800, height: 600, deviceScaleFactor: 2 } }, 642, 246, [30, 144, 255])));
+  test('at deviceScaleFactor 2 the element box is doubled', async () =>
+    void (await element({ selector: '#box', viewport: { width: 800, height: 600, deviceScaleFactor: 2 } }, 642, 246, [30, 144, 255])));
 
   test('jpeg and webp element captures have the box size too', async () => {
     for (const format of ['jpeg', 'webp'] as const) {
@@ -327,10 +351,29 @@ describe('omitBackground (spec §2.1)', () => {
   });
 
   test('transparent element capture and full page capture', async () => {
-    const sel = await decode((await shoot(base, { html: html.replace('</body>', '<p id=t style="width:80px;height:40px;margin:0"></p></body>'), selector: '#t', omitBackground: true, waitUntil: 'load' })).body);
+    const sel = await decode(
+      (
+        await shoot(base, {
+          html: html.replace('</body>', '<p id=t style="width:80px;height:40px;margin:0"></p></body>'),
+          selector: '#t',
+          omitBackground: true,
+          waitUntil: 'load',
+        })
+      ).body,
+    );
     assert.deepEqual([sel.width, sel.height], [80, 40]);
     assert.equal(sel.at(40, 20)[3], 0);
-    const full = await decode((await shoot(base, { html: html.replace('</body>', '<div style="height:6000px"></div></body>'), fullPage: true, omitBackground: true, viewport, waitUntil: 'load' })).body);
+    const full = await decode(
+      (
+        await shoot(base, {
+          html: html.replace('</body>', '<div style="height:6000px"></div></body>'),
+          fullPage: true,
+          omitBackground: true,
+          viewport,
+          waitUntil: 'load',
+        })
+      ).body,
+    );
     assert.equal(full.height, 6050);
     assert.equal(full.at(150, 5000)[3], 0, 'transparent far down the page');
     assert.deepEqual(full.at(25, 25), [255, 0, 0, 255]);

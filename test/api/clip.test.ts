@@ -41,7 +41,8 @@ describe('clip', () => {
         assert.equal(r.status, 200, show(r));
         const img = await decode(r.body);
         assert.deepEqual([img.width, img.height], [BOX.width * scale, BOX.height * scale]);
-        for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) assert.deepEqual(img.at(x, y).slice(0, 3), [0x20, 0xa0, 0x40], `(${x}, ${y}) fullPage ${fullPage}`);
+        for (let y = 0; y < img.height; y++)
+          for (let x = 0; x < img.width; x++) assert.deepEqual(img.at(x, y).slice(0, 3), [0x20, 0xa0, 0x40], `(${x}, ${y}) fullPage ${fullPage}`);
       }
       const ring = await shoot(srv.url, { ...base, viewport: vp, clip: { x: BOX.x - 1, y: BOX.y - 1, width: BOX.width + 2, height: BOX.height + 2 } });
       keep(`clip-ring-${scale}x.png`, ring.body);
@@ -49,7 +50,10 @@ describe('clip', () => {
       assert.deepEqual([img.width, img.height], [(BOX.width + 2) * scale, (BOX.height + 2) * scale]);
       const green = (x: number, y: number) => img.at(x, y)[1] === 0xa0;
       for (let d = 0; d < scale; d++) {
-        assert.ok(!green(img.width / 2, d) && !green(img.width / 2, img.height - 1 - d) && !green(d, img.height / 2) && !green(img.width - 1 - d, img.height / 2), `the ring, ${d}`);
+        assert.ok(
+          !green(img.width / 2, d) && !green(img.width / 2, img.height - 1 - d) && !green(d, img.height / 2) && !green(img.width - 1 - d, img.height / 2),
+          `the ring, ${d}`,
+        );
       }
       assert.ok(green(scale, scale) && green(img.width - 1 - scale, img.height - 1 - scale), 'then the box, at once');
       // Row 1500 of the page is red (even rows), so the ring's top row is red, its next (the box's top) green.
@@ -61,7 +65,12 @@ describe('clip', () => {
       const region = { x: 37, y: 1203, width: 123, height: 77 };
       const full = await shoot(srv.url, { ...base, viewport: vp, fullPage: true });
       assert.equal(full.status, 200, show(full));
-      const crop = await raw(await sharp(full.body).extract({ left: region.x * scale, top: region.y * scale, width: region.width * scale, height: region.height * scale }).png().toBuffer());
+      const crop = await raw(
+        await sharp(full.body)
+          .extract({ left: region.x * scale, top: region.y * scale, width: region.width * scale, height: region.height * scale })
+          .png()
+          .toBuffer(),
+      );
       for (const extra of [{}, { fullPage: true }, { actions: [{ scrollTo: 'div' }, { press: 'End' }] }]) {
         const r = await shoot(srv.url, { ...base, viewport: vp, clip: region, ...extra });
         assert.equal(r.status, 200, show(r));
@@ -79,11 +88,14 @@ describe('clip', () => {
     assert.notDeepEqual(img.at(0, 0).slice(0, 3), [255, 255, 255], 'the stripes where the page is');
   });
 
-  test('refused before rendering, naming clip, free: with selector, over the output ceiling, over webp\'s side', async () => {
+  test("refused before rendering, naming clip, free: with selector, over the output ceiling, over webp's side", async () => {
     const before = await balance();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ clip: BOX, selector: 'div' }, /^clip and selector cannot be combined/],
-      [{ clip: { x: 0, y: 0, width: 2000, height: 2001 } }, /^clip is 2000x2001 device pixels at this deviceScaleFactor; the output is limited to 4000000 pixels/],
+      [
+        { clip: { x: 0, y: 0, width: 2000, height: 2001 } },
+        /^clip is 2000x2001 device pixels at this deviceScaleFactor; the output is limited to 4000000 pixels/,
+      ],
       [{ clip: { x: 0, y: 0, width: 1500, height: 1500 }, viewport: { width: 320, height: 240, deviceScaleFactor: 2 } }, /^clip is 3000x3000 device pixels/],
       [{ clip: { x: 0, y: 0, width: 17000, height: 10 }, format: 'webp' }, /^format webp images are limited to 16383 pixels per side; clip is 17000x10/],
       [{ clip: { x: -1, y: 0, width: 1, height: 1 } }, /^clip\.x must be an integer between 0 and 100000$/],

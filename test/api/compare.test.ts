@@ -116,7 +116,8 @@ describe('POST /v1/compare', () => {
     const ticking = await compare({ ...req, baseline: { request: req } });
     assert.equal(ticking.status, 200, show(ticking));
     assert.ok(Number(ticking.headers.get('x-diff-pixels')) > 0, 'the clock changed');
-    for (const r of regions(ticking)) assert.ok(r.x >= 190 && r.y >= 120 && r.x + r.width <= 390 && r.y + r.height <= 180, `within the clock's box: ${JSON.stringify(r)}`);
+    for (const r of regions(ticking))
+      assert.ok(r.x >= 190 && r.y >= 120 && r.x + r.width <= 390 && r.y + r.height <= 180, `within the clock's box: ${JSON.stringify(r)}`);
     const masked = await compare({ ...req, baseline: { request: req }, ignoreSelectors: ['#clock', '.nothing-matches'] });
     assert.equal(masked.status, 200, show(masked));
     assert.equal(masked.headers.get('x-diff-pixels'), '0');
@@ -136,7 +137,10 @@ describe('POST /v1/compare', () => {
     const k = await newKey();
     const before = await shoot(srv.url, { html: blocks(), viewport: VP }, { key: k.key });
     assert.equal(before.status, 200);
-    const r = await compare({ html: blocks(RED_BOX), viewport: VP, baseline: { image: before.body.toString('base64') } }, { key: k.key, headers: { accept: 'application/json' } });
+    const r = await compare(
+      { html: blocks(RED_BOX), viewport: VP, baseline: { image: before.body.toString('base64') } },
+      { key: k.key, headers: { accept: 'application/json' } },
+    );
     assert.equal(r.status, 200, show(r));
     assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
     assert.equal(r.headers.get('content-disposition'), null);
@@ -162,7 +166,10 @@ describe('POST /v1/compare', () => {
     assert.equal(r.headers.get('x-current-size'), '200x120');
     assert.equal(r.headers.get('x-baseline-size'), '200x100');
     assert.equal(r.headers.get('x-diff-pixels'), String(60 * 30 + 200 * 20), 'the block and the rows only the current picture has');
-    assert.deepEqual(regions(r), [{ x: 10, y: 10, width: 60, height: 30 }, { x: 0, y: 100, width: 200, height: 20 }]);
+    assert.deepEqual(regions(r), [
+      { x: 10, y: 10, width: 60, height: 30 },
+      { x: 0, y: 100, width: 200, height: 20 },
+    ]);
     const wider = await compare({ html: blocks(), viewport: VP, baseline: { image: (await solidPng(260, 120, [255, 255, 255])).toString('base64') } });
     assert.equal(wider.status, 200, show(wider));
     assert.deepEqual([(await decode(wider.body)).width, wider.headers.get('x-baseline-size')], [260, '260x120']);
@@ -170,7 +177,11 @@ describe('POST /v1/compare', () => {
 
   test('a baseline that is not an image: 400 naming baseline.image, not billed; too large: 413', async () => {
     const k = await newKey();
-    for (const image of [Buffer.from('<html>not a picture</html>').toString('base64'), 'not base64 at all!', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64')]) {
+    for (const image of [
+      Buffer.from('<html>not a picture</html>').toString('base64'),
+      'not base64 at all!',
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64'),
+    ]) {
       const r = await compare({ html: blocks(), viewport: VP, baseline: { image } }, { key: k.key });
       assert.equal(r.status, 400, show(r));
       assert.equal(r.json.message, 'baseline.image must be a base64 PNG, JPEG or WebP image');
@@ -181,10 +192,14 @@ describe('POST /v1/compare', () => {
     assert.equal(await balance(k), 20, 'nothing billed');
   });
 
-  test('validation names every field, baseline.request\'s under its name; a missing baseline is named', async () => {
+  test("validation names every field, baseline.request's under its name; a missing baseline is named", async () => {
     const r = await compare({ html: 'x', threshold: 2, baseline: { request: { viewport: { width: 0, height: 10 } } } });
     assert.equal(r.status, 400, show(r));
-    for (const m of ['threshold must be a number between 0 and 1', 'baseline.request.viewport.width must be a number between 1 and 10000', 'baseline.request: exactly one of url and html is required']) {
+    for (const m of [
+      'threshold must be a number between 0 and 1',
+      'baseline.request.viewport.width must be a number between 1 and 10000',
+      'baseline.request: exactly one of url and html is required',
+    ]) {
       assert.ok(r.json.message.includes(m), `${m} in ${r.json.message}`);
     }
     const none = await compare({ html: 'x' });
@@ -196,30 +211,49 @@ describe('POST /v1/compare', () => {
   test('billing: a cached capture is free; when the second capture fails after the first succeeded, neither is billed', async () => {
     const k = await newKey();
     const url = `${fx.origin}/page`;
-    const first = await compare({ url, viewport: VP, waitUntil: 'load', baseline: { request: { url, viewport: VP, waitUntil: 'load' } } }, { key: k.key, headers: { accept: 'application/json' } });
+    const first = await compare(
+      { url, viewport: VP, waitUntil: 'load', baseline: { request: { url, viewport: VP, waitUntil: 'load' } } },
+      { key: k.key, headers: { accept: 'application/json' } },
+    );
     assert.equal(first.status, 200, show(first));
     // The two captures are one picture: whichever rendered, the other waited for it (single flight) or hit the cache.
     const charged = first.json.credits.charged;
     assert.ok(charged === 1 || charged === 2, `charged ${charged}`);
-    const hit = await compare({ url, viewport: VP, waitUntil: 'load', baseline: { image: (await solidPng(200, 120, [255, 255, 255])).toString('base64') } }, { key: k.key, headers: { accept: 'application/json' } });
+    const hit = await compare(
+      { url, viewport: VP, waitUntil: 'load', baseline: { image: (await solidPng(200, 120, [255, 255, 255])).toString('base64') } },
+      { key: k.key, headers: { accept: 'application/json' } },
+    );
     assert.equal(hit.json.current.cache, 'hit');
     assert.equal(hit.json.credits.charged, 0, 'a cached capture costs nothing, the comparison nothing');
     const spent = await balance(k);
     assert.equal(spent, 20 - charged);
     // The baseline's page answers 404 and failOnTargetError refuses it: the caller gets 424, and the current capture is not billed either.
-    const failed = await compare({ html: blocks(), viewport: VP, baseline: { request: { url: `${fx.origin}/missing`, failOnTargetError: true, cacheTtl: 0 } } }, { key: k.key });
+    const failed = await compare(
+      { html: blocks(), viewport: VP, baseline: { request: { url: `${fx.origin}/missing`, failOnTargetError: true, cacheTtl: 0 } } },
+      { key: k.key },
+    );
     assert.equal(failed.status, 424, show(failed));
     assert.equal(await balance(k), spent, 'neither capture billed');
-    const refused = await compare({ url: `${fx.origin}/missing`, failOnTargetError: true, cacheTtl: 0, baseline: { request: { html: blocks(), viewport: VP } } }, { key: k.key });
+    const refused = await compare(
+      { url: `${fx.origin}/missing`, failOnTargetError: true, cacheTtl: 0, baseline: { request: { html: blocks(), viewport: VP } } },
+      { key: k.key },
+    );
     assert.equal(refused.status, 424, show(refused));
     assert.equal(await balance(k), spent, 'the other way round too');
   });
 });
 
 describe('signed links (GET /v1/compare)', () => {
-  test('a link answers the diff picture publicly, bills the signing key, carries no balance; a capture link\'s signature does not open it', async () => {
+  test("a link answers the diff picture publicly, bills the signing key, carries no balance; a capture link's signature does not open it", async () => {
     const k = await newKey();
-    const options = { html: blocks(RED_BOX), viewport: VP, ignoreSelectors: ['.none'], ignoreRegions: [{ x: 0, y: 0, width: 5, height: 5 }], threshold: 0.2, baseline: { request: { html: blocks(), viewport: VP } } };
+    const options = {
+      html: blocks(RED_BOX),
+      viewport: VP,
+      ignoreSelectors: ['.none'],
+      ignoreRegions: [{ x: 0, y: 0, width: 5, height: 5 }],
+      threshold: 0.2,
+      baseline: { request: { html: blocks(), viewport: VP } },
+    };
     const expires = Math.floor(Date.now() / 1000) + 3600;
     const url = makeCompareLink({ options, keyId: k.keyId, secret: k.secret, expires, baseUrl: srv.url });
     assert.match(url, /baseline\.request\.viewport\.width=200/);
@@ -240,6 +274,9 @@ describe('signed links (GET /v1/compare)', () => {
     assert.equal(f.status, 403, show(f));
     assert.equal(f.json.error, 'link_signature_invalid');
     // A picture cannot travel in a link.
-    assert.throws(() => makeCompareLink({ options: { html: 'x', baseline: { image: 'AAAA' } }, keyId: k.keyId, secret: k.secret, expires, baseUrl: srv.url }), /baseline\.image cannot be sent in a link/);
+    assert.throws(
+      () => makeCompareLink({ options: { html: 'x', baseline: { image: 'AAAA' } }, keyId: k.keyId, secret: k.secret, expires, baseUrl: srv.url }),
+      /baseline\.image cannot be sent in a link/,
+    );
   });
 });

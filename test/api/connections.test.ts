@@ -119,9 +119,15 @@ describe('stalled clients are cut', () => {
     assert.equal(whole.received, whole.length, 'a client that reads gets it all (control)');
     const stalled = await fetchRaw(IDLE_MS + MARGIN_MS + 1000);
     assert.equal(stalled.status, '200');
-    t.diagnostic(`a client that stopped reading after the head got ${stalled.received} of ${stalled.length} bytes (what the kernel buffers held when the server cut it)`);
+    t.diagnostic(
+      `a client that stopped reading after the head got ${stalled.received} of ${stalled.length} bytes (what the kernel buffers held when the server cut it)`,
+    );
     assert.ok(stalled.received < stalled.length, `the server gave up on the connection: ${stalled.received} of ${stalled.length} bytes`);
-    assert.equal((await shoot(srv.url, { html: '<p>x</p>', waitUntil: 'load', viewport: { width: 64, height: 48 } })).status, 200, 'and serves the next request');
+    assert.equal(
+      (await shoot(srv.url, { html: '<p>x</p>', waitUntil: 'load', viewport: { width: 64, height: 48 } })).status,
+      200,
+      'and serves the next request',
+    );
   });
 
   test('a render longer than every one of these timeouts is answered on its connection', async () => {
@@ -141,10 +147,12 @@ describe(`at most ${CAP} connections per client address`, () => {
       assert.equal(got, '', 'no answer on the refused connection');
       assert.ok(ms < IDLE_MS / 2, `closed after ${ms} ms, before any timeout`);
       const other = await new Promise<number>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: '/healthz', localAddress: '127.0.0.2', agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port, path: '/healthz', localAddress: '127.0.0.2', agent: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', reject);
       });
       assert.equal(other, 200, 'another address is served');
     } finally {
@@ -152,6 +160,13 @@ describe(`at most ${CAP} connections per client address`, () => {
       await Promise.all(held.map((h) => h.closed));
     }
     // The server sees the closes a moment after this side does.
-    assert.ok(await eventually(async () => (await shoot(srv.url, { html: '<p>x</p>', waitUntil: 'load', viewport: { width: 64, height: 48 } }).catch(() => undefined))?.status === 200, 5000, 100), 'the address is served again once its connections closed');
+    assert.ok(
+      await eventually(
+        async () => (await shoot(srv.url, { html: '<p>x</p>', waitUntil: 'load', viewport: { width: 64, height: 48 } }).catch(() => undefined))?.status === 200,
+        5000,
+        100,
+      ),
+      'the address is served again once its connections closed',
+    );
   });
 });

@@ -36,7 +36,12 @@ async function panels(png: Buffer): Promise<string[]> {
   return Promise.all(
     fixtures.map(async (_f, i) => {
       const { left, top } = panelAt(i);
-      return (await sharp(png).extract({ left, top, ...PANEL }).raw().toBuffer()).toString('base64');
+      return (
+        await sharp(png)
+          .extract({ left, top, ...PANEL })
+          .raw()
+          .toBuffer()
+      ).toString('base64');
     }),
   );
 }

@@ -43,9 +43,19 @@ before(async () => {
   [a, b] = await Promise.all([startFixture(), startFixture()]);
   bOrigin = `http://localhost:${b.port}`;
   probe = serveProbe(a);
-  a.route('/hours', (_req, res, url) => void res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end(HOURS_PAGE(Number(url.searchParams.get('h')), Number(url.searchParams.get('m')))));
+  a.route(
+    '/hours',
+    (_req, res, url) =>
+      void res
+        .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+        .end(HOURS_PAGE(Number(url.searchParams.get('h')), Number(url.searchParams.get('m')))),
+  );
   page(a, '/cross', `<body style="margin:0"><iframe src="${bOrigin}/frame" style="border:0;display:block;width:100vw;height:100vh"></iframe></body>`);
-  page(a, '/two-askers', `<body style="margin:0;display:flex"><iframe src="/ask" style="border:0;width:50vw;height:100vh"></iframe><iframe src="${bOrigin}/ask" style="border:0;width:50vw;height:100vh"></iframe></body>`);
+  page(
+    a,
+    '/two-askers',
+    `<body style="margin:0;display:flex"><iframe src="/ask" style="border:0;width:50vw;height:100vh"></iframe><iframe src="${bOrigin}/ask" style="border:0;width:50vw;height:100vh"></iframe></body>`,
+  );
   page(a, '/ask', ASK_POSITION);
   a.route('/hop', (_req, res) => void res.writeHead(302, { location: `${bOrigin}/ask` }).end());
   const record = (html: string) => (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
@@ -77,18 +87,29 @@ async function probeSays(body: Record<string, unknown>, want: Partial<Blocks>, n
 }
 
 describe('GET /v1/devices and the schema', () => {
-  test('lists puppeteer-core\'s presets with their values and the list\'s version; OpenAPI has the route and the names as the device enum', async () => {
+  test("lists puppeteer-core's presets with their values and the list's version; OpenAPI has the route and the names as the device enum", async () => {
     const r = await call(srv.url, '/v1/devices', undefined, { method: 'GET', key: null });
     assert.equal(r.status, 200, show(r));
     assert.match(r.json.version, /^puppeteer-core@\d+\.\d+\.\d+$/);
     assert.equal(r.json.devices.length, Object.keys(KnownDevices).length);
-    assert.deepEqual(r.json.devices.find((d: { name: string }) => d.name === device), {
-      name: device, viewport: { width: 393, height: 659, deviceScaleFactor: 3 }, mobile: true, touch: true, landscape: false, userAgent: KnownDevices[device].userAgent,
-    });
+    assert.deepEqual(
+      r.json.devices.find((d: { name: string }) => d.name === device),
+      {
+        name: device,
+        viewport: { width: 393, height: 659, deviceScaleFactor: 3 },
+        mobile: true,
+        touch: true,
+        landscape: false,
+        userAgent: KnownDevices[device].userAgent,
+      },
+    );
     const doc = (await call(srv.url, '/openapi.json', undefined, { method: 'GET', key: null })).json;
     assert.equal(doc.paths['/v1/devices'].get.operationId, 'listDevices');
     const props = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema.properties;
-    assert.deepEqual(props.device.enum, r.json.devices.map((d: { name: string }) => d.name));
+    assert.deepEqual(
+      props.device.enum,
+      r.json.devices.map((d: { name: string }) => d.name),
+    );
     for (const f of ['timezone', 'locale', 'geolocation', 'mediaType', 'reducedMotion', 'javaScriptEnabled']) assert.ok(props[f]?.description, f);
     assert.equal((await call(srv.url, '/v1/devices', {}, { method: 'POST' })).status, 405);
   });
@@ -109,7 +130,7 @@ describe('GET /v1/devices and the schema', () => {
   });
 });
 
-describe('each field, as the page\'s first inline script sees it', () => {
+describe("each field, as the page's first inline script sees it", () => {
   test('timezone: Intl, Date and the offset, url and html mode; the step is timed', async () => {
     const { r, blocks } = await capture({ url: probe.url, viewport: VP, timezone }, 'timezone');
     assert.deepEqual(pick(blocks, { zone: 'green', offset: 'green' }), { zone: 'green', offset: 'green' });
@@ -120,7 +141,7 @@ describe('each field, as the page\'s first inline script sees it', () => {
     assert.doesNotMatch(plain.r.headers.get('server-timing') ?? '', /emulation;/, 'nothing asked, nothing done');
   });
 
-  test('timezone: new Date(0).getHours() in the first inline script is the zone\'s; deterministic is UTC unless timezone says otherwise', async () => {
+  test("timezone: new Date(0).getHours() in the first inline script is the zone's; deterministic is UTC unless timezone says otherwise", async () => {
     const hours = (h: number, m: number) => `${a.origin}/hours?h=${h}&m=${m}`;
     const runs: Array<[Record<string, unknown>, string]> = [
       [{ url: hours(5, 30), timezone: 'Asia/Kolkata' }, 'Asia/Kolkata, url'],
@@ -137,14 +158,21 @@ describe('each field, as the page\'s first inline script sees it', () => {
   test('locale: the Accept-Language the target receives, navigator.language and Intl agree, url mode', async () => {
     probe.languages.length = 0;
     await probeSays({ url: probe.url, locale }, { lang: 'green', intl: 'green', header: 'green' }, 'locale-url');
-    assert.deepEqual(probe.languages.map((l) => l.acceptLanguage), [locale, locale], JSON.stringify(probe.languages));
-    assert.deepEqual(probe.languages.map((l) => l.path), ['/probe', '/echo']);
+    assert.deepEqual(
+      probe.languages.map((l) => l.acceptLanguage),
+      [locale, locale],
+      JSON.stringify(probe.languages),
+    );
+    assert.deepEqual(
+      probe.languages.map((l) => l.path),
+      ['/probe', '/echo'],
+    );
     probe.languages.length = 0;
     await probeSays({ url: probe.url }, { lang: 'blue', intl: 'blue', header: 'red' });
-    assert.notEqual(probe.languages[0]?.acceptLanguage, locale, 'without it, the browser\'s');
+    assert.notEqual(probe.languages[0]?.acceptLanguage, locale, "without it, the browser's");
   });
 
-  test('locale: the same in html mode (the page\'s requests carry it)', async () => {
+  test("locale: the same in html mode (the page's requests carry it)", async () => {
     probe.languages.length = 0;
     await probeSays({ html: probeHtml(a.origin), locale: 'DE-ch' }, { lang: 'green', intl: 'green', header: 'green' }, 'locale-html');
     assert.deepEqual(probe.languages, [{ path: '/echo', acceptLanguage: locale }], 'one spelling: de-CH');
@@ -155,14 +183,17 @@ describe('each field, as the page\'s first inline script sees it', () => {
     await probeSays({ html: probeHtml(), timezone, locale }, { worker: 'green', frame: 'green' });
     fromB.length = 0;
     const { img } = await capture({ url: `${a.origin}/cross`, viewport: { width: 40, height: 30 }, timezone, locale, mediaType: 'print' });
-    assert.ok(near(img.at(20, 15), GREEN, 24), 'the cross-site frame\'s first script sees zone, language and print');
+    assert.ok(near(img.at(20, 15), GREEN, 24), "the cross-site frame's first script sees zone, language and print");
     assert.deepEqual(fromB, [{ path: '/frame', acceptLanguage: locale }]);
   });
 
   test('mediaType, reducedMotion and colorScheme: one media emulation, each alone and together', async () => {
     await probeSays({ html: probeHtml(), mediaType: 'print' }, { print: 'green', motion: 'blue', scheme: 'blue' });
     await probeSays({ html: probeHtml(), reducedMotion: 'reduce' }, { print: 'blue', motion: 'green', scheme: 'blue' });
-    await probeSays({ html: probeHtml(), colorScheme: 'dark', mediaType: 'print', reducedMotion: 'reduce' }, { print: 'green', motion: 'green', scheme: 'green' });
+    await probeSays(
+      { html: probeHtml(), colorScheme: 'dark', mediaType: 'print', reducedMotion: 'reduce' },
+      { print: 'green', motion: 'green', scheme: 'green' },
+    );
     await probeSays({ html: probeHtml(), deterministic: true }, { motion: 'green' }, 'deterministic implies reduce');
     await probeSays({ html: probeHtml(), deterministic: true, reducedMotion: 'no-preference', colorScheme: 'dark' }, { motion: 'blue', scheme: 'green' });
   });
@@ -178,12 +209,16 @@ describe('device', () => {
     assert.deepEqual([url.img.width, url.img.height], [Math.round(p.width * p.deviceScaleFactor!), Math.round(p.height * p.deviceScaleFactor!)]);
     assert.deepEqual(pick(url.blocks, { touch: 'green', mobile: 'green', ua: 'green' }), { touch: 'green', mobile: 'green', ua: 'green' });
     const desk = await capture({ html: probeHtml(), viewport: VP });
-    assert.deepEqual(pick(desk.blocks, { touch: 'blue', mobile: 'blue', ua: 'blue' }), { touch: 'blue', mobile: 'blue', ua: 'blue' }, 'without a preset: a desktop');
+    assert.deepEqual(
+      pick(desk.blocks, { touch: 'blue', mobile: 'blue', ua: 'blue' }),
+      { touch: 'blue', mobile: 'blue', ua: 'blue' },
+      'without a preset: a desktop',
+    );
   });
 
-  test('an explicit viewport replaces the preset\'s size (its scale stays unless sent); an explicit userAgent replaces its user agent', async () => {
+  test("an explicit viewport replaces the preset's size (its scale stays unless sent); an explicit userAgent replaces its user agent", async () => {
     const sized = await capture({ html: probeHtml(), device, viewport: VP }, 'device-viewport');
-    assert.deepEqual([sized.img.width, sized.img.height], [960, 720], 'the preset\'s scale 3');
+    assert.deepEqual([sized.img.width, sized.img.height], [960, 720], "the preset's scale 3");
     assert.deepEqual(pick(sized.blocks, { touch: 'green', mobile: 'green', ua: 'green' }), { touch: 'green', mobile: 'green', ua: 'green' });
     const scaled = await capture({ html: probeHtml(), device, viewport: { ...VP, deviceScaleFactor: 1 }, userAgent: 'DesktopBot/1.0' });
     assert.deepEqual([scaled.img.width, scaled.img.height], [320, 240]);
@@ -192,15 +227,15 @@ describe('device', () => {
 });
 
 describe('geolocation', () => {
-  test('the target\'s origin gets the position; a page asking without one is refused at once', async () => {
+  test("the target's origin gets the position; a page asking without one is refused at once", async () => {
     await probeSays({ url: probe.url, geolocation }, { position: 'green' }, 'geolocation');
     await probeSays({ url: probe.url }, { position: 'blue' });
     await probeSays({ html: probeHtml() }, { position: 'blue' });
   });
 
-  test('granted to the target\'s own origin only: a frame of another site asking is refused', async () => {
+  test("granted to the target's own origin only: a frame of another site asking is refused", async () => {
     const { img } = await capture({ url: `${a.origin}/two-askers`, viewport: { width: 200, height: 60 }, geolocation }, 'geolocation-frames');
-    assert.ok(near(img.at(50, 30), GREEN, 24), 'a frame of the target\'s own origin');
+    assert.ok(near(img.at(50, 30), GREEN, 24), "a frame of the target's own origin");
     assert.ok(near(img.at(150, 30), BLUE, 24), 'a frame of another site: refused, not waiting');
     const hopped = await capture({ url: `${a.origin}/hop`, viewport: { width: 40, height: 30 }, geolocation });
     assert.ok(near(hopped.img.at(20, 15), BLUE, 24), 'the page after a redirect to another origin: refused');
@@ -216,14 +251,18 @@ describe('javaScriptEnabled false', () => {
 
   test('the banner clean-up still hides a banner of the markup, without its scripts', async () => {
     for (const js of [true, false]) {
-      const { r, img } = await capture({ html: consentFixture('custom-en.html'), viewport: { width: 800, height: 600 }, javaScriptEnabled: js }, `banner-js-${js}`);
+      const { r, img } = await capture(
+        { html: consentFixture('custom-en.html'), viewport: { width: 800, height: 600 }, javaScriptEnabled: js },
+        `banner-js-${js}`,
+      );
       assert.match(r.headers.get('x-banner-action') ?? '', js ? /^rejected:/ : /^hidden$/, `scripts ${js ? 'on: the reject button' : 'off: hidden'}`);
       assert.ok(!near(img.at(400, 560), [0x7a, 0x1f, 0x1f], 24), 'the banner strip is gone');
     }
   });
 
-  test('fullPage and deterministic captures finish without the page\'s scripts', async () => {
-    const tall = '<body style="margin:0"><div style="height:3000px;background:#20a040"></div><img loading="lazy" src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"></body>';
+  test("fullPage and deterministic captures finish without the page's scripts", async () => {
+    const tall =
+      '<body style="margin:0"><div style="height:3000px;background:#20a040"></div><img loading="lazy" src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"></body>';
     const full = await shoot(srv.url, { html: tall, viewport: VP, fullPage: true, javaScriptEnabled: false });
     assert.equal(full.status, 200, show(full));
     assert.ok((await decode(full.body)).height > 3000, 'the whole page, the lazy image below it included');

@@ -176,7 +176,7 @@ describe('requests the browser never sends to the network', () => {
     }
   });
 
-  test('a service worker answering the page\'s requests: networkidle0 settles', async () => {
+  test("a service worker answering the page's requests: networkidle0 settles", async () => {
     const r = await settles('url', () => '', { url: `${fx.origin}/sw/page?tag=t${++seq}`, waitUntil: 'networkidle0' });
     assert.ok(near(await colour(r), GREEN), `the controlled page painted (${await colour(r)})`);
     assert.ok(!fx.hits.some((h) => h.startsWith('/sw/hang')), 'the worker answered; nothing reached the fixture');

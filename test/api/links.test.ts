@@ -133,7 +133,14 @@ describe('signed links (GET /v1/screenshot)', () => {
       ['a parameter removed', (u) => u.searchParams.delete('waitUntil')],
       ['the expiry moved', (u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 60))],
       ['another target', (u) => u.searchParams.set('url', `${fx.origin}/blue`)],
-      ['a flipped signature digit', (u) => u.searchParams.set('signature', u.searchParams.get('signature')!.replace(/^./, (c) => (c === '0' ? '1' : '0')))],
+      [
+        'a flipped signature digit',
+        (u) =>
+          u.searchParams.set(
+            'signature',
+            u.searchParams.get('signature')!.replace(/^./, (c) => (c === '0' ? '1' : '0')),
+          ),
+      ],
       ['a short signature', (u) => u.searchParams.set('signature', 'abcd')],
     ];
     for (const [why, change] of variants) {
@@ -191,10 +198,21 @@ describe('signed links (GET /v1/screenshot)', () => {
       const all: Pair[] = [...pairs, ['keyId', k.keyId], ['expires', String(now() + HOUR)]];
       return `${srv.url}${SIGNED_PATH}?${canonicalQuery(all)}&signature=${signPairs(k.secret, all)}`;
     };
-    const wide = await get(signed([['html', '<p>x</p>'], ['viewport.width', 'wide'], ['viewport.height', '40']]));
+    const wide = await get(
+      signed([
+        ['html', '<p>x</p>'],
+        ['viewport.width', 'wide'],
+        ['viewport.height', '40'],
+      ]),
+    );
     refused(wide, 400, 'bad_request');
     assert.match(wide.json?.message ?? '', /viewport\.width/);
-    const header = await get(signed([['url', `${fx.origin}/green`], ['headers.X-A', '1']]));
+    const header = await get(
+      signed([
+        ['url', `${fx.origin}/green`],
+        ['headers.X-A', '1'],
+      ]),
+    );
     assert.ok(header.status === 400 && /headers/.test(header.json?.message ?? ''), `a signed link may not carry headers: ${show(header)}`);
     assert.equal(await balance(k), 20);
   });
@@ -202,15 +220,24 @@ describe('signed links (GET /v1/screenshot)', () => {
   test('css, js, actions, blocking, clip and delay work through a link; failOnTargetError answers 424, free', async () => {
     const k = await newKey();
     const hits = fx.hits.length;
-    page(fx, '/prep', `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
-<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`);
+    page(
+      fx,
+      '/prep',
+      `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
+<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`,
+    );
     fx.route('/missing', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone</p>'));
     const options = {
-      url: `${fx.origin}/prep`, viewport, waitUntil: 'load', blockCookieBanners: false, delay: 50,
+      url: `${fx.origin}/prep`,
+      viewport,
+      waitUntil: 'load',
+      blockCookieBanners: false,
+      delay: 50,
       css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) } #b { display: none }',
       actions: [{ click: '#b' }, { wait: 10 }],
       js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
-      blockResourceTypes: ['image'], blockUrls: ['*/never/*'],
+      blockResourceTypes: ['image'],
+      blockUrls: ['*/never/*'],
       clip: { x: 60, y: 4, width: 20, height: 10 },
     };
     // css comes before the actions: with the button hidden by it, the click has nothing to click.
@@ -240,10 +267,36 @@ describe('signed links (GET /v1/screenshot)', () => {
       assert.equal(r.status, 200, show(r));
       return blocksOf(await decode(r.body));
     };
-    const all = await shot({ device, viewport: { width: 320, height: 240 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
-    const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green' } as const;
+    const all = await shot({
+      device,
+      viewport: { width: 320, height: 240 },
+      timezone,
+      locale,
+      geolocation,
+      mediaType: 'print',
+      reducedMotion: 'reduce',
+      colorScheme: 'dark',
+    });
+    const green = {
+      zone: 'green',
+      offset: 'green',
+      lang: 'green',
+      intl: 'green',
+      header: 'green',
+      touch: 'green',
+      mobile: 'green',
+      ua: 'green',
+      print: 'green',
+      motion: 'green',
+      scheme: 'green',
+      position: 'green',
+      worker: 'green',
+    } as const;
     assert.deepEqual(pick(all, green), green);
-    assert.deepEqual(pick(await shot({ viewport: { width: 320, height: 240 }, javaScriptEnabled: false }), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
+    assert.deepEqual(pick(await shot({ viewport: { width: 320, height: 240 }, javaScriptEnabled: false }), { scripts: 'blue', zone: 'yellow' }), {
+      scripts: 'blue',
+      zone: 'yellow',
+    });
     assert.throws(() => link(k, { url: probe.url, device: 'Nokia 3310' }), /^ServiceError: device must be the name of a device preset/);
   });
 
@@ -283,7 +336,11 @@ describe('HTTP caching of POST (ETag, If-None-Match, cacheTtl)', () => {
     const k = await newKey();
     const body = { url: `${fx.origin}/blue`, viewport: { width: 40, height: 30 }, waitUntil: 'load' };
     assert.equal((await shoot(srv.url, { ...body, cacheTtl: 3600 }, { key: k.key })).headers.get('x-cache'), 'miss');
-    assert.equal((await shoot(srv.url, { ...body, cacheTtl: 60 }, { key: k.key })).headers.get('x-cache'), 'hit', 'young enough, and cacheTtl is not in the key');
+    assert.equal(
+      (await shoot(srv.url, { ...body, cacheTtl: 60 }, { key: k.key })).headers.get('x-cache'),
+      'hit',
+      'young enough, and cacheTtl is not in the key',
+    );
     await new Promise((r) => setTimeout(r, 1100));
     assert.equal((await shoot(srv.url, { ...body, cacheTtl: 1 }, { key: k.key })).headers.get('x-cache'), 'miss', 'older than 1 s');
   });
@@ -308,7 +365,9 @@ describe('the recipes of docs/signed-links.md make links the server accepts', ()
   test('Node', async () => {
     const k = await newKey();
     const program = `${recipe('node')}\nconsole.log(signLink(process.env.BASE, [['url', process.env.TARGET], ['viewport.width', '1200'], ['viewport.height', '630'], ['waitUntil', 'load']], process.env.KEY_ID, process.env.SECRET, Math.floor(Date.now() / 1000) + 3600));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', program], { env: { ...process.env, BASE: srv.url, TARGET: target(), KEY_ID: k.keyId, SECRET: k.secret } });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', program], {
+      env: { ...process.env, BASE: srv.url, TARGET: target(), KEY_ID: k.keyId, SECRET: k.secret },
+    });
     await expectImage(stdout, k);
   });
 
@@ -341,7 +400,10 @@ describe('the recipes of docs/signed-links.md make links the server accepts', ()
 
   test('shell with openssl', async () => {
     const k = await newKey();
-    const script = recipe('shell').replace('https%3A%2F%2Fexample.com%2F', encodeURIComponent(target()).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
+    const script = recipe('shell').replace(
+      'https%3A%2F%2Fexample.com%2F',
+      encodeURIComponent(target()).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    );
     const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${script}`], { env: { ...process.env, BASE: srv.url, KEY_ID: k.keyId, SECRET: k.secret } });
     await expectImage(stdout.trim().split('\n').pop()!, k);
   });

@@ -49,7 +49,10 @@ const ACCEPTED_WARNINGS = [
 const CAPTURE_BODY = '#/components/requestBodies/ScreenshotRequest/content/application~1json/schema';
 const COMPARE_BODY = '#/components/requestBodies/CompareRequest/content/application~1json/schema';
 ACCEPTED_WARNINGS.push(
-  ...ACCEPTED_WARNINGS.filter((w) => w.includes(CAPTURE_BODY)).flatMap((w) => [w.replace(CAPTURE_BODY, COMPARE_BODY), w.replace(CAPTURE_BODY, `${COMPARE_BODY}/properties/baseline/properties/request`)]),
+  ...ACCEPTED_WARNINGS.filter((w) => w.includes(CAPTURE_BODY)).flatMap((w) => [
+    w.replace(CAPTURE_BODY, COMPARE_BODY),
+    w.replace(CAPTURE_BODY, `${COMPARE_BODY}/properties/baseline/properties/request`),
+  ]),
   ...[0, 1].map((i) => `no-required-schema-properties-undefined ${COMPARE_BODY}/properties/baseline/allOf/1/not/required/${i}`),
 );
 
@@ -128,11 +131,28 @@ after(async () => {
 
 test('Redocly recommended: no errors; only the warnings we accept', async () => {
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-  const out = await run(BIN('redocly'), ['lint', '--extends', 'recommended', '--format', 'json', docPath], { env, cwd: work, maxBuffer: 1 << 24 }).catch((e) => e as { stdout: string; stderr: string });
-  const report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }> };
+  const out = await run(BIN('redocly'), ['lint', '--extends', 'recommended', '--format', 'json', docPath], { env, cwd: work, maxBuffer: 1 << 24 }).catch(
+    (e) => e as { stdout: string; stderr: string },
+  );
+  const report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{'))) as {
+    totals: { errors: number; warnings: number };
+    problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>;
+  };
   const problems = report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}`);
-  assert.equal(report.totals.errors, 0, `errors: ${JSON.stringify(report.problems.filter((p) => p.severity === 'error'), null, 1)}`);
-  assert.deepEqual(problems.filter((p) => !ACCEPTED_WARNINGS.includes(p)), [], 'no warning beyond the accepted ones');
+  assert.equal(
+    report.totals.errors,
+    0,
+    `errors: ${JSON.stringify(
+      report.problems.filter((p) => p.severity === 'error'),
+      null,
+      1,
+    )}`,
+  );
+  assert.deepEqual(
+    problems.filter((p) => !ACCEPTED_WARNINGS.includes(p)),
+    [],
+    'no warning beyond the accepted ones',
+  );
 });
 
 test('the document describes what the server really sends', async () => {
@@ -148,12 +168,38 @@ test('the document describes what the server really sends', async () => {
   assert.equal(get.operationId, 'getSignedScreenshot');
   assert.deepEqual(get.security, []);
   const names = get.parameters.map((p: { name: string }) => p.name);
-  for (const n of ['url', 'html', 'viewport.width', 'viewport.deviceScaleFactor', 'hideSelectors', 'deterministic', 'cacheTtl', 'captureOnTimeout', 'keyId', 'expires', 'signature']) assert.ok(names.includes(n), `GET has ${n}`);
+  for (const n of [
+    'url',
+    'html',
+    'viewport.width',
+    'viewport.deviceScaleFactor',
+    'hideSelectors',
+    'deterministic',
+    'cacheTtl',
+    'captureOnTimeout',
+    'keyId',
+    'expires',
+    'signature',
+  ])
+    assert.ok(names.includes(n), `GET has ${n}`);
   assert.ok(!names.includes('headers') && !names.includes('cookies'), 'links never carry headers or cookies');
   assert.deepEqual(Object.keys(get.responses).sort(), ['200', '304', '400', '402', '403', '410', '422', '424', '429', '500', '502', '503', '504']);
   assert.ok(!get.responses['200'].headers['x-credits-remaining'], 'a public answer shows no balance');
-  for (const t of ['image/png', 'image/jpeg', 'image/webp']) assert.deepEqual(op.responses['200'].content[t].schema, { type: 'string', format: 'binary', contentMediaType: t });
-  for (const h of ['Content-Disposition', 'x-request-id', 'x-credits-charged', 'x-credits-remaining', 'x-cache', 'x-banner-action', 'x-target-status', 'x-capture-truncated', 'x-wait-timed-out', 'x-blocked-requests', 'Server-Timing']) {
+  for (const t of ['image/png', 'image/jpeg', 'image/webp'])
+    assert.deepEqual(op.responses['200'].content[t].schema, { type: 'string', format: 'binary', contentMediaType: t });
+  for (const h of [
+    'Content-Disposition',
+    'x-request-id',
+    'x-credits-charged',
+    'x-credits-remaining',
+    'x-cache',
+    'x-banner-action',
+    'x-target-status',
+    'x-capture-truncated',
+    'x-wait-timed-out',
+    'x-blocked-requests',
+    'Server-Timing',
+  ]) {
     assert.ok(op.responses['200'].headers[h], `200 describes ${h}`);
   }
   assert.ok(op.responses['401'].headers['WWW-Authenticate']);
@@ -173,8 +219,15 @@ test('a client generated from the live document compiles with a body of just {ht
     JSON.stringify({
       // skipLibCheck: node's and openapi-fetch's own .d.ts are not ours to check (a third of tsc's time).
       compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'], lib: ['ES2022'],
-        rewriteRelativeImportExtensions: true, outDir: 'out',
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        types: ['node'],
+        lib: ['ES2022'],
+        rewriteRelativeImportExtensions: true,
+        outDir: 'out',
       },
       files: ['program.ts'],
     }),

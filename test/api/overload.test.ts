@@ -40,9 +40,7 @@ describe('a burst larger than the pool (2 slots, 3 s budget, 20 requests, a thir
   test('every answer comes within the budget plus the slack', async () => {
     const acct = (await srv.server.accounts.authenticate(TEST_KEY))!;
     const balance = await srv.server.accounts.balance(acct);
-    replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => shoot(srv.url, { html: i % 3 === 1 ? SPIN : GREEN, viewport, waitUntil: 'load' })),
-    );
+    replies = await Promise.all(Array.from({ length: 20 }, (_, i) => shoot(srv.url, { html: i % 3 === 1 ? SPIN : GREEN, viewport, waitUntil: 'load' })));
     const ms = replies.map((r) => r.ms);
     const by = (s: number) => replies.filter((r) => r.status === s).length;
     console.log(`burst: p50 ${pct(ms, 50)} ms, max ${Math.max(...ms)} ms; 200: ${by(200)}, 503: ${by(503)}, 504: ${by(504)}`);

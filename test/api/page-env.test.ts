@@ -34,29 +34,51 @@ const logged: string[] = [];
 const seen: Array<{ at: string; path: string; header?: string; cookie?: string; ua?: string }> = [];
 const record = (fx: () => Fixture, route: string, respond: (req: http.IncomingMessage, res: http.ServerResponse) => void) =>
   fx().route(route, (req, res) => {
-    seen.push({ at: fx() === a ? 'A' : 'B', path: route, header: req.headers[HEADER] as string | undefined, cookie: req.headers.cookie, ua: req.headers['user-agent'] });
+    seen.push({
+      at: fx() === a ? 'A' : 'B',
+      path: route,
+      header: req.headers[HEADER] as string | undefined,
+      cookie: req.headers.cookie,
+      ua: req.headers['user-agent'],
+    });
     respond(req, res);
   });
-const html = (body: string, extra: Record<string, string> = {}) => (_req: http.IncomingMessage, res: http.ServerResponse) =>
-  void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...extra }).end(body);
+const html =
+  (body: string, extra: Record<string, string> = {}) =>
+  (_req: http.IncomingMessage, res: http.ServerResponse) =>
+    void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...extra }).end(body);
 const gif = (_req: http.IncomingMessage, res: http.ServerResponse) =>
-  void res.writeHead(200, { 'content-type': 'image/gif', 'access-control-allow-origin': '*' }).end(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'));
+  void res
+    .writeHead(200, { 'content-type': 'image/gif', 'access-control-allow-origin': '*' })
+    .end(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'));
 
 before(async () => {
   [a, b] = await Promise.all([startFixture(), startFixture()]);
-  record(() => a, '/page', html(
-    `<body style="margin:0"><img src="/own.gif"><img src="${b.origin}/pixel.gif"><iframe src="${b.origin}/frame"></iframe>` +
-      // Bodies read and B's fetch CORS-enabled: the network-idle wait counts an unread or opaque fetch as in flight.
-      `<script>fetch("${b.origin}/api").then((r)=>r.text());fetch("/data").then((r)=>r.text())</script></body>`,
-    { 'set-cookie': 'own=1; Path=/' },
-  ));
+  record(
+    () => a,
+    '/page',
+    html(
+      `<body style="margin:0"><img src="/own.gif"><img src="${b.origin}/pixel.gif"><iframe src="${b.origin}/frame"></iframe>` +
+        // Bodies read and B's fetch CORS-enabled: the network-idle wait counts an unread or opaque fetch as in flight.
+        `<script>fetch("${b.origin}/api").then((r)=>r.text());fetch("/data").then((r)=>r.text())</script></body>`,
+      { 'set-cookie': 'own=1; Path=/' },
+    ),
+  );
   record(() => a, '/own.gif', gif);
   record(() => a, '/data', html('ok'));
-  record(() => a, '/hop', (_req, res) => void res.writeHead(302, { location: `${b.origin}/landing` }).end());
+  record(
+    () => a,
+    '/hop',
+    (_req, res) => void res.writeHead(302, { location: `${b.origin}/landing` }).end(),
+  );
   record(() => b, '/pixel.gif', gif);
   record(() => b, '/frame', html(`<img src="/framed.gif">`));
   record(() => b, '/framed.gif', gif);
-  record(() => b, '/api', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('ok'));
+  record(
+    () => b,
+    '/api',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('ok'),
+  );
   record(() => b, '/landing', html('<body style="background:#fff">landed</body>'));
   a.route('/scheme', html('<style>body{margin:0;background:#fff}@media (prefers-color-scheme: dark){body{background:#000}}</style>'));
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'page-env-test-'));
@@ -76,7 +98,14 @@ const target = () => `${a.origin}/page`;
 describe('headers and cookies go to the target origin only', () => {
   test('A gets them on every request, merged with its own cookie; B (image, fetch, iframe) never', async () => {
     seen.length = 0;
-    const r = await shoot(srv.url, { url: target(), headers: { [HEADER]: HEADER_VALUE }, cookies: [{ name: 'sess', value: COOKIE_VALUE }], viewport: { width: 200, height: 120 }, waitUntil: 'networkidle0', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      url: target(),
+      headers: { [HEADER]: HEADER_VALUE },
+      cookies: [{ name: 'sess', value: COOKIE_VALUE }],
+      viewport: { width: 200, height: 120 },
+      waitUntil: 'networkidle0',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 200, show(r));
     const fromA = seen.filter((s) => s.at === 'A');
     const fromB = seen.filter((s) => s.at === 'B');
@@ -86,7 +115,13 @@ describe('headers and cookies go to the target origin only', () => {
       assert.equal(s.header, HEADER_VALUE, `A${s.path} got the header`);
       assert.ok(s.cookie?.split('; ').includes(`sess=${COOKIE_VALUE}`), `A${s.path} got the cookie: ${s.cookie}`);
     }
-    assert.ok(fromA.find((s) => s.path === '/own.gif')!.cookie!.split('; ').includes('own=1'), "the page's own cookie is kept");
+    assert.ok(
+      fromA
+        .find((s) => s.path === '/own.gif')!
+        .cookie!.split('; ')
+        .includes('own=1'),
+      "the page's own cookie is kept",
+    );
     for (const s of fromB) {
       assert.equal(s.header, undefined, `B${s.path} got no header`);
       assert.ok(!s.cookie?.includes(COOKIE_VALUE), `B${s.path} got no cookie: ${s.cookie}`);
@@ -95,9 +130,19 @@ describe('headers and cookies go to the target origin only', () => {
 
   test('a redirect to another origin does not carry them', async () => {
     seen.length = 0;
-    const r = await shoot(srv.url, { url: `${a.origin}/hop`, headers: { [HEADER]: HEADER_VALUE }, cookies: [{ name: 'sess', value: COOKIE_VALUE }], viewport: { width: 100, height: 60 }, waitUntil: 'load', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      url: `${a.origin}/hop`,
+      headers: { [HEADER]: HEADER_VALUE },
+      cookies: [{ name: 'sess', value: COOKIE_VALUE }],
+      viewport: { width: 100, height: 60 },
+      waitUntil: 'load',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 200, show(r));
-    assert.deepEqual(seen.map((s) => `${s.at}${s.path}`), ['A/hop', 'B/landing']);
+    assert.deepEqual(
+      seen.map((s) => `${s.at}${s.path}`),
+      ['A/hop', 'B/landing'],
+    );
     assert.equal(seen[0]!.header, HEADER_VALUE);
     assert.equal(seen[1]!.header, undefined);
     assert.equal(seen[1]!.cookie, undefined);
@@ -128,7 +173,11 @@ describe('headers and cookies go to the target origin only', () => {
 
 describe('colorScheme and userAgent', () => {
   test('colorScheme dark and light reach prefers-color-scheme', async () => {
-    const shot = async (colorScheme?: string) => (await decode((await shoot(srv.url, { url: `${a.origin}/scheme`, colorScheme, viewport: { width: 40, height: 30 }, waitUntil: 'load' })).body)).at(20, 15);
+    const shot = async (colorScheme?: string) =>
+      (await decode((await shoot(srv.url, { url: `${a.origin}/scheme`, colorScheme, viewport: { width: 40, height: 30 }, waitUntil: 'load' })).body)).at(
+        20,
+        15,
+      );
     assert.ok(near(await shot('dark'), [0, 0, 0]), 'dark');
     assert.ok(near(await shot('light'), [255, 255, 255]), 'light');
     assert.ok(near(await shot(), [255, 255, 255]), 'the default is light');
@@ -136,7 +185,13 @@ describe('colorScheme and userAgent', () => {
 
   test('userAgent is the User-Agent of every request, to any origin', async () => {
     seen.length = 0;
-    const r = await shoot(srv.url, { url: target(), userAgent: UA, viewport: { width: 100, height: 60 }, waitUntil: 'networkidle0', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      url: target(),
+      userAgent: UA,
+      viewport: { width: 100, height: 60 },
+      waitUntil: 'networkidle0',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 200, show(r));
     assert.ok(seen.length >= 5);
     for (const s of seen) assert.equal(s.ua, UA, `${s.at}${s.path}`);

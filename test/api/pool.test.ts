@@ -26,8 +26,12 @@ before(async () => {
   fx = await startFixture();
   page(fx, '/green', '<body style="margin:0;background:rgb(0,170,0)"><i id=arrived></i></body>');
   page(fx, '/crashme', '<body style="margin:0;background:#fff">waiting for a selector that never comes</body>');
-  page(fx, '/late', `<body style="margin:0;background:#c00"><script>setTimeout(() => { document.body.style.background = 'rgb(0,170,0)';
-    document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'); }, Number(new URL(location.href).searchParams.get('ms') ?? 1500));</script></body>`);
+  page(
+    fx,
+    '/late',
+    `<body style="margin:0;background:#c00"><script>setTimeout(() => { document.body.style.background = 'rgb(0,170,0)';
+    document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'); }, Number(new URL(location.href).searchParams.get('ms') ?? 1500));</script></body>`,
+  );
   srv = await startTestServer({ RENDER_BUDGET_MS: '6000' }, fx);
   small = await startTestServer({ RENDER_CONCURRENCY: '1', QUEUE_LIMIT: '0', BROWSER_RECYCLE_AFTER: '3', RENDER_BUDGET_MS: '6000' }, fx);
   idle = await idleShape(srv);
@@ -237,7 +241,10 @@ describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, 
     assert.ok(recycled, 'a recycle happened within BROWSER_RECYCLE_AFTER renders');
     const ready = await eventually(async () => (await call(small.url, '/readyz', undefined, { method: 'GET', key: null })).status === 200, 10_000, 200);
     const b = await small.browser();
-    assert.ok(ready && b, `a new browser is up and ready without waiting for a request (readyz ${ready ? 200 : 503}, warm slots ${small.server.pool.warmSlots})`);
+    assert.ok(
+      ready && b,
+      `a new browser is up and ready without waiting for a request (readyz ${ready ? 200 : 503}, warm slots ${small.server.pool.warmSlots})`,
+    );
     assert.ok(await eventually(() => small.server.pool.warmSlots >= 1, 5000), 'with warm slots');
   });
 
@@ -284,7 +291,13 @@ describe('operations endpoints', () => {
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
     const text = r.body.toString('utf8');
-    for (const name of ['screenshot_render_seconds_bucket', 'screenshot_render_seconds_count', 'screenshot_queue_depth', 'screenshot_pool_warm_slots', 'screenshot_requests_total']) {
+    for (const name of [
+      'screenshot_render_seconds_bucket',
+      'screenshot_render_seconds_count',
+      'screenshot_queue_depth',
+      'screenshot_pool_warm_slots',
+      'screenshot_requests_total',
+    ]) {
       assert.match(text, new RegExp(`^${name}`, 'm'), `${name} is exported`);
     }
     assert.match(text, /^screenshot_requests_total\{code="ok"\} [1-9]/m);
@@ -302,7 +315,21 @@ describe('operations endpoints', () => {
     const doc = r.json;
     assert.match(String(doc.openapi), /^3\./);
     const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema; // a request body component: see server/http/openapi.ts
-    for (const f of ['url', 'html', 'fullPage', 'format', 'quality', 'viewport', 'selector', 'omitBackground', 'waitUntil', 'waitForSelector', 'blockCookieBanners', 'hideSelectors', 'blockAds']) {
+    for (const f of [
+      'url',
+      'html',
+      'fullPage',
+      'format',
+      'quality',
+      'viewport',
+      'selector',
+      'omitBackground',
+      'waitUntil',
+      'waitForSelector',
+      'blockCookieBanners',
+      'hideSelectors',
+      'blockAds',
+    ]) {
       assert.ok(schema.properties[f], `schema has ${f}`);
     }
     assert.deepEqual(schema.properties.format.enum, ['png', 'jpeg', 'webp']);

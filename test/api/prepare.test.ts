@@ -46,7 +46,9 @@ before(async () => {
   // The page's own inline script and styles are refused by its CSP: only css and js can paint it.
   fx.route('/csp', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'none'", 'cache-control': 'no-store' });
-    res.end('<!doctype html><body style="background:rgb(224,32,32)"><div id="a"></div><div id="b"></div><script>document.body.style.background = "rgb(224,32,32)"</script></body>');
+    res.end(
+      '<!doctype html><body style="background:rgb(224,32,32)"><div id="a"></div><div id="b"></div><script>document.body.style.background = "rgb(224,32,32)"</script></body>',
+    );
   });
   page(fx, '/ok', '<body style="margin:0;background:rgb(32,160,64)"></body>');
   fx.route('/missing', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<body style="background:#ddd">not found</body>'));
@@ -63,7 +65,8 @@ after(async () => {
 describe('css and js', () => {
   test("both apply on a page whose CSP is default-src 'none', which still refuses the page's own script", async () => {
     const css = 'body{margin:0;background:#fff !important} #a{position:absolute;left:0;top:0;width:100px;height:100px;background:rgb(32,160,64)}';
-    const js = "await new Promise((r) => setTimeout(r, 100)); document.getElementById('b').style.cssText = 'position:absolute;left:100px;top:0;width:100px;height:100px;background:rgb(32,80,208)';";
+    const js =
+      "await new Promise((r) => setTimeout(r, 100)); document.getElementById('b').style.cssText = 'position:absolute;left:100px;top:0;width:100px;height:100px;background:rgb(32,80,208)';";
     const r = await shoot(srv.url, { url: `${fx.origin}/csp`, css, js, viewport: vp, waitUntil: 'load' });
     assert.equal(r.status, 200, show(r));
     keep('prepare-csp.png', r.body);
@@ -71,7 +74,10 @@ describe('css and js', () => {
     assert.ok(near(await pixel(r, 150, 50), BLUE), 'js painted #b');
     assert.ok(near(await pixel(r, 300, 200), WHITE), 'the css won over the inline style the CSP refused');
     const plain = await shoot(srv.url, { url: `${fx.origin}/csp`, viewport: vp, waitUntil: 'load' });
-    assert.ok(near(await pixel(plain, 50, 50), WHITE) && near(await pixel(plain, 150, 50), WHITE), 'without them: nothing painted (the inline style and script are refused)');
+    assert.ok(
+      near(await pixel(plain, 50, 50), WHITE) && near(await pixel(plain, 150, 50), WHITE),
+      'without them: nothing painted (the inline style and script are refused)',
+    );
   });
 
   test("js runs in the page's main world (calls the page's own function) and its returned promise is awaited", async () => {
@@ -114,7 +120,13 @@ describe('css and js', () => {
 
 describe('actions', () => {
   test('click opens a menu, type fills its field, Enter submits it: the result as pixels', async () => {
-    const r = await shoot(srv.url, { html: MENU_PAGE, actions: [{ click: '#open' }, { type: '#q', text: 'hello' }, { press: 'Enter' }], viewport: vp, waitUntil: 'load', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      html: MENU_PAGE,
+      actions: [{ click: '#open' }, { type: '#q', text: 'hello' }, { press: 'Enter' }],
+      viewport: vp,
+      waitUntil: 'load',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 200, show(r));
     keep('prepare-menu.png', r.body);
     assert.ok(near(await pixel(r, 180, 60), BLUE), 'the menu is open');
@@ -135,8 +147,14 @@ setTimeout(() => { document.getElementById('spinner').remove(); window.ready = t
 document.addEventListener('keydown', (e) => { if (e.key === 'Tab' && e.shiftKey) document.title = 'shift-tab'; });
 </script></body>`;
     const actions = [
-      { waitForSelector: '#late' }, { waitForHidden: '#spinner' }, { waitForFunction: 'window.ready === true && document.title !== "x"' }, { wait: 50 },
-      { press: 'Shift+Tab' }, { waitForFunction: 'document.title === "shift-tab"' }, { hover: '#h' }, { scrollTo: '#far' },
+      { waitForSelector: '#late' },
+      { waitForHidden: '#spinner' },
+      { waitForFunction: 'window.ready === true && document.title !== "x"' },
+      { wait: 50 },
+      { press: 'Shift+Tab' },
+      { waitForFunction: 'document.title === "shift-tab"' },
+      { hover: '#h' },
+      { scrollTo: '#far' },
     ];
     const r = await shoot(srv.url, { html, actions, viewport: vp, waitUntil: 'load', blockCookieBanners: false });
     assert.equal(r.status, 200, show(r));
@@ -152,17 +170,35 @@ document.addEventListener('keydown', (e) => { if (e.key === 'Tab' && e.shiftKey)
 
   test('an element that does not exist is 400 selector_not_found naming the action; a bad selector is 400; free', async () => {
     const before = await balance();
-    const missing = await shoot(srv.url, { html: MENU_PAGE, actions: [{ click: '#open' }, { type: '#secret-field', text: 'x' }], viewport: vp, waitUntil: 'load', blockCookieBanners: false });
+    const missing = await shoot(srv.url, {
+      html: MENU_PAGE,
+      actions: [{ click: '#open' }, { type: '#secret-field', text: 'x' }],
+      viewport: vp,
+      waitUntil: 'load',
+      blockCookieBanners: false,
+    });
     assert.equal(missing.status, 400, show(missing));
     assert.equal(missing.json.error, 'selector_not_found');
     assert.equal(missing.json.message, 'actions[1].type matches no element');
-    const hidden = await shoot(srv.url, { html: '<button id="b" style="display:none">x</button>', actions: [{ click: '#b' }], viewport: vp, waitUntil: 'load', blockCookieBanners: false });
+    const hidden = await shoot(srv.url, {
+      html: '<button id="b" style="display:none">x</button>',
+      actions: [{ click: '#b' }],
+      viewport: vp,
+      waitUntil: 'load',
+      blockCookieBanners: false,
+    });
     assert.equal(hidden.json?.error, 'selector_not_found', show(hidden));
     assert.match(hidden.json.message, /^actions\[0\]\.click matches an element with no rendered box/);
     const bad = await shoot(srv.url, { html: '<p>x</p>', actions: [{ click: 'div[[secret' }], viewport: vp, waitUntil: 'load', blockCookieBanners: false });
     assert.equal(bad.status, 400, show(bad));
     assert.equal(bad.json.message, 'actions[0].click must be a valid CSS selector');
-    const thrown = await shoot(srv.url, { html: '<p>x</p>', actions: [{ waitForFunction: "document.querySelector('#secret-x').value" }], viewport: vp, waitUntil: 'load', blockCookieBanners: false });
+    const thrown = await shoot(srv.url, {
+      html: '<p>x</p>',
+      actions: [{ waitForFunction: "document.querySelector('#secret-x').value" }],
+      viewport: vp,
+      waitUntil: 'load',
+      blockCookieBanners: false,
+    });
     assert.equal(thrown.status, 422, show(thrown));
     assert.match(thrown.json.message, /^actions\[0\]\.waitForFunction failed in the page: TypeError: Cannot read properties of null/);
     const shape = await shoot(srv.url, { html: '<p>x</p>', actions: [{ click: '#a', hover: '#secret' }] });
@@ -173,7 +209,13 @@ document.addEventListener('keydown', (e) => { if (e.key === 'Tab' && e.shiftKey)
   });
 
   test('an action that never finishes is 504 naming it', async () => {
-    const r = await shoot(srv.url, { html: '<p>x</p>', actions: [{ wait: 10 }, { waitForSelector: '#never' }], viewport: vp, waitUntil: 'load', blockCookieBanners: false });
+    const r = await shoot(srv.url, {
+      html: '<p>x</p>',
+      actions: [{ wait: 10 }, { waitForSelector: '#never' }],
+      viewport: vp,
+      waitUntil: 'load',
+      blockCookieBanners: false,
+    });
     assert.equal(r.status, 504, show(r));
     assert.match(r.json.message, /\(while actions\[1\] \(waitForSelector\)\)$/);
   });
@@ -184,19 +226,34 @@ describe('the order of steps: load, css, waits, clean-up, actions, js, delay, ca
     // banner-basic.html's fixed banner covers the bottom 160 px, and with it the button: a click
     // lands on the button only once the clean-up has removed the banner.
     const banner = readFileSync(path.join(import.meta.dirname, '../../fixtures/pages/banner-basic.html'), 'utf8');
-    const html = banner.replace('</body>', `<button id="go" style="position:fixed;left:300px;bottom:40px;width:160px;height:60px">go</button>
+    const html = banner.replace(
+      '</body>',
+      `<button id="go" style="position:fixed;left:300px;bottom:40px;width:160px;height:60px">go</button>
 <div id="mark" style="position:fixed;right:0;top:0;width:100px;height:100px;background:rgb(224,32,32);z-index:10"></div>
-<script>document.getElementById('go').addEventListener('click', () => { window.clicked = true; });</script></body>`);
+<script>document.getElementById('go').addEventListener('click', () => { window.clicked = true; });</script></body>`,
+    );
     const js = `const css = getComputedStyle(document.getElementById('mark')).outlineStyle === 'dotted';
 document.getElementById('mark').style.background = css && window.clicked ? 'rgb(32,160,64)' : 'rgb(32,80,208)';`;
-    const r = await shoot(srv.url, { html, css: '#mark{outline:1px dotted transparent}', actions: [{ click: '#go' }], js, delay: 100, viewport: { width: 800, height: 600 }, waitUntil: 'networkidle0' });
+    const r = await shoot(srv.url, {
+      html,
+      css: '#mark{outline:1px dotted transparent}',
+      actions: [{ click: '#go' }],
+      js,
+      delay: 100,
+      viewport: { width: 800, height: 600 },
+      waitUntil: 'networkidle0',
+    });
     assert.equal(r.status, 200, show(r));
     keep('prepare-order.png', r.body);
     assert.match(r.headers.get('x-banner-action') ?? '', /^(hidden|rejected)/);
     assert.ok(near(await pixel(r, 750, 50), GREEN), `js saw the css and the click: ${await pixel(r, 750, 50)}`);
     const named = steps(r);
     const order = ['load', 'css', 'idle', 'banners', 'action-0', 'js', 'delay', 'capture'];
-    assert.deepEqual(named.filter((n) => order.includes(n)), order, named.join(' '));
+    assert.deepEqual(
+      named.filter((n) => order.includes(n)),
+      order,
+      named.join(' '),
+    );
   });
 
   test('delay waits after everything, before the capture', async () => {
@@ -214,7 +271,11 @@ document.getElementById('mark').style.background = css && window.clicked ? 'rgb(
 describe('failOnTargetError', () => {
   test('a 4xx or 5xx target (after redirects) is 424 target_error naming the status, with x-target-status, free', async () => {
     const before = await balance();
-    for (const [p, status] of [['/missing', 404], ['/down', 503], ['/moved', 404]] as const) {
+    for (const [p, status] of [
+      ['/missing', 404],
+      ['/down', 503],
+      ['/moved', 404],
+    ] as const) {
       const r = await shoot(srv.url, { url: `${fx.origin}${p}`, failOnTargetError: true, viewport: vp, waitUntil: 'load' });
       assert.equal(r.status, 424, show(r));
       assert.equal(r.json.error, 'target_error');

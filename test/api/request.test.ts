@@ -77,7 +77,17 @@ describe('url and html (spec §2.1 rule 1, §7)', () => {
   });
 
   test('url must be an absolute http(s) URL (spec §2.1, §7 row 2)', async () => {
-    for (const url of ['ftp://127.0.0.1/file', '/relative/path', 'relative.html', 'not a url', 'http://', 'javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<p>x', '']) {
+    for (const url of [
+      'ftp://127.0.0.1/file',
+      '/relative/path',
+      'relative.html',
+      'not a url',
+      'http://',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'data:text/html,<p>x',
+      '',
+    ]) {
       assertError(await shoot(base, { url }), 400, 'bad_request', ['url']);
     }
     assertError(await shoot(base, { url: 42 }), 400, 'bad_request', ['url']);
@@ -228,7 +238,11 @@ describe('quality (spec §2.1, §4.1 rule 7, §8)', () => {
   });
 
   test('quality 1 and 100 with jpeg, 55.5 with webp are accepted', async () => {
-    for (const [format, quality] of [['jpeg', 1], ['jpeg', 100], ['webp', 55.5]] as const) {
+    for (const [format, quality] of [
+      ['jpeg', 1],
+      ['jpeg', 100],
+      ['webp', 55.5],
+    ] as const) {
       const r = await shoot(base, { html: HTML, format, quality, viewport: SMALL, waitUntil: 'load' });
       assert.equal(r.status, 200, show(r));
       assert.equal(r.headers.get('content-type'), `image/${format}`);
@@ -352,7 +366,11 @@ describe('HTTP level (DESIGN §3)', () => {
   });
 
   test('a JSON body in a charset other than UTF-8: 415', async () => {
-    assertError(await shoot(base, undefined, { raw: JSON.stringify({ html: HTML }), contentType: 'application/json; charset=latin1' }), 415, 'unsupported_media_type');
+    assertError(
+      await shoot(base, undefined, { raw: JSON.stringify({ html: HTML }), contentType: 'application/json; charset=latin1' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('application/json with parameters and in other case is accepted', async () => {
@@ -376,7 +394,13 @@ describe('HTTP level (DESIGN §3)', () => {
   });
 
   test('unknown route: 404 not_found', async () => {
-    for (const [method, p] of [['POST', '/v2/screenshot'], ['POST', '/v1/screenshots'], ['GET', '/nope'], ['GET', '/v1'], ['POST', '/v1/screenshot/extra']]) {
+    for (const [method, p] of [
+      ['POST', '/v2/screenshot'],
+      ['POST', '/v1/screenshots'],
+      ['GET', '/nope'],
+      ['GET', '/v1'],
+      ['POST', '/v1/screenshot/extra'],
+    ]) {
       assertError(await call(base, p!, method === 'POST' ? { html: HTML } : undefined, { method }), 404, 'not_found');
     }
   });

@@ -16,7 +16,11 @@ let srv: TestServer;
 before(async () => {
   fx = await startFixture();
   // a lazy image far below the fold: the fullPage scroll starts its request, so lazy-idle runs
-  page(fx, '/tall', '<body style="margin:0"><div id="x" style="height:6000px;background:#0a0"></div><img loading="lazy" src="/lazy-img" width="10" height="10"></body>');
+  page(
+    fx,
+    '/tall',
+    '<body style="margin:0"><div id="x" style="height:6000px;background:#0a0"></div><img loading="lazy" src="/lazy-img" width="10" height="10"></body>',
+  );
   page(fx, '/lazy-img', 'not an image');
   srv = await startTestServer({}, fx);
 });
@@ -36,11 +40,21 @@ function parse(header: string): Array<{ name: string; dur: number; desc: string 
 }
 
 test('every step of a render has one unique documented name; the metric labels are the same names', async () => {
-  const r = await shoot(srv.url, { url: `${fx.origin}/tall`, fullPage: true, waitUntil: 'networkidle0', waitForSelector: '#x', viewport: { width: 64, height: 48 } });
+  const r = await shoot(srv.url, {
+    url: `${fx.origin}/tall`,
+    fullPage: true,
+    waitUntil: 'networkidle0',
+    waitForSelector: '#x',
+    viewport: { width: 64, height: 48 },
+  });
   assert.equal(r.status, 200, show(r));
   const steps = parse(r.headers.get('server-timing') ?? '');
   const names = steps.map((s) => s.name);
-  assert.deepEqual(names.filter((n, i) => names.indexOf(n) !== i), [], `no name repeats: ${names}`);
+  assert.deepEqual(
+    names.filter((n, i) => names.indexOf(n) !== i),
+    [],
+    `no name repeats: ${names}`,
+  );
   for (const s of steps) {
     assert.ok(s.name in STEPS, `${s.name} is a documented step`);
     assert.ok(Number.isFinite(s.dur) && s.dur >= 0, `${s.name} has a duration`);

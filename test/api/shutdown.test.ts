@@ -21,8 +21,12 @@ const cleanup: string[] = [];
 
 before(async () => {
   fx = await startFixture();
-  page(fx, '/late', `<body style="margin:0;background:#c00"><script>setTimeout(() => { document.body.style.background = 'rgb(0,170,0)';
-    document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'); }, 2000);</script></body>`);
+  page(
+    fx,
+    '/late',
+    `<body style="margin:0;background:#c00"><script>setTimeout(() => { document.body.style.background = 'rgb(0,170,0)';
+    document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'); }, 2000);</script></body>`,
+  );
 });
 
 after(async () => {
@@ -56,7 +60,12 @@ test('SIGTERM during a render: the render completes 200, the process exits 0, no
     const secret = `BODY-SECRET-${Date.now()}`;
     const hitsBefore = fx.hits.filter((h) => h === '/late').length;
     const inflight = shoot(child.url, { url: `${fx.origin}/late`, waitForSelector: '#late', waitUntil: 'load', viewport: { width: 64, height: 48 } });
-    const inflightHtml = shoot(child.url, { html: `<body style="margin:0;background:rgb(0,170,0)"><!-- ${secret} --><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'), 2000)</script></body>`, waitForSelector: '#late', waitUntil: 'load', viewport: { width: 64, height: 48 } });
+    const inflightHtml = shoot(child.url, {
+      html: `<body style="margin:0;background:rgb(0,170,0)"><!-- ${secret} --><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<i id=late></i>'), 2000)</script></body>`,
+      waitForSelector: '#late',
+      waitUntil: 'load',
+      viewport: { width: 64, height: 48 },
+    });
     assert.ok(await eventually(() => fx.hits.filter((h) => h === '/late').length > hitsBefore, 10_000), 'the render is in flight');
     await new Promise((r) => setTimeout(r, 300));
     const signalled = Date.now();

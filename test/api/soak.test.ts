@@ -92,8 +92,14 @@ test(`${TOTAL} small renders leave no processes, directories, contexts or memory
   // Settled again: the same shape as before (the browser was recycled in between: 1,030 renders).
   const shape = await backTo(srv, base.shape, 20_000);
   assert.deepEqual(shape, base.shape, 'browser contexts and pages back to the baseline');
-  assert.ok(await eventually(() => chromiumDescendants().length === base.chromium, 20_000, 200), `chromium processes back to ${base.chromium}: ${chromiumDescendants().length}`);
-  assert.ok(await eventually(() => entries(tmp, 'shot-chromium-').length === base.profiles, 10_000, 200), `profile directories back to ${base.profiles}: ${entries(tmp, 'shot-chromium-')}`);
+  assert.ok(
+    await eventually(() => chromiumDescendants().length === base.chromium, 20_000, 200),
+    `chromium processes back to ${base.chromium}: ${chromiumDescendants().length}`,
+  );
+  assert.ok(
+    await eventually(() => entries(tmp, 'shot-chromium-').length === base.profiles, 10_000, 200),
+    `profile directories back to ${base.profiles}: ${entries(tmp, 'shot-chromium-')}`,
+  );
   assert.equal(srv.server.pool.inFlight, 0);
   assert.equal(srv.server.pool.queueDepth, 0);
   const rss = process.memoryUsage().rss;

@@ -26,7 +26,8 @@ after(async () => {
 
 const BANDS = 65;
 const colour = (i: number) => [(i * 83 + 20) % 256, (i * 47 + 200) % 256, (i * 151 + 90) % 256];
-const bands = (n: number) => `<!doctype html><style>html,body{margin:0}div{height:1000px}</style>${Array.from({ length: n }, (_, i) => `<div style="background:rgb(${colour(i)})"></div>`).join('')}`;
+const bands = (n: number) =>
+  `<!doctype html><style>html,body{margin:0}div{height:1000px}</style>${Array.from({ length: n }, (_, i) => `<div style="background:rgb(${colour(i)})"></div>`).join('')}`;
 const request = (n: number) => ({ html: bands(n), fullPage: true, waitUntil: 'load', blockCookieBanners: false });
 
 test('a page too tall for the time left: 200 with the rows that fit, x-capture-truncated "<full height>; reason=time", billed', async () => {
@@ -38,7 +39,11 @@ test('a page too tall for the time left: 200 with the rows that fit, x-capture-t
   assert.equal(r.status, 200, `not a 504: ${show(r)}`);
   assert.ok(r.ms < BUDGET_MS + SLACK_MS, `within the budget (${r.ms} ms)`);
   assert.equal(r.headers.get('x-credits-charged'), '1', 'billed as a success');
-  assert.deepEqual(parseTruncation(r.headers.get(HEADER.captureTruncated) ?? undefined), { fromHeight: BANDS * 1000, reason: 'time' }, `${HEADER.captureTruncated}: ${r.headers.get(HEADER.captureTruncated)}`);
+  assert.deepEqual(
+    parseTruncation(r.headers.get(HEADER.captureTruncated) ?? undefined),
+    { fromHeight: BANDS * 1000, reason: 'time' },
+    `${HEADER.captureTruncated}: ${r.headers.get(HEADER.captureTruncated)}`,
+  );
   keep('tall-budget.png', r.body);
 
   const img = await decode(r.body);

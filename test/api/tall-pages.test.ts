@@ -63,7 +63,8 @@ async function assertItems(body: Buffer, height: number): Promise<void> {
 
 describe('an endless feed', () => {
   test('the item colours are pairwise distinct (test precondition)', () => {
-    for (let i = 0; i < 100; i++) for (let j = i + 1; j < 100; j++) assert.ok(Math.max(...[0, 1, 2].map((k) => Math.abs(colour(i)[k]! - colour(j)[k]!))) > 6, `${i} ${j}`);
+    for (let i = 0; i < 100; i++)
+      for (let j = i + 1; j < 100; j++) assert.ok(Math.max(...[0, 1, 2].map((k) => Math.abs(colour(i)[k]! - colour(j)[k]!))) > 6, `${i} ${j}`);
   });
 
   test('fullPage answers 200 within the budget, cut where the endless-page rule stopped the scroll (reason endless)', async () => {
@@ -91,7 +92,13 @@ describe('fullPageMaxHeight on a page that does not grow', () => {
   const page = `<!doctype html><style>html,body{margin:0}</style>${bands}`;
 
   test('honoured exactly, in CSS px at any deviceScaleFactor; the header gives the full height', async () => {
-    const r = await shoot(srv.url, { html: page, fullPage: true, fullPageMaxHeight: 1234, viewport: { width: 200, height: 150, deviceScaleFactor: 2 }, waitUntil: 'load' });
+    const r = await shoot(srv.url, {
+      html: page,
+      fullPage: true,
+      fullPageMaxHeight: 1234,
+      viewport: { width: 200, height: 150, deviceScaleFactor: 2 },
+      waitUntil: 'load',
+    });
     assert.equal(assertCut(r, 'height'), 3000);
     const img = await decode(r.body);
     assert.deepEqual([img.width, img.height], [400, 2468]);

@@ -29,7 +29,8 @@ const pollingPage = (tag: string) => `<!doctype html><body style="margin:0;heigh
   addEventListener('load', () => setInterval(() => fetch('${fx.origin}/hang?poll&tag=${tag}').catch(() => {}), 100));
   </script></body>`;
 /** Green, with an image whose server never answers: the load event never comes (a dead ad server). */
-const deadImagePage = (tag: string) => `<!doctype html><body style="margin:0;background:rgb(${GREEN})"><img src="${fx.origin}/hang?img&tag=${tag}" width="1" height="1"></body>`;
+const deadImagePage = (tag: string) =>
+  `<!doctype html><body style="margin:0;background:rgb(${GREEN})"><img src="${fx.origin}/hang?img&tag=${tag}" width="1" height="1"></body>`;
 /** Red, then green after 300 ms, with nothing left in flight: a page that settles. */
 const settlingPage = () => `<!doctype html><body style="margin:0;background:rgb(${RED})"><script>
   setTimeout(() => { document.body.style.background = 'rgb(${GREEN})'; }, 300);</script></body>`;

@@ -71,7 +71,17 @@ const viewport = { width: 64, height: 48 };
 /** Sends the same page in html mode (markup inline) or url mode (served by the fixture). */
 function req(mode: 'html' | 'url', name: 'net' | 'hang' | 'late', params: Record<string, string | number>, extra: object = {}) {
   const q = new URLSearchParams(Object.entries({ ...params, tag: `t${++seq}` }).map(([k, v]) => [k, String(v)]));
-  const src = mode === 'url' ? { url: `${fx.origin}/p/${name}?${q}` } : { html: name === 'net' ? netPage(+q.get('n')!, +q.get('ms')!, q.get('tag')!) : name === 'hang' ? hangPage(+q.get('n')!, q.get('tag')!) : latePage(+q.get('ms')!) };
+  const src =
+    mode === 'url'
+      ? { url: `${fx.origin}/p/${name}?${q}` }
+      : {
+          html:
+            name === 'net'
+              ? netPage(+q.get('n')!, +q.get('ms')!, q.get('tag')!)
+              : name === 'hang'
+                ? hangPage(+q.get('n')!, q.get('tag')!)
+                : latePage(+q.get('ms')!),
+        };
   return { ...src, viewport, ...extra };
 }
 
@@ -202,7 +212,10 @@ describe('the render budget (spec §4.1 rule 6, §8)', () => {
     assert.equal(loadConfig(env).renderBudgetMs, 20_000);
     assert.equal(loadConfig({ ...env, RENDER_BUDGET_MS: '4000' }).renderBudgetMs, 4000);
     for (const bad of ['20001', '60000', 'abc', '-1', '999']) {
-      assert.throws(() => loadConfig({ ...env, RENDER_BUDGET_MS: bad }), (e: unknown) => e instanceof ConfigError && /RENDER_BUDGET_MS/.test((e as Error).message));
+      assert.throws(
+        () => loadConfig({ ...env, RENDER_BUDGET_MS: bad }),
+        (e: unknown) => e instanceof ConfigError && /RENDER_BUDGET_MS/.test((e as Error).message),
+      );
     }
   });
 

@@ -46,7 +46,16 @@ let seq = 0;
 
 /** POST through `base` (default: the balancer) with a timeout; a hang is a failure of its own. */
 async function send(body: object, base = cluster.url): Promise<Reply> {
-  const r = await shoot(base, body).catch((e: Error) => ({ status: -1, headers: new Headers(), body: Buffer.alloc(0), json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` }, ms: 0 }) as Reply);
+  const r = await shoot(base, body).catch(
+    (e: Error) =>
+      ({
+        status: -1,
+        headers: new Headers(),
+        body: Buffer.alloc(0),
+        json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` },
+        ms: 0,
+      }) as Reply,
+  );
   replies.push(r);
   return r;
 }
@@ -185,7 +194,9 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       .flatMap((m) => m.split('\n'))
       .filter((l) => l.startsWith('screenshot_cache_requests_total{result="joined"}'))
       .reduce((n, l) => n + Number(l.split(' ')[1]), 0);
-    t.diagnostic(`cross-replica hit: stored by r1, hit on r2 (${other.body.length} bytes, charged 0); single flight: 5 identical requests on 3 replicas -> 1 render, 1 charge, ${joined} waited for it`);
+    t.diagnostic(
+      `cross-replica hit: stored by r1, hit on r2 (${other.body.length} bytes, charged 0); single flight: 5 identical requests on 3 replicas -> 1 render, 1 charge, ${joined} waited for it`,
+    );
   });
 
   test('rolling restart under steady load: each replica drains and comes back; zero failed requests', async (t: TestContext) => {
@@ -224,7 +235,11 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     const s = summary(got);
     t.diagnostic(`rolling restart: ${steps.join('; ')}`);
     t.diagnostic(`rolling restart: sent ${s.sent}, failed ${s.failed}, billed ${s.billed}, cached ${s.cached}`);
-    assert.equal(s.failed, 0, `no request failed during the rolling restart: ${s.statuses} ${JSON.stringify(got.filter((r) => r.status !== 200).map((r) => r.json))}\n${balancerLog()}`);
+    assert.equal(
+      s.failed,
+      0,
+      `no request failed during the rolling restart: ${s.statuses} ${JSON.stringify(got.filter((r) => r.status !== 200).map((r) => r.json))}\n${balancerLog()}`,
+    );
     assert.ok(s.sent >= 20, `steady load kept going (${s.sent} requests)`);
   });
 
@@ -233,10 +248,14 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     const dead = cluster.replicas[victim]!;
     // One slow capture per replica (least connections spreads them), each render ~3 s.
     const slow = [0, 1, 2].map(() => send(slowHtml(3000)));
-    const busy = await eventually(async () => {
-      const n = await Promise.all(cluster.replicas.map((r) => metric(r.url, 'screenshot_renders_in_flight')));
-      return n.every((x) => x === 1);
-    }, 20_000, 100);
+    const busy = await eventually(
+      async () => {
+        const n = await Promise.all(cluster.replicas.map((r) => metric(r.url, 'screenshot_renders_in_flight')));
+        return n.every((x) => x === 1);
+      },
+      20_000,
+      100,
+    );
     assert.ok(busy, 'each replica is rendering one capture');
     const held = (await metric(dead.url, 'screenshot_renders_in_flight')) + (await metric(dead.url, 'screenshot_queue_depth'));
     const itsChromium = chromiumDescendants(dead.pid);
@@ -262,11 +281,17 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     await sleep(1000);
     const others = [...(await burst), ...(await load.stop())];
     // HAProxy's log: actconn/feconn/beconn/srv_conn/retries, "+" when sent to another server.
-    const retried = cluster.haproxy.output().slice(logFrom).split('\n').filter((l) => / 200 .* \d+\/\d+\/\d+\/\d+\/\+[1-9]/.test(l)).length;
+    const retried = cluster.haproxy
+      .output()
+      .slice(logFrom)
+      .split('\n')
+      .filter((l) => / 200 .* \d+\/\d+\/\d+\/\d+\/\+[1-9]/.test(l)).length;
     const slowReplies = await Promise.all(slow);
     const failedSlow = slowReplies.filter((r) => r.status !== 200);
     const s = summary([...slowReplies, ...others]);
-    t.diagnostic(`crash: ${dead.name} held ${held}; out of rotation ${outAfter} ms after SIGKILL (checks every 500 ms, fall 2); ${retried} refused by it at connect and captured by another; sent ${s.sent}, failed ${s.failed} (${s.statuses}), billed ${s.billed}, cached ${s.cached}`);
+    t.diagnostic(
+      `crash: ${dead.name} held ${held}; out of rotation ${outAfter} ms after SIGKILL (checks every 500 ms, fall 2); ${retried} refused by it at connect and captured by another; sent ${s.sent}, failed ${s.failed} (${s.statuses}), billed ${s.billed}, cached ${s.cached}`,
+    );
     assert.equal(summary(others).failed, 0, `nothing else fails: ${summary(others).statuses}\n${balancerLog()}`);
     assert.ok(failedSlow.length <= held, `only what it held fails (${failedSlow.length} <= ${held})`);
     for (const r of failedSlow) {
@@ -274,7 +299,10 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       // connection; on a reused keep-alive one it closes it without an answer, which tells the
       // client that it may send the request again (HAProxy's design: haproxy/haproxy#2375).
       const closed = r.status === -1 && /other side closed/.test(r.json?.message ?? '');
-      assert.ok((r.status === 500 && r.json?.error === 'render_failed') || closed, `a capture lost with its replica: 500 render_failed or a closed connection, never a 502: ${r.status} ${JSON.stringify(r.json)}\n${balancerLog()}`);
+      assert.ok(
+        (r.status === 500 && r.json?.error === 'render_failed') || closed,
+        `a capture lost with its replica: 500 render_failed or a closed connection, never a 502: ${r.status} ${JSON.stringify(r.json)}\n${balancerLog()}`,
+      );
     }
     assert.ok(outAfter <= DOWN_WITHIN_MS + SLACK_MS, `out within the check interval (${outAfter} ms)`);
     const alive = () => itsChromium.filter(running);
@@ -298,7 +326,9 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     watching = false;
     await watcher;
     const s = summary(burst);
-    t.diagnostic(`saturation: 18 at once on 9 places: ${s.ok} captured, ${burst.filter((r) => r.status === 503).length} refused 503 (${s.statuses}); ${fullSeen || 'no /readyz saw a full queue'}`);
+    t.diagnostic(
+      `saturation: 18 at once on 9 places: ${s.ok} captured, ${burst.filter((r) => r.status === 503).length} refused 503 (${s.statuses}); ${fullSeen || 'no /readyz saw a full queue'}`,
+    );
     for (const r of burst) {
       assert.ok(r.status === 200 || r.status === 503, `a capture or a 503, got ${r.status} ${JSON.stringify(r.json)}`);
       if (r.status === 503) {
@@ -307,7 +337,10 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       }
     }
     assert.ok(s.ok >= 3, 'the replicas kept capturing');
-    assert.ok(burst.some((r) => r.status === 503), 'the excess was refused');
+    assert.ok(
+      burst.some((r) => r.status === 503),
+      'the excess was refused',
+    );
     assert.ok(fullSeen, 'a replica whose queue was full said so on /readyz');
     await cluster.waitFor((st) => Object.values(st).every((x) => x === 'UP'), 30_000, 'every replica UP after the burst');
   });
@@ -323,7 +356,9 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     try {
       const [{ spent }] = (await db.query(`SELECT count(*)::int AS spent FROM ledger WHERE kind = 'capture'`)).rows;
       const [{ credits, held }] = (await db.query('SELECT credits::int AS credits, held FROM accounts')).rows;
-      t.diagnostic(`ledger: ${s.sent} requests, ${s.ok} captures (${s.billed} rendered, ${s.cached} cached), ${s.failed} failed; ledger: ${spent} captures spent, balance ${FREE} -> ${credits}, ${held} still held (the killed replica's, released by the sweep when its lease expires)`);
+      t.diagnostic(
+        `ledger: ${s.sent} requests, ${s.ok} captures (${s.billed} rendered, ${s.cached} cached), ${s.failed} failed; ledger: ${spent} captures spent, balance ${FREE} -> ${credits}, ${held} still held (the killed replica's, released by the sweep when its lease expires)`,
+      );
       assert.equal(spent, s.billed, 'one ledger row per rendered capture');
       assert.equal(credits, FREE - s.billed, 'the balance moved by exactly that');
     } finally {

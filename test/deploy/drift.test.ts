@@ -64,33 +64,44 @@ test('deploy/haproxy/compose.cfg is the one template rendered for compose (npm r
   assert.ok(existsSync(path.join(ERRORS_DIR, 'replica-lost.http')), 'the errorfile ships beside the template');
   const lost = readFileSync(path.join(ERRORS_DIR, 'replica-lost.http'), 'utf8');
   const body = JSON.parse(lost.split('\r\n\r\n')[1]!);
-  assert.equal(body.error, 'render_failed', 'HAProxy answers in the catalogue\'s shape');
-  assert.match(lost, /^HTTP\/1\.1 500 /, 'with the catalogue\'s status for render_failed');
+  assert.equal(body.error, 'render_failed', "HAProxy answers in the catalogue's shape");
+  assert.match(lost, /^HTTP\/1\.1 500 /, "with the catalogue's status for render_failed");
 });
 
-test('the template renders to configurations HAProxy accepts (compose and cluster shapes)', { skip: existsSync(process.env.HAPROXY_PATH || '/usr/sbin/haproxy') ? false : 'no haproxy here (scripts/setup-haproxy.sh)' }, () => {
-  const bin = process.env.HAPROXY_PATH || '/usr/sbin/haproxy';
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'haproxy-check-'));
-  try {
-    const shapes = {
-      compose: renderHaproxyConfig({ ...COMPOSE, errors_dir: ERRORS_DIR, runtime_socket: path.join(dir, 's1.sock') }),
-      cluster: renderHaproxyConfig({
-        ...COMPOSE, ...CHECKS, bind: '127.0.0.1:1', stats_bind: '127.0.0.1:2', errors_dir: ERRORS_DIR, runtime_socket: path.join(dir, 's2.sock'),
-        server_options: '', resolvers: '', servers: '    server r1 127.0.0.1:3\n    server r2 127.0.0.1:4',
-      }),
-    };
-    for (const [name, text] of Object.entries(shapes)) {
-      const file = path.join(dir, `${name}.cfg`);
-      writeFileSync(file, text);
-      const out = execFileSync(bin, ['-c', '-f', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      assert.match(out, /Configuration file is valid/, `${name}: ${out}`);
+test(
+  'the template renders to configurations HAProxy accepts (compose and cluster shapes)',
+  { skip: existsSync(process.env.HAPROXY_PATH || '/usr/sbin/haproxy') ? false : 'no haproxy here (scripts/setup-haproxy.sh)' },
+  () => {
+    const bin = process.env.HAPROXY_PATH || '/usr/sbin/haproxy';
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'haproxy-check-'));
+    try {
+      const shapes = {
+        compose: renderHaproxyConfig({ ...COMPOSE, errors_dir: ERRORS_DIR, runtime_socket: path.join(dir, 's1.sock') }),
+        cluster: renderHaproxyConfig({
+          ...COMPOSE,
+          ...CHECKS,
+          bind: '127.0.0.1:1',
+          stats_bind: '127.0.0.1:2',
+          errors_dir: ERRORS_DIR,
+          runtime_socket: path.join(dir, 's2.sock'),
+          server_options: '',
+          resolvers: '',
+          servers: '    server r1 127.0.0.1:3\n    server r2 127.0.0.1:4',
+        }),
+      };
+      for (const [name, text] of Object.entries(shapes)) {
+        const file = path.join(dir, `${name}.cfg`);
+        writeFileSync(file, text);
+        const out = execFileSync(bin, ['-c', '-f', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        assert.match(out, /Configuration file is valid/, `${name}: ${out}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
-test('compose.yaml: the topology of npm run cluster, the template\'s ports, known variables', () => {
+test("compose.yaml: the topology of npm run cluster, the template's ports, known variables", () => {
   const c = yaml('compose.yaml');
   assert.deepEqual(Object.keys(c.services).sort(), ['haproxy', 'postgres', 'screenshot']);
   const app = c.services.screenshot;
@@ -104,7 +115,7 @@ test('compose.yaml: the topology of npm run cluster, the template\'s ports, know
   // Draining outlasts the balancer's detection, and Docker waits for the drain and a full render.
   // A draining replica fails its next checks at once: out after `fall` of them (+ one interval).
   const detect = (COMPOSE.check_fall + 1) * seconds(COMPOSE.check_interval);
-  assert.ok(seconds(COMPOSE.check_timeout) > 2, 'the check timeout exceeds /readyz\'s own 2 s wait for the browser');
+  assert.ok(seconds(COMPOSE.check_timeout) > 2, "the check timeout exceeds /readyz's own 2 s wait for the browser");
   assert.ok(Number(env.DRAIN_SECONDS) > detect, `DRAIN_SECONDS ${env.DRAIN_SECONDS} > HAProxy's detection ${detect} s`);
   assert.ok(seconds(app.stop_grace_period) >= Number(env.DRAIN_SECONDS) + RENDER_BUDGET_S, 'stop_grace_period covers the drain and a render');
   // Chromium's sandbox needs user namespaces, which Docker's default seccomp profile refuses.
@@ -119,7 +130,7 @@ test('compose.yaml: the topology of npm run cluster, the template\'s ports, know
   assert.ok(published.includes(COMPOSE.stats_bind.replace(/^.*:/, '')), 'the stats port is published');
 });
 
-test('Dockerfile: bookworm-slim with Node 20, the project\'s setup script, tini, non-root, HEALTHCHECK on /healthz', () => {
+test("Dockerfile: bookworm-slim with Node 20, the project's setup script, tini, non-root, HEALTHCHECK on /healthz", () => {
   const d = read('Dockerfile');
   const lines = d.split('\n').filter((l) => !l.trimStart().startsWith('#'));
   const text = lines.join('\n');
@@ -129,7 +140,7 @@ test('Dockerfile: bookworm-slim with Node 20, the project\'s setup script, tini,
   const engines = JSON.parse(read('package.json')).engines.node;
   assert.match(engines, /20/, 'the Node major the project targets');
   assert.match(text, /^COPY scripts\/setup-browser\.sh scripts\/setup-browser\.sh$/m);
-  assert.match(text, /^RUN bash scripts\/setup-browser\.sh\b/m, 'the browser and fonts come from the project\'s own setup script');
+  assert.match(text, /^RUN bash scripts\/setup-browser\.sh\b/m, "the browser and fonts come from the project's own setup script");
   assert.match(text, /apt-get install[^\n]*\btini\b/, 'tini from Debian');
   assert.match(text, /^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m, 'an init as PID 1');
   const user = /^USER (\S+)$/m.exec(text)?.[1];
@@ -146,13 +157,16 @@ test('Dockerfile: bookworm-slim with Node 20, the project\'s setup script, tini,
   assert.ok(CHROMIUM_CANDIDATES.includes(env.CHROMIUM_PATH!), 'CHROMIUM_PATH is where the setup script installs the browser');
   assert.match(read('scripts/setup-browser.sh'), /chromium-headless-shell/);
   // Everything COPY'd is in the build context (.dockerignore excludes the rest).
-  const allowed = read('.dockerignore').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1));
+  const allowed = read('.dockerignore')
+    .split('\n')
+    .filter((l) => l.startsWith('!'))
+    .map((l) => l.slice(1));
   for (const m of text.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
     for (const src of m[1]!.split(/\s+/)) assert.ok(allowed.includes(src), `.dockerignore lets ${src} into the build context`);
   }
 });
 
-test('Kubernetes: probes on the server\'s routes, a preStop drain, known variables, selectors and ports that match', () => {
+test("Kubernetes: probes on the server's routes, a preStop drain, known variables, selectors and ports that match", () => {
   const dir = 'deploy/kubernetes';
   const dep = yaml(`${dir}/deployment.yaml`);
   const pod = dep.spec.template;
@@ -165,7 +179,7 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.equal(String(c.ports[0].containerPort), env.PORT, 'containerPort is the PORT it listens on');
   const routes = getRoutes();
   assert.equal(c.readinessProbe.httpGet.path, '/readyz');
-  assert.ok(c.readinessProbe.timeoutSeconds > 2, 'the readiness timeout exceeds /readyz\'s own 2 s wait for the browser');
+  assert.ok(c.readinessProbe.timeoutSeconds > 2, "the readiness timeout exceeds /readyz's own 2 s wait for the browser");
   assert.equal(c.livenessProbe.httpGet.path, '/healthz');
   for (const p of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
     assert.ok(routes.has(p.httpGet.path), `${p.httpGet.path} is a route`);
@@ -176,8 +190,8 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   const drain = Number(preStop[1]) + Number(env.DRAIN_SECONDS ?? 0);
   assert.ok(pod.spec.terminationGracePeriodSeconds >= drain + RENDER_BUDGET_S, 'the grace period covers the drain and a render');
   assert.equal(pod.spec.securityContext.runAsNonRoot, true);
-  assert.equal(pod.spec.securityContext.runAsUser, 1000, 'the image\'s user (node, uid 1000)');
-  assert.equal(pod.spec.securityContext.seccompProfile.type, 'Unconfined', 'the pods may create user namespaces (Chromium\'s sandbox)');
+  assert.equal(pod.spec.securityContext.runAsUser, 1000, "the image's user (node, uid 1000)");
+  assert.equal(pod.spec.securityContext.seccompProfile.type, 'Unconfined', "the pods may create user namespaces (Chromium's sandbox)");
   assert.equal(pod.metadata.annotations['seccomp.security.alpha.kubernetes.io/pod'], 'unconfined', 'the same, in the annotation podman kube play reads');
   assert.equal(env.BROWSER_SANDBOX, 'require', 'so a pod without the sandbox fails rather than runs');
   assert.match(read('Dockerfile'), /^USER node$/m);
@@ -193,7 +207,9 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.equal(hpa.spec.scaleTargetRef.name, dep.metadata.name);
   const metricName = hpa.spec.metrics[0].pods.metric.name;
   const pool = Object.assign(new EventEmitter<PoolEvents>(), { queueDepth: 0, inFlight: 0, warmSlots: 0, saturated: false });
-  const exported = createMetrics(pool, { concurrency: 1, queueLimit: 1 }).registry.getMetricsAsArray().map((m) => m.name);
+  const exported = createMetrics(pool, { concurrency: 1, queueLimit: 1 })
+    .registry.getMetricsAsArray()
+    .map((m) => m.name);
   assert.ok(exported.includes(metricName), `${metricName} is a metric the server exports`);
   const adapter = yaml(`${dir}/prometheus-adapter-values.yaml`);
   const rule = adapter.rules.custom.find((r: { name: { as: string } }) => r.name.as === metricName);
@@ -202,7 +218,9 @@ test('Kubernetes: probes on the server\'s routes, a preStop drain, known variabl
   assert.ok(read('docs/operations.md').includes('prometheus-adapter'), 'docs/operations.md names the adapter');
 
   const kust = yaml(`${dir}/kustomization.yaml`);
-  const manifests = readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.yaml') && !['kustomization.yaml', 'prometheus-adapter-values.yaml'].includes(f));
+  const manifests = readdirSync(path.join(ROOT, dir)).filter(
+    (f) => f.endsWith('.yaml') && !['kustomization.yaml', 'prometheus-adapter-values.yaml'].includes(f),
+  );
   assert.deepEqual([...kust.resources].sort(), manifests.sort(), 'kustomization lists every manifest');
   for (const f of manifests) assert.equal(parseAllDocuments(read(`${dir}/${f}`)).length, 1, `${f}: one document`);
 });

@@ -27,7 +27,10 @@ const fromCache = (b: Built) => `${b.steps.filter((s) => s.cached).length}/${b.s
 
 async function build(context: string, tag: string, base: string): Promise<Built> {
   const t0 = Date.now();
-  const r = await podman(['build', '--format', 'docker', '--network', 'host', '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, '-f', path.join(context, 'Dockerfile'), context], { timeoutMs: 1_800_000 });
+  const r = await podman(
+    ['build', '--format', 'docker', '--network', 'host', '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, '-f', path.join(context, 'Dockerfile'), context],
+    { timeoutMs: 1_800_000 },
+  );
   const seconds = (Date.now() - t0) / 1000;
   if (r.code !== 0) throw new Error(`podman build exited ${r.code}:\n${(r.stdout + r.stderr).slice(-4000)}`);
   // "STEP 5/17: RUN ...", then "--> Using cache <id>" when the layer came from the cache.
@@ -51,7 +54,10 @@ export async function rebuildAfterCodeChange(base: string): Promise<string> {
   // The build context as the Dockerfile sees it (what .dockerignore lets in), one file changed.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'image-context-'));
   try {
-    const allowed = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1));
+    const allowed = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('!'))
+      .map((l) => l.slice(1));
     for (const p of ['Dockerfile', '.dockerignore', ...allowed]) cpSync(path.join(ROOT, p), path.join(dir, p), { recursive: true });
     appendFileSync(path.join(dir, 'server/main.ts'), `\n// a code change (${Date.now()})\n`);
     const tag = `${IMAGE}-rebuild`;
@@ -62,7 +68,7 @@ export async function rebuildAfterCodeChange(base: string): Promise<string> {
     assert.ok(browser > 0 && deps > 0 && code > 0, 'the Dockerfile installs the browser, the dependencies and copies the code');
     assert.ok(browser < deps && deps < code, `the browser layer first, then node_modules, then the code (steps ${browser}, ${deps}, ${code})`);
     const rebuilt = b.steps.filter((s) => s.n > 1 && s.n < code && !s.cached).map((s) => `${s.n} ${s.text.slice(0, 40)}`);
-    assert.deepEqual(rebuilt, [], 'every step before the code\'s from the cache');
+    assert.deepEqual(rebuilt, [], "every step before the code's from the cache");
     return `browser (step ${browser}), node_modules (step ${deps}), then the code (step ${code}): after a change in server/, ${fromCache(b)} steps from the cache, rebuilt in ${b.seconds.toFixed(1)} s`;
   } finally {
     rmSync(dir, { recursive: true, force: true });

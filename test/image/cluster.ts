@@ -36,34 +36,37 @@ export async function clusterChecks(image: string, fx: Fixture, databaseUrl: str
   };
   const card = { url: page(fx, '/card', '<body style="margin:0;background:#fc0"></body>'), viewport, waitUntil: 'load' };
   try {
-    const up = await check(`cluster: ${REPLICAS} replicas of the image behind HAProxy (the project's template, compose's check timing) on one PostgreSQL`, async () => {
-      const t0 = Date.now();
-      replicas.push(...(await Promise.all(Array.from({ length: REPLICAS }, (_, i) => startImageReplica(image, slot(i), overrides)))));
-      const configFile = path.join(dir, 'haproxy.cfg');
-      const runtimeSocket = path.join(dir, 'haproxy.sock');
-      lb = await startHaproxy({
-        binary: haproxyBinary,
-        configFile,
-        runtimeSocket,
-        writeConfig: (text) => writeFileSync(configFile, text),
-        render: (binds) =>
-          renderHaproxyConfig({
-            ...binds,
-            runtime_socket: runtimeSocket,
-            errors_dir: ERRORS_DIR,
-            log_level: 'info',
-            ...CHECKS,
-            server_options: '',
-            servers: replicas.map((r, i) => `    server ${slot(i)} 127.0.0.1:${r.port}`).join('\n'),
-            resolvers: '',
-          }),
-      });
-      await waitFor((s) => Object.keys(s).length === REPLICAS && Object.values(s).every((x) => x === 'UP'), 60_000, 'every replica UP');
-      const first = await send(lb.url, card);
-      seen.push(first);
-      assert.equal(first.status, 200, show(first));
-      return `up in ${Date.now() - t0} ms; checks every ${CHECKS.check_interval}, down after ${CHECKS.check_fall}; a capture through the balancer: ${first.body.length} bytes`;
-    });
+    const up = await check(
+      `cluster: ${REPLICAS} replicas of the image behind HAProxy (the project's template, compose's check timing) on one PostgreSQL`,
+      async () => {
+        const t0 = Date.now();
+        replicas.push(...(await Promise.all(Array.from({ length: REPLICAS }, (_, i) => startImageReplica(image, slot(i), overrides)))));
+        const configFile = path.join(dir, 'haproxy.cfg');
+        const runtimeSocket = path.join(dir, 'haproxy.sock');
+        lb = await startHaproxy({
+          binary: haproxyBinary,
+          configFile,
+          runtimeSocket,
+          writeConfig: (text) => writeFileSync(configFile, text),
+          render: (binds) =>
+            renderHaproxyConfig({
+              ...binds,
+              runtime_socket: runtimeSocket,
+              errors_dir: ERRORS_DIR,
+              log_level: 'info',
+              ...CHECKS,
+              server_options: '',
+              servers: replicas.map((r, i) => `    server ${slot(i)} 127.0.0.1:${r.port}`).join('\n'),
+              resolvers: '',
+            }),
+        });
+        await waitFor((s) => Object.keys(s).length === REPLICAS && Object.values(s).every((x) => x === 'UP'), 60_000, 'every replica UP');
+        const first = await send(lb.url, card);
+        seen.push(first);
+        assert.equal(first.status, 200, show(first));
+        return `up in ${Date.now() - t0} ms; checks every ${CHECKS.check_interval}, down after ${CHECKS.check_fall}; a capture through the balancer: ${first.body.length} bytes`;
+      },
+    );
     if (!up || !lb) {
       notRun('rolling restart', 'the cluster did not start');
       notRun('ledger', 'the cluster did not start');
@@ -71,48 +74,63 @@ export async function clusterChecks(image: string, fx: Fixture, databaseUrl: str
     }
     const balancer = lb;
 
-    await check(`rolling restart under steady load (podman stop of each replica while its successor starts; DRAIN_SECONDS ${COMPOSE_ENV.DRAIN_SECONDS}): 0 failed requests`, async () => {
-      const load = steadyLoad(balancer.url, 3, (i) => (i % 4 === 3 ? card : quickHtml()));
-      try {
-        assert.ok(await eventually(() => load.got.length >= 6, 60_000), 'load under way');
-        const steps: string[] = [];
-        for (let i = 0; i < REPLICAS; i++) {
-          const old = replicas[i]!;
-          const name = slot(i);
-          const inFlight = await metric(old.url, 'screenshot_renders_in_flight');
-          const t0 = Date.now();
-          const stopped = old.stop();
-          const successor = startImageReplica(image, `${name}-next`, overrides);
-          assert.ok(await eventually(() => /SIGTERM: draining/.test(old.output()), 10_000), `${name} handled SIGTERM:\n${old.output().slice(-1000)}`);
-          const rz = await readyz(old.url);
-          assert.equal(rz.status, 503, `${name} /readyz while draining`);
-          await waitFor((s) => s[name] === 'DOWN', 20_000, `${name} DOWN`);
-          const outMs = Date.now() - t0;
-          await stopped;
-          const code = await old.exited;
-          assert.equal(code, 0, `${name} exits 0 after draining:\n${old.output().slice(-1500)}`);
-          const exitMs = Date.now() - t0;
-          const next = await successor;
-          replicas[i] = next;
-          await balancer.setAddress(name, '127.0.0.1', next.port);
-          await waitFor((s) => s[name] === 'UP', 60_000, `${name} UP again`);
-          steps.push(`${name}: ${inFlight} in flight at SIGTERM, out of rotation after ${outMs} ms, exit 0 after ${exitMs} ms, successor in rotation after ${Date.now() - t0} ms`);
-          const n = load.got.length;
-          assert.ok(await eventually(() => load.got.length >= n + 3, 30_000), 'the load goes on');
+    await check(
+      `rolling restart under steady load (podman stop of each replica while its successor starts; DRAIN_SECONDS ${COMPOSE_ENV.DRAIN_SECONDS}): 0 failed requests`,
+      async () => {
+        const load = steadyLoad(balancer.url, 3, (i) => (i % 4 === 3 ? card : quickHtml()));
+        try {
+          assert.ok(await eventually(() => load.got.length >= 6, 60_000), 'load under way');
+          const steps: string[] = [];
+          for (let i = 0; i < REPLICAS; i++) {
+            const old = replicas[i]!;
+            const name = slot(i);
+            const inFlight = await metric(old.url, 'screenshot_renders_in_flight');
+            const t0 = Date.now();
+            const stopped = old.stop();
+            const successor = startImageReplica(image, `${name}-next`, overrides);
+            assert.ok(await eventually(() => /SIGTERM: draining/.test(old.output()), 10_000), `${name} handled SIGTERM:\n${old.output().slice(-1000)}`);
+            const rz = await readyz(old.url);
+            assert.equal(rz.status, 503, `${name} /readyz while draining`);
+            await waitFor((s) => s[name] === 'DOWN', 20_000, `${name} DOWN`);
+            const outMs = Date.now() - t0;
+            await stopped;
+            const code = await old.exited;
+            assert.equal(code, 0, `${name} exits 0 after draining:\n${old.output().slice(-1500)}`);
+            const exitMs = Date.now() - t0;
+            const next = await successor;
+            replicas[i] = next;
+            await balancer.setAddress(name, '127.0.0.1', next.port);
+            await waitFor((s) => s[name] === 'UP', 60_000, `${name} UP again`);
+            steps.push(
+              `${name}: ${inFlight} in flight at SIGTERM, out of rotation after ${outMs} ms, exit 0 after ${exitMs} ms, successor in rotation after ${Date.now() - t0} ms`,
+            );
+            const n = load.got.length;
+            assert.ok(await eventually(() => load.got.length >= n + 3, 30_000), 'the load goes on');
+          }
+          const got = await load.stop();
+          seen.push(...got);
+          const t = tally(got);
+          assert.equal(
+            t.failed,
+            0,
+            `no request failed: ${t.statuses}\n${balancer
+              .output()
+              .split('\n')
+              .filter((l) => /is (DOWN|UP)| (5\d\d|-1) /.test(l))
+              .slice(-20)
+              .join('\n')}`,
+          );
+          return `${t.sent} requests, ${t.failed} failed (${t.billed} rendered, ${t.cached} cached); ${steps.join('; ')}`;
+        } finally {
+          seen.push(...(await load.stop()).filter((r) => !seen.includes(r)));
         }
-        const got = await load.stop();
-        seen.push(...got);
-        const t = tally(got);
-        assert.equal(t.failed, 0, `no request failed: ${t.statuses}\n${balancer.output().split('\n').filter((l) => /is (DOWN|UP)| (5\d\d|-1) /.test(l)).slice(-20).join('\n')}`);
-        return `${t.sent} requests, ${t.failed} failed (${t.billed} rendered, ${t.cached} cached); ${steps.join('; ')}`;
-      } finally {
-        seen.push(...(await load.stop()).filter((r) => !seen.includes(r)));
-      }
-    });
+      },
+    );
 
     await check('ledger: credits spent equal the successful non-cached captures, exactly', async () => {
       const t = tally(seen);
-      for (const r of seen.filter((x) => x.status === 200)) assert.equal(r.headers.get('x-credits-charged'), r.headers.get('x-cache') === 'hit' ? '0' : '1', 'charged 1 exactly when rendered');
+      for (const r of seen.filter((x) => x.status === 200))
+        assert.equal(r.headers.get('x-credits-charged'), r.headers.get('x-cache') === 'hit' ? '0' : '1', 'charged 1 exactly when rendered');
       for (const r of seen.filter((x) => x.status !== 200)) assert.equal(r.headers.get('x-credits-charged'), null, 'failures are never billed');
       const db = new pg.Client({ connectionString: databaseUrl });
       await db.connect();

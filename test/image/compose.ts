@@ -37,7 +37,8 @@ export function composeService(name = 'screenshot'): Service {
   const doc = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'));
   const svc = doc.services[name];
   for (const k of Object.keys(svc)) {
-    if (!(k in ELSEWHERE) && !TRANSLATED.includes(k)) throw new Error(`compose.yaml: service ${name} sets "${k}", which test/image/compose.ts does not translate yet`);
+    if (!(k in ELSEWHERE) && !TRANSLATED.includes(k))
+      throw new Error(`compose.yaml: service ${name} sets "${k}", which test/image/compose.ts does not translate yet`);
   }
   return svc as Service;
 }

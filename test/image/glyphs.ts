@@ -72,7 +72,8 @@ export function judgeGlyphs(img: Raw): { failures: string[]; summary: string } {
   const cs = cells(img);
   const failures: string[] = [];
   const [tofuA, tofuB] = cs.filter((c) => c.kind === 'tofu') as [Cell, Cell];
-  if (differing(tofuA, tofuB) > MIN_DIFF) failures.push(`control: the two unassigned code points drew differently (${differing(tofuA, tofuB)} px), so tofu is not recognisable here`);
+  if (differing(tofuA, tofuB) > MIN_DIFF)
+    failures.push(`control: the two unassigned code points drew differently (${differing(tofuA, tofuB)} px), so tofu is not recognisable here`);
   const drawn = cs.filter((c) => c.kind !== 'tofu');
   for (const c of drawn) {
     const vsTofu = differing(c, tofuA);

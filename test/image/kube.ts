@@ -45,41 +45,50 @@ export async function kubeChecks(image: string, databaseUrl: string): Promise<vo
   const name = `${pod}-${ctr.name}`;
   const port = await freePort();
   try {
-    const started = await check('kube: podman kube play of deploy/kubernetes/deployment.yaml starts its pod (1 replica, the image built here, host network)', async () => {
-      // The copy: what the test changes, nothing else.
-      const portName = ctr.ports[0].name;
-      const containerPort = ctr.ports[0].containerPort;
-      dep.spec.replicas = 1;
-      ctr.image = image;
-      const envPort = ctr.env.find((e: { name: string }) => e.name === 'PORT');
-      assert.equal(String(envPort.value), String(containerPort), 'PORT is the containerPort');
-      envPort.value = String(port);
-      for (const p of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
-        if (ctr[p].httpGet.port === portName) ctr[p].httpGet.port = port;
-      }
-      delete ctr.ports;
-      const file = path.join(dir, 'deployment.yaml');
-      writeFileSync(file, stringify(dep));
-      // The Secret, as podman 4.3 reads secretKeyRef: a podman secret holding a JSON map of base64 values.
-      const values: Record<string, string> = { 'database-url': databaseUrl, 'api-keys': TEST_KEY };
-      const refs = ctr.env.filter((e: { valueFrom?: unknown }) => e.valueFrom).map((e: { valueFrom: { secretKeyRef: { name: string; key: string } } }) => e.valueFrom.secretKeyRef);
-      for (const secret of new Set(refs.map((r: { name: string }) => r.name)) as Set<string>) {
-        const data = Object.fromEntries(refs.filter((r: { name: string }) => r.name === secret).map((r: { key: string }) => {
-          assert.ok(r.key in values, `the test has a value for secret key ${r.key}`);
-          return [r.key, Buffer.from(values[r.key]!).toString('base64')];
-        }));
-        await podman(['secret', 'rm', secret]);
-        recordSecret(secret);
-        const dataFile = path.join(dir, `${secret}.json`);
-        writeFileSync(dataFile, JSON.stringify(data), { mode: 0o600 });
-        await must(['secret', 'create', secret, dataFile]);
-      }
-      recordPod(pod);
-      await must(['kube', 'play', '--replace', '--network', 'host', file], { timeoutMs: 180_000 });
-      const state = (await existing(name).inspect('.State.Status')) as string;
-      assert.equal(state, 'running', `the container runs: ${await existing(name).logs()}`);
-      return `pod ${pod} running; copy's changes: replicas 1, image ${image}, PORT and containerPort ${containerPort} -> ${port}, ports list dropped (probes: port ${portName} -> ${port})`;
-    });
+    const started = await check(
+      'kube: podman kube play of deploy/kubernetes/deployment.yaml starts its pod (1 replica, the image built here, host network)',
+      async () => {
+        // The copy: what the test changes, nothing else.
+        const portName = ctr.ports[0].name;
+        const containerPort = ctr.ports[0].containerPort;
+        dep.spec.replicas = 1;
+        ctr.image = image;
+        const envPort = ctr.env.find((e: { name: string }) => e.name === 'PORT');
+        assert.equal(String(envPort.value), String(containerPort), 'PORT is the containerPort');
+        envPort.value = String(port);
+        for (const p of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+          if (ctr[p].httpGet.port === portName) ctr[p].httpGet.port = port;
+        }
+        delete ctr.ports;
+        const file = path.join(dir, 'deployment.yaml');
+        writeFileSync(file, stringify(dep));
+        // The Secret, as podman 4.3 reads secretKeyRef: a podman secret holding a JSON map of base64 values.
+        const values: Record<string, string> = { 'database-url': databaseUrl, 'api-keys': TEST_KEY };
+        const refs = ctr.env
+          .filter((e: { valueFrom?: unknown }) => e.valueFrom)
+          .map((e: { valueFrom: { secretKeyRef: { name: string; key: string } } }) => e.valueFrom.secretKeyRef);
+        for (const secret of new Set(refs.map((r: { name: string }) => r.name)) as Set<string>) {
+          const data = Object.fromEntries(
+            refs
+              .filter((r: { name: string }) => r.name === secret)
+              .map((r: { key: string }) => {
+                assert.ok(r.key in values, `the test has a value for secret key ${r.key}`);
+                return [r.key, Buffer.from(values[r.key]!).toString('base64')];
+              }),
+          );
+          await podman(['secret', 'rm', secret]);
+          recordSecret(secret);
+          const dataFile = path.join(dir, `${secret}.json`);
+          writeFileSync(dataFile, JSON.stringify(data), { mode: 0o600 });
+          await must(['secret', 'create', secret, dataFile]);
+        }
+        recordPod(pod);
+        await must(['kube', 'play', '--replace', '--network', 'host', file], { timeoutMs: 180_000 });
+        const state = (await existing(name).inspect('.State.Status')) as string;
+        assert.equal(state, 'running', `the container runs: ${await existing(name).logs()}`);
+        return `pod ${pod} running; copy's changes: replicas 1, image ${image}, PORT and containerPort ${containerPort} -> ${port}, ports list dropped (probes: port ${portName} -> ${port})`;
+      },
+    );
     if (!started) {
       for (const n of ['kube probes', 'kube securityContext', 'kube environment', 'kube capture', 'kube termination']) notRun(n, 'the pod did not start');
       return;
@@ -101,29 +110,32 @@ export async function kubeChecks(image: string, databaseUrl: string): Promise<vo
       return `startupProbe ${s.httpGet.path} passed after ${startMs} ms (allowed ${(s.failureThreshold ?? 3) * (s.periodSeconds ?? 10)} s); readinessProbe ${ctr.readinessProbe.httpGet.path} and livenessProbe ${ctr.livenessProbe.httpGet.path} pass within their ${ctr.readinessProbe.timeoutSeconds} s and ${ctr.livenessProbe.timeoutSeconds} s`;
     });
 
-    await check('kube securityContext in force (/proc inside the pod): runAsUser/Group, no capabilities, no privilege escalation, seccomp Unconfined, read-only root with writable /tmp', async () => {
-      const server = (await containerProcs(c)).find(isServer);
-      assert.ok(server, 'the server process');
-      const sc = { ...spec.securityContext, ...ctr.securityContext };
-      assert.equal(server.uid, sc.runAsUser, 'runAsUser');
-      assert.equal(server.gid, sc.runAsGroup, 'runAsGroup');
-      assert.deepEqual(ctr.securityContext.capabilities.drop, ['ALL']);
-      assert.equal(BigInt(`0x${server.capEff}`), 0n, `no effective capabilities (CapEff ${server.capEff})`);
-      assert.equal(BigInt(`0x${server.capBnd}`), 0n, `capabilities dropped from the bounding set (CapBnd ${server.capBnd})`);
-      assert.equal(sc.allowPrivilegeEscalation, false);
-      assert.equal(server.noNewPrivs, 1, 'no_new_privs (allowPrivilegeEscalation: false)');
-      assert.equal(sc.seccompProfile.type, 'Unconfined');
-      assert.equal(server.seccomp, 0, 'no seccomp filter on the server (seccompProfile Unconfined)');
-      assert.equal(sc.readOnlyRootFilesystem, true);
-      const ro = await c.exec(['touch', '/app/written']);
-      assert.notEqual(ro.code, 0, 'the root file system refuses writes');
-      assert.match(ro.stderr, /Read-only file system/);
-      for (const m of ctr.volumeMounts) {
-        const w = await c.exec(['touch', `${m.mountPath}/written`]);
-        assert.equal(w.code, 0, `${m.mountPath} (emptyDir ${m.name}) is writable: ${w.stderr}`);
-      }
-      return `uid ${server.uid} gid ${server.gid}, CapEff ${server.capEff}, CapBnd ${server.capBnd}, NoNewPrivs 1, Seccomp 0; / read-only; ${ctr.volumeMounts.map((m: { mountPath: string }) => m.mountPath).join(', ')} writable`;
-    });
+    await check(
+      'kube securityContext in force (/proc inside the pod): runAsUser/Group, no capabilities, no privilege escalation, seccomp Unconfined, read-only root with writable /tmp',
+      async () => {
+        const server = (await containerProcs(c)).find(isServer);
+        assert.ok(server, 'the server process');
+        const sc = { ...spec.securityContext, ...ctr.securityContext };
+        assert.equal(server.uid, sc.runAsUser, 'runAsUser');
+        assert.equal(server.gid, sc.runAsGroup, 'runAsGroup');
+        assert.deepEqual(ctr.securityContext.capabilities.drop, ['ALL']);
+        assert.equal(BigInt(`0x${server.capEff}`), 0n, `no effective capabilities (CapEff ${server.capEff})`);
+        assert.equal(BigInt(`0x${server.capBnd}`), 0n, `capabilities dropped from the bounding set (CapBnd ${server.capBnd})`);
+        assert.equal(sc.allowPrivilegeEscalation, false);
+        assert.equal(server.noNewPrivs, 1, 'no_new_privs (allowPrivilegeEscalation: false)');
+        assert.equal(sc.seccompProfile.type, 'Unconfined');
+        assert.equal(server.seccomp, 0, 'no seccomp filter on the server (seccompProfile Unconfined)');
+        assert.equal(sc.readOnlyRootFilesystem, true);
+        const ro = await c.exec(['touch', '/app/written']);
+        assert.notEqual(ro.code, 0, 'the root file system refuses writes');
+        assert.match(ro.stderr, /Read-only file system/);
+        for (const m of ctr.volumeMounts) {
+          const w = await c.exec(['touch', `${m.mountPath}/written`]);
+          assert.equal(w.code, 0, `${m.mountPath} (emptyDir ${m.name}) is writable: ${w.stderr}`);
+        }
+        return `uid ${server.uid} gid ${server.gid}, CapEff ${server.capEff}, CapBnd ${server.capBnd}, NoNewPrivs 1, Seccomp 0; / read-only; ${ctr.volumeMounts.map((m: { mountPath: string }) => m.mountPath).join(', ')} writable`;
+      },
+    );
 
     await check('kube environment: every variable of the Deployment (values and Secret keys) reaches the server', async () => {
       const server = (await containerProcs(c)).find(isServer)!;
@@ -147,13 +159,16 @@ export async function kubeChecks(image: string, databaseUrl: string): Promise<vo
       return `${r.body.length} bytes PNG, every glyph drawn; browser launched with sandbox: true`;
     });
 
-    await check(`kube termination: SIGTERM (podman pod stop, terminationGracePeriodSeconds ${spec.terminationGracePeriodSeconds}) ends the container with status 0`, async () => {
-      const t0 = Date.now();
-      await must(['pod', 'stop', '-t', String(spec.terminationGracePeriodSeconds), pod], { timeoutMs: (spec.terminationGracePeriodSeconds + 30) * 1000 });
-      const code = await c.inspect('.State.ExitCode');
-      assert.equal(code, 0, `exit status: ${(await c.logs()).slice(-1500)}`);
-      return `exit 0 after ${Date.now() - t0} ms (podman runs no preStop hook: the Service's endpoint removal it waits for does not exist here)`;
-    });
+    await check(
+      `kube termination: SIGTERM (podman pod stop, terminationGracePeriodSeconds ${spec.terminationGracePeriodSeconds}) ends the container with status 0`,
+      async () => {
+        const t0 = Date.now();
+        await must(['pod', 'stop', '-t', String(spec.terminationGracePeriodSeconds), pod], { timeoutMs: (spec.terminationGracePeriodSeconds + 30) * 1000 });
+        const code = await c.inspect('.State.ExitCode');
+        assert.equal(code, 0, `exit status: ${(await c.logs()).slice(-1500)}`);
+        return `exit 0 after ${Date.now() - t0} ms (podman runs no preStop hook: the Service's endpoint removal it waits for does not exist here)`;
+      },
+    );
   } finally {
     await podman(['kube', 'down', path.join(dir, 'deployment.yaml')]);
     rmSync(dir, { recursive: true, force: true });

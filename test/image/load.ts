@@ -6,7 +6,11 @@ export const viewport = { width: 32, height: 24 };
 let seq = 0;
 
 /** A small page, different each time (so that it is rendered, not served from the cache). */
-export const quickHtml = () => ({ html: `<body style="margin:0;background:#0a0"><!-- ${process.pid}-${++seq} --></body>`, viewport, waitUntil: 'load' as const });
+export const quickHtml = () => ({
+  html: `<body style="margin:0;background:#0a0"><!-- ${process.pid}-${++seq} --></body>`,
+  viewport,
+  waitUntil: 'load' as const,
+});
 
 /** A page that keeps its render busy for `ms` (waitForSelector on an element added late). */
 export const slowHtml = (ms: number) => ({
@@ -22,7 +26,14 @@ export const replies: Reply[] = [];
 /** POST /v1/screenshot; a network failure is a reply with status -1 (a failure of its own). */
 export async function send(base: string, body: object): Promise<Reply> {
   const r = await shoot(base, body).catch(
-    (e: Error) => ({ status: -1, headers: new Headers(), body: Buffer.alloc(0), json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` }, ms: 0 }) as Reply,
+    (e: Error) =>
+      ({
+        status: -1,
+        headers: new Headers(),
+        body: Buffer.alloc(0),
+        json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` },
+        ms: 0,
+      }) as Reply,
   );
   replies.push(r);
   return r;

@@ -29,4 +29,3 @@ export function summary(): { passed: number; failed: number } {
   console.log(`image: ${passed} passed, ${failed} failed`);
   return { passed, failed };
 }
-

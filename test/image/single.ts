@@ -24,19 +24,28 @@ const RECYCLE_AFTER = 40;
 
 export async function singleContainerChecks(image: string, fx: Fixture, databaseUrl: string): Promise<void> {
   let c: ImageReplica | undefined;
-  const overrides = { DATABASE_URL: databaseUrl, EGRESS_ALLOW: fx.hostPort, RATE_LIMIT_PER_MINUTE: '0', FREE_CREDITS: '100000', BROWSER_RECYCLE_AFTER: String(RECYCLE_AFTER) };
-  const up = await check('container starts as compose.yaml says (its environment, security_opt, tmpfs, the image\'s user)', async () => {
+  const overrides = {
+    DATABASE_URL: databaseUrl,
+    EGRESS_ALLOW: fx.hostPort,
+    RATE_LIMIT_PER_MINUTE: '0',
+    FREE_CREDITS: '100000',
+    BROWSER_RECYCLE_AFTER: String(RECYCLE_AFTER),
+  };
+  const up = await check("container starts as compose.yaml says (its environment, security_opt, tmpfs, the image's user)", async () => {
     const t0 = Date.now();
     c = await startImageReplica(image, 'solo', overrides);
     const ms = Date.now() - t0;
-    const launched = c.output().split('\n').find((l) => l.includes('"msg":"browser launched"'));
+    const launched = c
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"msg":"browser launched"'));
     assert.ok(launched, 'a "browser launched" line');
     const ps = await containerProcs(c);
     const server = ps.find(isServer);
     assert.ok(server, `the server process: ${ps.map((p) => p.args.join(' ')).join(' | ')}`);
     assert.equal(ps.find((p) => p.pid === 1)?.args[0], '/usr/bin/tini', 'tini is PID 1');
-    assert.equal(server.ppid, 1, 'the server is tini\'s child');
-    assert.equal(server.uid, IMAGE_UID, 'the server runs as the image\'s user');
+    assert.equal(server.ppid, 1, "the server is tini's child");
+    assert.equal(server.uid, IMAGE_UID, "the server runs as the image's user");
     assert.equal(server.seccomp, 0, 'security_opt seccomp=unconfined: no filter on the server (Chromium adds its own to its renderers)');
     const mounts = (await c.exec(['cat', '/proc/self/mounts'])).stdout;
     const tmpfs = [SVC.tmpfs ?? []].flat();
@@ -58,10 +67,20 @@ export async function singleContainerChecks(image: string, fx: Fixture, database
     return `url mode through the egress guard to a loopback fixture; ${summary}`;
   });
 
-  await check('a full page larger than /dev/shm (1280 x 16000, 82 MB of pixels; the engine\'s 64 MB /dev/shm): captured, /dev/shm unused', async () => {
-    const shmUsed = async () => Number((await ctr.exec(['node', '-e', "const s = require('fs').statfsSync('/dev/shm'); console.log((s.blocks - s.bfree) * s.bsize, s.blocks * s.bsize)"])).stdout.split(' ')[0]);
+  await check("a full page larger than /dev/shm (1280 x 16000, 82 MB of pixels; the engine's 64 MB /dev/shm): captured, /dev/shm unused", async () => {
+    const shmUsed = async () =>
+      Number(
+        (
+          await ctr.exec(['node', '-e', "const s = require('fs').statfsSync('/dev/shm'); console.log((s.blocks - s.bfree) * s.bsize, s.blocks * s.bsize)"])
+        ).stdout.split(' ')[0],
+      );
     const shmSize = Number((await ctr.exec(['node', '-e', "const s = require('fs').statfsSync('/dev/shm'); console.log(s.blocks * s.bsize)"])).stdout);
-    const tall = { html: '<body style="margin:0;height:16000px;background:linear-gradient(#f00,#00f)"></body>', viewport: { width: 1280, height: 720 }, fullPage: true, waitUntil: 'load' };
+    const tall = {
+      html: '<body style="margin:0;height:16000px;background:linear-gradient(#f00,#00f)"></body>',
+      viewport: { width: 1280, height: 720 },
+      fullPage: true,
+      waitUntil: 'load',
+    };
     let most = 0;
     let rendering = true;
     const watch = (async () => {
@@ -80,31 +99,39 @@ export async function singleContainerChecks(image: string, fx: Fixture, database
     return `${img.width} x ${img.height} captured; /dev/shm ${(shmSize / 2 ** 20).toFixed(0)} MiB, at most ${most} bytes used during the render (Chromium's shared memory is memfd: --disable-dev-shm-usage)`;
   });
 
-  await check('BROWSER_SANDBOX=require: Chromium sandboxed (/proc inside the container: renderers under seccomp, own user and network namespaces, only lo)', async () => {
-    const busy = send(ctr.url, slowHtml(2500));
-    assert.ok(await eventually(async () => (await metric(ctr.url, 'screenshot_renders_in_flight')) >= 1, 15_000), 'a render in flight');
-    const ps = await containerProcs(ctr);
-    const server = ps.find(isServer)!;
-    const chromium = ps.filter(isChromium);
-    const renderers = chromium.filter((p) => chromiumType(p) === 'renderer');
-    assert.equal(COMPOSE_ENV.BROWSER_SANDBOX, 'require', 'compose.yaml sets BROWSER_SANDBOX=require');
-    assert.ok(renderers.length > 0, `renderers: ${describeChromium(ps)}`);
-    for (const p of chromium) assert.ok(!p.args.includes('--no-sandbox'), `pid ${p.pid} (${chromiumType(p)}) has --no-sandbox`);
-    for (const p of chromium) assert.equal(p.uid, IMAGE_UID, `pid ${p.pid} (${chromiumType(p)}) runs as uid ${p.uid}`);
-    for (const p of renderers) {
-      assert.equal(p.seccomp, 2, `renderer ${p.pid}: seccomp-bpf filter`);
-      assert.ok(p.net && p.net !== server.net, `renderer ${p.pid}: a network namespace of its own (${p.net} vs ${server.net})`);
-      assert.ok(p.user && p.user !== server.user, `renderer ${p.pid}: a user namespace of its own`);
-      assert.deepEqual(p.netdev, ['lo'], `renderer ${p.pid}: no interface but lo`);
-    }
-    const launched = JSON.parse(ctr.output().split('\n').find((l) => l.includes('"msg":"browser launched"'))!);
-    assert.equal(launched.sandbox, true, 'the server says sandbox: true');
-    const r = await busy;
-    assert.equal(r.status, 200, show(r));
-    return `${renderers.length} renderers: seccomp 2, ${renderers[0]!.net} and ${renderers[0]!.user} (server: ${server.net}), only lo; ${describeChromium(ps)}; none with --no-sandbox`;
-  });
+  await check(
+    'BROWSER_SANDBOX=require: Chromium sandboxed (/proc inside the container: renderers under seccomp, own user and network namespaces, only lo)',
+    async () => {
+      const busy = send(ctr.url, slowHtml(2500));
+      assert.ok(await eventually(async () => (await metric(ctr.url, 'screenshot_renders_in_flight')) >= 1, 15_000), 'a render in flight');
+      const ps = await containerProcs(ctr);
+      const server = ps.find(isServer)!;
+      const chromium = ps.filter(isChromium);
+      const renderers = chromium.filter((p) => chromiumType(p) === 'renderer');
+      assert.equal(COMPOSE_ENV.BROWSER_SANDBOX, 'require', 'compose.yaml sets BROWSER_SANDBOX=require');
+      assert.ok(renderers.length > 0, `renderers: ${describeChromium(ps)}`);
+      for (const p of chromium) assert.ok(!p.args.includes('--no-sandbox'), `pid ${p.pid} (${chromiumType(p)}) has --no-sandbox`);
+      for (const p of chromium) assert.equal(p.uid, IMAGE_UID, `pid ${p.pid} (${chromiumType(p)}) runs as uid ${p.uid}`);
+      for (const p of renderers) {
+        assert.equal(p.seccomp, 2, `renderer ${p.pid}: seccomp-bpf filter`);
+        assert.ok(p.net && p.net !== server.net, `renderer ${p.pid}: a network namespace of its own (${p.net} vs ${server.net})`);
+        assert.ok(p.user && p.user !== server.user, `renderer ${p.pid}: a user namespace of its own`);
+        assert.deepEqual(p.netdev, ['lo'], `renderer ${p.pid}: no interface but lo`);
+      }
+      const launched = JSON.parse(
+        ctr
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"msg":"browser launched"'))!,
+      );
+      assert.equal(launched.sandbox, true, 'the server says sandbox: true');
+      const r = await busy;
+      assert.equal(r.status, 200, show(r));
+      return `${renderers.length} renderers: seccomp 2, ${renderers[0]!.net} and ${renderers[0]!.user} (server: ${server.net}), only lo; ${describeChromium(ps)}; none with --no-sandbox`;
+    },
+  );
 
-  await check('HEALTHCHECK: the image\'s command passes on a serving container and fails on a stopped server', async () => {
+  await check("HEALTHCHECK: the image's command passes on a serving container and fails on a stopped server", async () => {
     const hc = (await ctr.inspect('.Config.Healthcheck')) as { Test?: string[]; Timeout?: number } | null;
     assert.ok(hc?.Test?.join(' ').includes('/healthz'), `the image carries its HEALTHCHECK (build with --format docker): ${JSON.stringify(hc)}`);
     const ok = await podman(['healthcheck', 'run', ctr.name]);
@@ -122,35 +149,54 @@ export async function singleContainerChecks(image: string, fx: Fixture, database
     return `"${hc!.Test!.slice(1).join(' ').slice(0, 60)}...": healthy; with the server stopped (SIGSTOP) unhealthy after ${badMs} ms; healthy again after SIGCONT`;
   });
 
-  await check(`no process left behind: 100 captures (browser recycled every ${RECYCLE_AFTER}), renderers killed mid-capture, the browser killed: no zombies, no orphans`, async () => {
-    const before = await containerProcs(ctr);
-    const load = steadyLoad(ctr.url, 2, () => quickHtml(), 50);
-    const got = await load.done;
-    const t = tally(got);
-    assert.equal(t.failed, 0, `100 captures: ${t.statuses}`);
-    // Renderer crashes: every renderer killed (SIGKILL, as the OOM killer does: Chromium's own
-    // handler ignores a SIGSEGV sent by kill()), the one of a page being captured among them.
-    const slow = send(ctr.url, slowHtml(4000));
-    assert.ok(await eventually(async () => (await metric(ctr.url, 'screenshot_renders_in_flight')) >= 1, 15_000), 'a render in flight');
-    const renderers = (await containerProcs(ctr)).filter((p) => chromiumType(p) === 'renderer');
-    assert.ok(renderers.length > 0, 'renderers to crash');
-    for (const r of renderers) await signal(ctr, r.pid, 'SIGKILL');
-    const crashed = await slow;
-    // The browser killed outright: its children lose their parent and are re-parented to PID 1.
-    const browser = (await containerProcs(ctr)).find((p) => isChromium(p) && chromiumType(p) === 'browser');
-    assert.ok(browser, 'the browser process');
-    await signal(ctr, browser.pid, 'SIGKILL');
-    const after = await send(ctr.url, quickHtml());
-    assert.equal(after.status, 200, `a capture after the crashes: ${show(after)}`);
-    let ps: ContainerProc[] = [];
-    const clean = await eventually(async () => {
-      ps = await containerProcs(ctr);
-      return leftBehind(ps).length === 0;
-    }, 20_000, 250);
-    assert.ok(clean, `left behind: ${leftBehind(ps).map((p) => `${p.pid} ${p.state} ppid ${p.ppid} ${chromiumType(p)}`).join('; ')}`);
-    const restarts = await fetch(`${ctr.url}/metrics`).then((m) => m.text()).then((m) => m.split('\n').filter((l) => l.startsWith('screenshot_browser_restarts_total')).join(', '));
-    return `100 captures, 0 failed; ${renderers.length} renderers killed (SIGKILL), the capture in flight answered ${crashed.status}${crashed.json?.error ? ` ${crashed.json.error}` : ''}; browser SIGKILLed, next capture 200; then 0 zombies, 0 orphans (${describeChromium(before)} before, ${describeChromium(ps)} after; ${restarts})`;
-  });
+  await check(
+    `no process left behind: 100 captures (browser recycled every ${RECYCLE_AFTER}), renderers killed mid-capture, the browser killed: no zombies, no orphans`,
+    async () => {
+      const before = await containerProcs(ctr);
+      const load = steadyLoad(ctr.url, 2, () => quickHtml(), 50);
+      const got = await load.done;
+      const t = tally(got);
+      assert.equal(t.failed, 0, `100 captures: ${t.statuses}`);
+      // Renderer crashes: every renderer killed (SIGKILL, as the OOM killer does: Chromium's own
+      // handler ignores a SIGSEGV sent by kill()), the one of a page being captured among them.
+      const slow = send(ctr.url, slowHtml(4000));
+      assert.ok(await eventually(async () => (await metric(ctr.url, 'screenshot_renders_in_flight')) >= 1, 15_000), 'a render in flight');
+      const renderers = (await containerProcs(ctr)).filter((p) => chromiumType(p) === 'renderer');
+      assert.ok(renderers.length > 0, 'renderers to crash');
+      for (const r of renderers) await signal(ctr, r.pid, 'SIGKILL');
+      const crashed = await slow;
+      // The browser killed outright: its children lose their parent and are re-parented to PID 1.
+      const browser = (await containerProcs(ctr)).find((p) => isChromium(p) && chromiumType(p) === 'browser');
+      assert.ok(browser, 'the browser process');
+      await signal(ctr, browser.pid, 'SIGKILL');
+      const after = await send(ctr.url, quickHtml());
+      assert.equal(after.status, 200, `a capture after the crashes: ${show(after)}`);
+      let ps: ContainerProc[] = [];
+      const clean = await eventually(
+        async () => {
+          ps = await containerProcs(ctr);
+          return leftBehind(ps).length === 0;
+        },
+        20_000,
+        250,
+      );
+      assert.ok(
+        clean,
+        `left behind: ${leftBehind(ps)
+          .map((p) => `${p.pid} ${p.state} ppid ${p.ppid} ${chromiumType(p)}`)
+          .join('; ')}`,
+      );
+      const restarts = await fetch(`${ctr.url}/metrics`)
+        .then((m) => m.text())
+        .then((m) =>
+          m
+            .split('\n')
+            .filter((l) => l.startsWith('screenshot_browser_restarts_total'))
+            .join(', '),
+        );
+      return `100 captures, 0 failed; ${renderers.length} renderers killed (SIGKILL), the capture in flight answered ${crashed.status}${crashed.json?.error ? ` ${crashed.json.error}` : ''}; browser SIGKILLed, next capture 200; then 0 zombies, 0 orphans (${describeChromium(before)} before, ${describeChromium(ps)} after; ${restarts})`;
+    },
+  );
 
   await check(`SIGTERM under steady load (podman stop, grace ${GRACE_S} s): /readyz 503 at once, drained with no failed request, exit 0`, async () => {
     const drainS = Number(COMPOSE_ENV.DRAIN_SECONDS);

@@ -30,8 +30,21 @@ test('a tools/call whose client disconnects mid-render: the render stops, no cre
   const abort = new AbortController();
   const pending = fetch(mcpUrl(ts), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TEST_KEY}`, 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'take_screenshot', arguments: { url: `${fx.origin}/waits`, waitForSelector: '#never', waitUntil: 'load', viewport: { width: 64, height: 48 } } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TEST_KEY}`,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'take_screenshot',
+        arguments: { url: `${fx.origin}/waits`, waitForSelector: '#never', waitUntil: 'load', viewport: { width: 64, height: 48 } },
+      },
+    }),
     signal: abort.signal,
   });
   assert.ok(await eventually(() => hits() > seen, 5000), 'the render started');

@@ -46,7 +46,8 @@ const options = (over: Partial<SuiteOptions>): SuiteOptions => ({
   ...over,
 });
 
-const show = (r: CaseRecord) => `${r.case.id}: ${r.verdict}${r.reason ? ` (${r.reason})` : ''}\n${r.checks.map((c) => `  ${c.pass ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`).join('\n')}`;
+const show = (r: CaseRecord) =>
+  `${r.case.id}: ${r.verdict}${r.reason ? ` (${r.reason})` : ''}\n${r.checks.map((c) => `  ${c.pass ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`).join('\n')}`;
 
 test('every MCP case passes against the reference server', async () => {
   const result = await runSuite(options({ fixtureOrigins: fixtures.origins, mcpFreshKey: MCP_FRESH_KEY }), { quiet: true });

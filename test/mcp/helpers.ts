@@ -30,7 +30,10 @@ export async function balance(server: RunningServer, key = TEST_KEY): Promise<nu
 }
 
 export function textOf(r: CallToolResult): string {
-  return r.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+  return r.content
+    .filter((c) => c.type === 'text')
+    .map((c) => (c as { text: string }).text)
+    .join('\n');
 }
 
 export function imageOf(r: CallToolResult): { data: Buffer; mimeType: string } {

@@ -48,8 +48,15 @@ const call = async (args: Record<string, unknown>) => (await client.callTool({ n
 
 test('tools/list: take_screenshot, whose input schema is the REST body schema, and compare_screenshots', async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name), ['take_screenshot', 'compare_screenshots']);
-  assert.deepEqual(tools[1]!.inputSchema.properties, (publicCompareSchema() as { properties: unknown }).properties, 'the compare tool takes POST /v1/compare\'s body');
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['take_screenshot', 'compare_screenshots'],
+  );
+  assert.deepEqual(
+    tools[1]!.inputSchema.properties,
+    (publicCompareSchema() as { properties: unknown }).properties,
+    "the compare tool takes POST /v1/compare's body",
+  );
   assert.deepEqual(tools[0].inputSchema, toolInputSchema());
   assert.match(tools[0].description ?? '', /url/);
   assert.match(tools[0].description ?? '', /html/);
@@ -61,7 +68,11 @@ test('compare_screenshots: the diff picture, the figures in words and in _meta; 
   const viewport = { width: 160, height: 100 };
   const r = (await client.callTool({
     name: 'compare_screenshots',
-    arguments: { html: page('<div style="position:absolute;left:20px;top:30px;width:40px;height:10px;background:#000"></div>'), viewport, baseline: { request: { html: page(''), viewport } } },
+    arguments: {
+      html: page('<div style="position:absolute;left:20px;top:30px;width:40px;height:10px;background:#000"></div>'),
+      viewport,
+      baseline: { request: { html: page(''), viewport } },
+    },
   })) as CallToolResult;
   assert.notEqual(r.isError, true, textOf(r));
   const img = await decode(imageOf(r).data);
@@ -70,7 +81,10 @@ test('compare_screenshots: the diff picture, the figures in words and in _meta; 
   const meta = (r._meta as Record<string, { diffPixels: number; regions: unknown; credits: { charged: number } }>)['screenshot-service/compare']!;
   assert.deepEqual([meta.diffPixels, meta.regions, meta.credits.charged], [400, [{ x: 20, y: 30, width: 40, height: 10 }], 2]);
   assert.equal(await balance(ts.server), before - 2);
-  const bad = (await client.callTool({ name: 'compare_screenshots', arguments: { html: page(''), baseline: { image: 'bm90IGFuIGltYWdl' } } })) as CallToolResult;
+  const bad = (await client.callTool({
+    name: 'compare_screenshots',
+    arguments: { html: page(''), baseline: { image: 'bm90IGFuIGltYWdl' } },
+  })) as CallToolResult;
   assert.equal(bad.isError, true);
   assert.match(textOf(bad), /^bad_request: baseline\.image must be a base64 PNG, JPEG or WebP image\nNo credit was charged\./);
   assert.equal(await balance(ts.server), before - 2);
@@ -135,16 +149,42 @@ test('validation errors: isError with bad_request and the field-naming message; 
   assert.equal(await balance(ts.server), before);
 });
 
-test('the emulation fields: listed in the tool\'s schema (device presets as an enum) and applied as in REST', async () => {
+test("the emulation fields: listed in the tool's schema (device presets as an enum) and applied as in REST", async () => {
   const { tools } = await client.listTools();
   const props = tools[0]!.inputSchema.properties as Record<string, { enum?: string[]; description?: string }>;
   assert.ok(props.device?.enum?.includes(EMULATED.device) && (props.device.enum.length ?? 0) > 100);
   for (const f of ['timezone', 'locale', 'geolocation', 'mediaType', 'reducedMotion', 'javaScriptEnabled']) assert.ok(props[f]?.description, f);
   const { timezone, locale, device, geolocation } = EMULATED;
-  const r = await call({ url: probeUrl, waitUntil: 'load', device, viewport: { width: 320, height: 240, deviceScaleFactor: 1 }, timezone, locale, geolocation, mediaType: 'print', reducedMotion: 'reduce', colorScheme: 'dark' });
+  const r = await call({
+    url: probeUrl,
+    waitUntil: 'load',
+    device,
+    viewport: { width: 320, height: 240, deviceScaleFactor: 1 },
+    timezone,
+    locale,
+    geolocation,
+    mediaType: 'print',
+    reducedMotion: 'reduce',
+    colorScheme: 'dark',
+  });
   assert.notEqual(r.isError, true, textOf(r));
   const blocks = blocksOf(await decode(imageOf(r).data));
-  const green = { zone: 'green', offset: 'green', lang: 'green', intl: 'green', header: 'green', touch: 'green', mobile: 'green', ua: 'green', print: 'green', motion: 'green', scheme: 'green', position: 'green', worker: 'green', frame: 'green' } as const;
+  const green = {
+    zone: 'green',
+    offset: 'green',
+    lang: 'green',
+    intl: 'green',
+    header: 'green',
+    touch: 'green',
+    mobile: 'green',
+    ua: 'green',
+    print: 'green',
+    motion: 'green',
+    scheme: 'green',
+    position: 'green',
+    worker: 'green',
+    frame: 'green',
+  } as const;
   assert.deepEqual(pick(blocks, green), green);
   const off = await call({ url: probeUrl, waitUntil: 'load', viewport: { width: 320, height: 240 }, javaScriptEnabled: false });
   assert.deepEqual(pick(blocksOf(await decode(imageOf(off).data)), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
@@ -171,15 +211,25 @@ test('a render failure (selector_not_found) is an isError result and releases th
 });
 
 test('preparing the page: css, actions, js, blocking, clip and delay as tool arguments; failOnTargetError is an isError result, free', async () => {
-  page(fx, '/prep.html', `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
-<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`);
+  page(
+    fx,
+    '/prep.html',
+    `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
+<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`,
+  );
   fx.route('/gone.html', (_req, res) => void res.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'));
   const hits = fx.hits.length;
   const r = await call({
-    url: `${fx.origin}/prep.html`, viewport: { width: 200, height: 100 }, waitUntil: 'load', blockCookieBanners: false, delay: 50,
+    url: `${fx.origin}/prep.html`,
+    viewport: { width: 200, height: 100 },
+    waitUntil: 'load',
+    blockCookieBanners: false,
+    delay: 50,
     css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) }',
-    actions: [{ click: '#b' }], js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
-    blockResourceTypes: ['image'], clip: { x: 60, y: 0, width: 40, height: 40 },
+    actions: [{ click: '#b' }],
+    js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+    blockResourceTypes: ['image'],
+    clip: { x: 60, y: 0, width: 40, height: 40 },
   });
   assert.notEqual(r.isError, true, textOf(r));
   const { data, info } = await sharp(imageOf(r).data).raw().toBuffer({ resolveWithObject: true });
@@ -209,7 +259,10 @@ test('an image over the MCP budget is re-encoded to fit and the text says what w
   // The same, as data (tool.ts CaptureFacts), without structuredContent so the image survives.
   assert.equal(r.structuredContent, undefined);
   const facts = r._meta?.[CAPTURE_META_KEY] as CaptureFacts;
-  assert.deepEqual({ format: facts.format, mimeType: facts.mimeType, bytes: facts.bytes, width: facts.width, height: facts.height }, { format: 'jpeg', mimeType: 'image/jpeg', bytes: img.data.length, width: meta.width, height: meta.height });
+  assert.deepEqual(
+    { format: facts.format, mimeType: facts.mimeType, bytes: facts.bytes, width: facts.width, height: facts.height },
+    { format: 'jpeg', mimeType: 'image/jpeg', bytes: img.data.length, width: meta.width, height: meta.height },
+  );
   assert.equal(facts.changed?.from.format, 'png');
   assert.deepEqual([facts.changed?.from.width, facts.changed?.from.height], [1280, 720]);
   assert.ok(facts.changed!.from.bytes > MCP_IMAGE_BUDGET_BYTES);
@@ -232,10 +285,19 @@ test('auth: the SDK client says the API key is missing or invalid', async () => 
 });
 
 test('auth: the 401 is a JSON-RPC error (what MCP clients read) with WWW-Authenticate: Bearer', async () => {
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
   const cases = [
     [undefined, /^Bearer realm="screenshot"$/, /the API key is missing/],
-    ['Bearer wrong-key-0123456789abcdef', /^Bearer realm="screenshot", error="invalid_token", error_description="the API key is invalid[^"]*"$/, /the API key is invalid/],
+    [
+      'Bearer wrong-key-0123456789abcdef',
+      /^Bearer realm="screenshot", error="invalid_token", error_description="the API key is invalid[^"]*"$/,
+      /the API key is invalid/,
+    ],
     ['Basic Zm9vOmJhcg==', /^Bearer realm="screenshot"$/, /the API key is missing/],
   ] as const;
   for (const [auth, challenge, message] of cases) {
@@ -264,7 +326,11 @@ test('auth: the OAuth discovery and registration a client tries after a 401 are 
     ['POST', '/register'],
   ];
   for (const [method, path] of probes) {
-    const res = await fetch(new URL(path, ts.server.url), { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    const res = await fetch(new URL(path, ts.server.url), {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: method === 'POST' ? '{}' : undefined,
+    });
     assert.equal(res.status, 404, path);
     const body = (await res.json()) as { error: string; message: string };
     assert.equal(body.error, 'not_found');
@@ -285,8 +351,18 @@ test('stateless: GET and DELETE on /mcp are 405 with Allow: POST', async () => {
 test('plain HTTP works too: a JSON-RPC tools/call without the SDK', async () => {
   const res = await fetch(mcpUrl(ts), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TEST_KEY}`, 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'take_screenshot', arguments: { html: '<p>x</p>', viewport: { width: 0, height: 10 } } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TEST_KEY}`,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'take_screenshot', arguments: { html: '<p>x</p>', viewport: { width: 0, height: 10 } } },
+    }),
   });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /application\/json/);

@@ -105,7 +105,8 @@ test('fill the form and press Enter: an image of the requested size, the headers
 test('compare with a baseline: the previous screenshot is the baseline; the diff picture and its figures are shown', async () => {
   await page.getByLabel('API key').fill(TEST_KEY);
   await page.getByLabel('HTML markup').check();
-  const html = (extra: string) => `<body style="margin:0;background:#fff"><div style="position:absolute;left:10px;top:10px;width:60px;height:30px;background:#888"></div>${extra}</body>`;
+  const html = (extra: string) =>
+    `<body style="margin:0;background:#fff"><div style="position:absolute;left:10px;top:10px;width:60px;height:30px;background:#888"></div>${extra}</body>`;
   await page.getByLabel('html', { exact: true }).fill(html(''));
   await nested('viewport', 'width').fill('200');
   await nested('viewport', 'height').fill('120');
@@ -172,7 +173,9 @@ test('extension fields: headers and cookies as lines, an enum without default se
 });
 
 test('the fields that prepare the page: css, js, actions as JSON lines, blocking lines, clip, delay, failOnTargetError', async () => {
-  await page.getByLabel('html', { exact: true }).fill('<body style="margin:0"><button id="b" style="width:60px;height:30px">b</button><div id="m"></div></body>');
+  await page
+    .getByLabel('html', { exact: true })
+    .fill('<body style="margin:0"><button id="b" style="width:60px;height:30px">b</button><div id="m"></div></body>');
   await page.getByLabel('css', { exact: true }).fill('#m { width: 100px; height: 100px; background: rgb(0, 0, 255) }');
   await page.getByLabel('actions', { exact: true }).fill('{"click": "#b"}\n{"wait": 10}');
   await page.getByLabel('js', { exact: true }).fill("document.getElementById('m').style.background = 'rgb(0, 170, 0)';");
@@ -233,18 +236,21 @@ test('CORS: a page on a listed origin can call the API and read its headers; ano
   const attempt = async (origin: string) => {
     const p = await browser.newPage();
     await p.goto(`${origin}/`);
-    const out = await p.evaluate(async ([api, key]) => {
-      try {
-        const r = await fetch(`${api}/v1/screenshot`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ html: '<p>x</p>', viewport: { width: 40, height: 30 } }),
-        });
-        return { status: r.status, charged: r.headers.get('x-credits-charged'), bytes: (await r.arrayBuffer()).byteLength };
-      } catch (e) {
-        return { failed: String(e) };
-      }
-    }, [srv.url, TEST_KEY] as const);
+    const out = await p.evaluate(
+      async ([api, key]) => {
+        try {
+          const r = await fetch(`${api}/v1/screenshot`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ html: '<p>x</p>', viewport: { width: 40, height: 30 } }),
+          });
+          return { status: r.status, charged: r.headers.get('x-credits-charged'), bytes: (await r.arrayBuffer()).byteLength };
+        } catch (e) {
+          return { failed: String(e) };
+        }
+      },
+      [srv.url, TEST_KEY] as const,
+    );
     await p.close();
     return out;
   };
@@ -278,10 +284,17 @@ test('OPTIONS: 204 with Allow on known routes, preflight headers only for a list
 
 test('CORS_ORIGINS is validated: exact origins, or * alone', () => {
   const env = testEnv();
-  assert.deepEqual(loadConfig({ ...env, CORS_ORIGINS: 'https://a.example, http://127.0.0.1:8080' }).corsOrigins, ['https://a.example', 'http://127.0.0.1:8080']);
+  assert.deepEqual(loadConfig({ ...env, CORS_ORIGINS: 'https://a.example, http://127.0.0.1:8080' }).corsOrigins, [
+    'https://a.example',
+    'http://127.0.0.1:8080',
+  ]);
   assert.deepEqual(loadConfig({ ...env, CORS_ORIGINS: '*' }).corsOrigins, ['*']);
   assert.deepEqual(loadConfig(env).corsOrigins, []);
   for (const bad of ['https://a.example/', 'https://a.example/path', 'a.example', '*,https://a.example', 'ftp://a.example']) {
-    assert.throws(() => loadConfig({ ...env, CORS_ORIGINS: bad }), (e: unknown) => e instanceof ConfigError && /CORS_ORIGINS/.test((e as Error).message), bad);
+    assert.throws(
+      () => loadConfig({ ...env, CORS_ORIGINS: bad }),
+      (e: unknown) => e instanceof ConfigError && /CORS_ORIGINS/.test((e as Error).message),
+      bad,
+    );
   }
 });

@@ -82,7 +82,10 @@ test('control: the public fixture renders by name (A+AAAA), IPv4 and IPv6 litera
   for (const url of [`http://site.example.com/ok`, `http://site4.example.com/ok`, `${site}/ok`, `http://[${PUBLIC_V6}]/ok`, `http://SITE.example.com./ok`]) {
     const { result, events } = await watching(() => shoot({ url }));
     expectImage(result, url);
-    assert.ok(events.some((e) => e.decision === 'allowed'), `${url}: went through the proxy`);
+    assert.ok(
+      events.some((e) => e.decision === 'allowed'),
+      `${url}: went through the proxy`,
+    );
   }
 });
 
@@ -90,25 +93,99 @@ test('top-level url: IPv4 spellings, IPv6 forms, metadata, names, schemes, useri
   const c = INTERNAL;
   const urls = [
     // IPv4 spellings of loopback / metadata / private
-    'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f000001/', 'http://0177.0.0.1/', 'http://127.1/', 'http://127.0.0.1./', 'http://0/', 'http://0.0.0.0/',
-    'http://%31%32%37.0.0.1/', 'http://１２７．０．０．１/', `http://127.0.0.1:${apiPort()}/v1/screenshot`, 'http://127.0.0.2/',
-    'http://169.254.169.254/latest/meta-data/', 'http://2852039166/', 'http://0xa9.0xfe.0xa9.0xfe/', 'http://169.254.43518/', 'http://0251.254.169.254/',
-    `http://${c.alibabaMetadata}/latest/meta-data/`, `http://${c.azureWireServer}/`, `http://${c.oracleMetadata}/opc/v2/`, 'http://10.0.0.1/', 'http://172.16.0.1/', 'http://192.168.0.1/', 'http://100.64.0.1/',
-    'http://192.0.2.1/', 'http://198.18.0.1/', 'http://198.51.100.1/', 'http://203.0.113.1/', 'http://224.0.0.1/', 'http://240.0.0.1/', 'http://255.255.255.255/',
+    'http://127.0.0.1/',
+    'http://2130706433/',
+    'http://0x7f000001/',
+    'http://0177.0.0.1/',
+    'http://127.1/',
+    'http://127.0.0.1./',
+    'http://0/',
+    'http://0.0.0.0/',
+    'http://%31%32%37.0.0.1/',
+    'http://１２７．０．０．１/',
+    `http://127.0.0.1:${apiPort()}/v1/screenshot`,
+    'http://127.0.0.2/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://2852039166/',
+    'http://0xa9.0xfe.0xa9.0xfe/',
+    'http://169.254.43518/',
+    'http://0251.254.169.254/',
+    `http://${c.alibabaMetadata}/latest/meta-data/`,
+    `http://${c.azureWireServer}/`,
+    `http://${c.oracleMetadata}/opc/v2/`,
+    'http://10.0.0.1/',
+    'http://172.16.0.1/',
+    'http://192.168.0.1/',
+    'http://100.64.0.1/',
+    'http://192.0.2.1/',
+    'http://198.18.0.1/',
+    'http://198.51.100.1/',
+    'http://203.0.113.1/',
+    'http://224.0.0.1/',
+    'http://240.0.0.1/',
+    'http://255.255.255.255/',
     // IPv6 forms
-    'http://[::1]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[0:0:0:0:0:ffff:10.0.0.1]/', 'http://[::127.0.0.1]/',
-    'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b:1::a00:1]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[2001:0:4136:e378::1]/', 'http://[2001:db8::1]/', 'http://[100::1]/',
-    `http://[${c.awsMetadataV6}]/latest/meta-data/`, 'http://[fe80::1]/', 'http://[fec0::1]/', 'http://[ff02::1]/',
+    'http://[::1]/',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[0:0:0:0:0:ffff:10.0.0.1]/',
+    'http://[::127.0.0.1]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[64:ff9b:1::a00:1]/',
+    'http://[2002:a9fe:a9fe::1]/',
+    'http://[2001:0:4136:e378::1]/',
+    'http://[2001:db8::1]/',
+    'http://[100::1]/',
+    `http://[${c.awsMetadataV6}]/latest/meta-data/`,
+    'http://[fe80::1]/',
+    'http://[fec0::1]/',
+    'http://[ff02::1]/',
     // names
-    'http://localhost/', 'http://LOCALHOST./', `http://localhost:${apiPort()}/`, 'http://x.localhost/', 'http://metadata.google.internal/computeMetadata/v1/', 'http://metadata/', 'http://instance-data/',
-    'http://metadata.goog/', 'http://printer.local/', 'http://intranet/', 'http://private.example.com/', 'http://meta.example.com/', 'http://loop.example.com/', 'http://mixed.example.com/',
-    'http://mixed6.example.com/', 'http://mapped.example.com/', 'http://169.254.169.254.nip.io/', 'http://10-0-0-1.sslip.io/', 'http://metadata.google.internal.example.com/',
+    'http://localhost/',
+    'http://LOCALHOST./',
+    `http://localhost:${apiPort()}/`,
+    'http://x.localhost/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://metadata/',
+    'http://instance-data/',
+    'http://metadata.goog/',
+    'http://printer.local/',
+    'http://intranet/',
+    'http://private.example.com/',
+    'http://meta.example.com/',
+    'http://loop.example.com/',
+    'http://mixed.example.com/',
+    'http://mixed6.example.com/',
+    'http://mapped.example.com/',
+    'http://169.254.169.254.nip.io/',
+    'http://10-0-0-1.sslip.io/',
+    'http://metadata.google.internal.example.com/',
     // userinfo and parser confusion
-    'http://a@127.0.0.1/', `http://site.example.com@${c.metadata}/`, 'http://user:pw@site.example.com/', 'http:\\\\127.0.0.1\\x', 'HTTP://127.0.0.1/', 'http://127.0.0.1\\@site.example.com/',
-    'http://127.0.0.1#@site.example.com/', 'http://127.0.0.1%23@site.example.com/', 'http://127.0.0.1:80\\@site.example.com/',
+    'http://a@127.0.0.1/',
+    `http://site.example.com@${c.metadata}/`,
+    'http://user:pw@site.example.com/',
+    'http:\\\\127.0.0.1\\x',
+    'HTTP://127.0.0.1/',
+    'http://127.0.0.1\\@site.example.com/',
+    'http://127.0.0.1#@site.example.com/',
+    'http://127.0.0.1%23@site.example.com/',
+    'http://127.0.0.1:80\\@site.example.com/',
     // schemes
-    'file:///etc/passwd', 'FILE:///etc/passwd', 'data:text/html,<h1>x</h1>', 'javascript:alert(1)', 'blob:http://site.example.com/x', 'view-source:http://site.example.com/ok', 'view-source:file:///etc/passwd',
-    'chrome://version', 'devtools://devtools/bundled/inspector.html', 'ftp://site.example.com/', 'ws://site.example.com/', 'about:blank', '//site.example.com/ok',
+    'file:///etc/passwd',
+    'FILE:///etc/passwd',
+    'data:text/html,<h1>x</h1>',
+    'javascript:alert(1)',
+    'blob:http://site.example.com/x',
+    'view-source:http://site.example.com/ok',
+    'view-source:file:///etc/passwd',
+    'chrome://version',
+    'devtools://devtools/bundled/inspector.html',
+    'ftp://site.example.com/',
+    'ws://site.example.com/',
+    'about:blank',
+    '//site.example.com/ok',
   ];
   const { events } = await watching(async () => {
     for (const url of urls) expect400(await shoot({ url }), url);
@@ -126,7 +203,14 @@ test('resolver failure fails closed (502 navigation_failed, no connection): NXDO
 });
 
 test('redirects 301/302/303/307/308 to internal targets and to file: give 400 naming the blocked hop', async () => {
-  const targets = [`http://${INTERNAL.private10}/`, `http://${INTERNAL.metadata}/latest/meta-data/`, 'http://private.example.com/', `http://[${INTERNAL.awsMetadataV6}]/`, `http://127.0.0.1:${apiPort()}/`, 'http://localhost/'];
+  const targets = [
+    `http://${INTERNAL.private10}/`,
+    `http://${INTERNAL.metadata}/latest/meta-data/`,
+    'http://private.example.com/',
+    `http://[${INTERNAL.awsMetadataV6}]/`,
+    `http://127.0.0.1:${apiPort()}/`,
+    'http://localhost/',
+  ];
   for (const code of [301, 302, 303, 307, 308]) {
     for (const to of code === 302 ? targets : targets.slice(0, 2)) {
       const url = `${site}/redirect/${code}?to=${encodeURIComponent(to)}`;
@@ -141,7 +225,12 @@ test('redirects 301/302/303/307/308 to internal targets and to file: give 400 na
 
 for (const mode of ['url', 'html'] as const) {
   test(`${mode} mode: main-frame navigations after the first (meta refresh, JS location, form submit, link click) give 400 naming the target`, async () => {
-    const targets = [`http://${INTERNAL.metadata}/latest/meta-data/`, `http://${INTERNAL.private10}/`, 'http://meta.example.com/', `http://[${INTERNAL.awsMetadataV6}]/`];
+    const targets = [
+      `http://${INTERNAL.metadata}/latest/meta-data/`,
+      `http://${INTERNAL.private10}/`,
+      'http://meta.example.com/',
+      `http://[${INTERNAL.awsMetadataV6}]/`,
+    ];
     let i = 0;
     for (const kind of Object.keys(NAVIGATION_KINDS) as NavigationKind[]) {
       const to = targets[i++ % targets.length]!;
@@ -152,9 +241,20 @@ for (const mode of ['url', 'html'] as const) {
 
   test(`${mode} mode: subresources of every kind, iframes, fetch/XHR/beacon/EventSource, WebSocket, workers, popups: rendered, each load refused`, async () => {
     const targets = [
-      `http://${INTERNAL.private10}/x`, `http://${INTERNAL.metadata}/latest/meta-data/`, `http://${INTERNAL.alibabaMetadata}/x`, `http://${INTERNAL.azureWireServer}/x`,
-      `http://[${INTERNAL.awsMetadataV6}]/x`, `http://${INTERNAL.private192}/x`, 'http://private.example.com/x', `http://127.0.0.1:${apiPort()}/v1/screenshot`,
-      `http://[::1]/x`, 'http://localhost/x', `http://${INTERNAL.oracleMetadata}/x`, `http://${INTERNAL.private172}/x`, 'http://mixed.example.com/x', `http://[${INTERNAL.ula}]/x`,
+      `http://${INTERNAL.private10}/x`,
+      `http://${INTERNAL.metadata}/latest/meta-data/`,
+      `http://${INTERNAL.alibabaMetadata}/x`,
+      `http://${INTERNAL.azureWireServer}/x`,
+      `http://[${INTERNAL.awsMetadataV6}]/x`,
+      `http://${INTERNAL.private192}/x`,
+      'http://private.example.com/x',
+      `http://127.0.0.1:${apiPort()}/v1/screenshot`,
+      `http://[::1]/x`,
+      'http://localhost/x',
+      `http://${INTERNAL.oracleMetadata}/x`,
+      `http://${INTERNAL.private172}/x`,
+      'http://mixed.example.com/x',
+      `http://[${INTERNAL.ula}]/x`,
       'http://169.254.169.254.nip.io/x',
     ];
     let i = 0;
@@ -164,7 +264,8 @@ for (const mode of ['url', 'html'] as const) {
       const u = new URL(to);
       const port = CONNECT_KINDS.has(kind) && kind !== 'webSocket' ? 443 : Number(u.port || 80);
       const origin = `${u.hostname}:${port}`;
-      const body: Record<string, unknown> = mode === 'url' ? { url: `${site}/attack/sub/${kind}?to=${encodeURIComponent(to)}` } : { html: page(SUBRESOURCE_KINDS[kind](to)) };
+      const body: Record<string, unknown> =
+        mode === 'url' ? { url: `${site}/attack/sub/${kind}?to=${encodeURIComponent(to)}` } : { html: page(SUBRESOURCE_KINDS[kind](to)) };
       // A SharedWorker's script request never "finishes" for the page, so networkidle0 would time out
       // (a render-path issue, not an egress one): wait for load, then give the worker time to fetch.
       if (kind === 'sharedWorker') Object.assign(body, { waitUntil: 'load' });
@@ -176,7 +277,8 @@ for (const mode of ['url', 'html'] as const) {
       expectImage(result, `${mode} ${kind} -> ${to}`);
       // Popups are closed as they open; html-mode pages have an opaque origin, where SharedWorker throws.
       const mayBeSilent = SILENT_KINDS.has(kind) || kind === 'popup' || (mode === 'html' && kind === 'sharedWorker');
-      if (!mayBeSilent && !refusedOrigins(events).includes(origin)) missing.push(`${kind} -> ${origin} (saw ${JSON.stringify(events.map((e) => `${e.kind} ${e.origin} ${e.decision}`))})`);
+      if (!mayBeSilent && !refusedOrigins(events).includes(origin))
+        missing.push(`${kind} -> ${origin} (saw ${JSON.stringify(events.map((e) => `${e.kind} ${e.origin} ${e.decision}`))})`);
       assert.deepEqual(world.hits(), [], `${mode} ${kind}: canary reached`);
     }
     assert.deepEqual(missing, [], 'every attack must reach the proxy and be refused there');
@@ -185,9 +287,15 @@ for (const mode of ['url', 'html'] as const) {
   test(`${mode} mode: redirects of iframes and subresources (301/302/303/307/308) are refused at the internal hop`, async () => {
     const to = (code: number) => (code % 2 ? `http://${INTERNAL.metadata}/latest/meta-data/` : `http://[${INTERNAL.awsMetadataV6}]/`);
     const markup = [301, 302, 303, 307, 308]
-      .map((code) => `<iframe src="${site}/redirect/${code}?to=${encodeURIComponent(to(code))}"></iframe><img src="${site}/redirect/${code}?to=${encodeURIComponent(`http://${INTERNAL.private10}/${code}.png`)}">`)
+      .map(
+        (code) =>
+          `<iframe src="${site}/redirect/${code}?to=${encodeURIComponent(to(code))}"></iframe><img src="${site}/redirect/${code}?to=${encodeURIComponent(`http://${INTERNAL.private10}/${code}.png`)}">`,
+      )
       .join('');
-    const body = mode === 'url' ? { url: `${site}/attack/sub/iframe?to=${encodeURIComponent(`${site}/redirect/307?to=${encodeURIComponent(to(307))}`)}` } : { html: page(markup) };
+    const body =
+      mode === 'url'
+        ? { url: `${site}/attack/sub/iframe?to=${encodeURIComponent(`${site}/redirect/307?to=${encodeURIComponent(to(307))}`)}` }
+        : { html: page(markup) };
     const { result, events } = await watching(() => shoot(body));
     expectImage(result, `${mode} redirected subresources`);
     const refused = refusedOrigins(events);
@@ -214,8 +322,13 @@ test('DNS rebinding: a name public at check time and internal afterwards is neve
   const { result, events } = await watching(() => shoot({ url: 'http://rebind.example.com/ok' }));
   assert.ok(refusedOrigins(events).includes('rebind.example.com:80'), `saw ${JSON.stringify(events)}`);
   assert.ok(result.status === 400 || result.status === 200, `${result.status} ${result.message}`);
-  const late = await watching(() => shoot({ url: `http://rebind-late.example.com/attack/sub/fetch?to=${encodeURIComponent('http://rebind-late.example.com/secret')}` }));
-  assert.ok(late.events.some((e) => e.origin === 'rebind-late.example.com:80' && e.decision === 'refused'), `saw ${JSON.stringify(late.events)}`);
+  const late = await watching(() =>
+    shoot({ url: `http://rebind-late.example.com/attack/sub/fetch?to=${encodeURIComponent('http://rebind-late.example.com/secret')}` }),
+  );
+  assert.ok(
+    late.events.some((e) => e.origin === 'rebind-late.example.com:80' && e.decision === 'refused'),
+    `saw ${JSON.stringify(late.events)}`,
+  );
 });
 
 test('isolation: cookies, storage, HTTP cache and service workers do not cross requests', async () => {
@@ -242,13 +355,25 @@ test('html is never written to disk (profile, temp and data directories)', async
   const hits: string[] = [];
   const scan = (dir: string, depth = 0) => {
     let entries: string[];
-    try { entries = readdirSync(dir); } catch { return; }
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const p = path.join(dir, e);
       let st;
-      try { st = statSync(p); } catch { continue; }
+      try {
+        st = statSync(p);
+      } catch {
+        continue;
+      }
       if (st.isDirectory() && depth < 12) scan(p, depth + 1);
-      else if (st.isFile() && st.size < 50_000_000) { try { if (readFileSync(p).includes(marker)) hits.push(p); } catch {} }
+      else if (st.isFile() && st.size < 50_000_000) {
+        try {
+          if (readFileSync(p).includes(marker)) hits.push(p);
+        } catch {}
+      }
     }
   };
   for (const d of readdirSync(os.tmpdir())) if (d.startsWith('shot-chromium-')) scan(path.join(os.tmpdir(), d));

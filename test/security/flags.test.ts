@@ -29,7 +29,9 @@ before(async () => {
   addLoopbackAddresses([PUBLIC]);
   execFileSync('sh', ['-c', 'ip link add egr0 type veth peer name egr1 && ip addr add 10.99.0.1/24 dev egr0 && ip link set egr0 up && ip link set egr1 up']);
   chromiumDns = await startDnsServer((_n, t) => (t === 'A' ? { addresses: [PUBLIC] } : { addresses: [] }), '127.0.0.1', 53);
-  guardDns = await startDnsServer((n, t) => (n.endsWith('.example.com') && t === 'A' ? { addresses: [PUBLIC] } : n.endsWith('.example.com') ? { addresses: [] } : 'nxdomain'));
+  guardDns = await startDnsServer((n, t) =>
+    n.endsWith('.example.com') && t === 'A' ? { addresses: [PUBLIC] } : n.endsWith('.example.com') ? { addresses: [] } : 'nxdomain',
+  );
   loopCanary = await tcpCanary('127.0.0.1');
   stun = await udpCanary(PUBLIC, 3478);
   quic = await udpCanary(PUBLIC, 443);
@@ -38,7 +40,15 @@ before(async () => {
   const html = (body: string) => (_req: unknown, res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
   site.route('/loopback', html(page(`<img src="http://127.0.0.1:${loopCanary.port}/x"><img src="http://localhost:${loopCanary.port}/y">`)));
   site.route('/udp', html(page(udpProbe(PUBLIC))));
-  site.route('/names', html(page('<link rel=dns-prefetch href="//prefetch.example.com"><link rel=preconnect href="http://preconnect.example.com"><img src="http://img.example.com/x.png">', 'names')));
+  site.route(
+    '/names',
+    html(
+      page(
+        '<link rel=dns-prefetch href="//prefetch.example.com"><link rel=preconnect href="http://preconnect.example.com"><img src="http://img.example.com/x.png">',
+        'names',
+      ),
+    ),
+  );
   site.route('/', html(page('ok')));
   sitePort = site.port;
   guard = await startEgressGuard({ allow: [], dnsServers: [guardDns.server], dnsCacheSeconds: 0 });
@@ -105,7 +115,11 @@ test('WebTransport (HTTP/3 over UDP) sends nothing with the egress flags', async
   try {
     const p = await chromium.browser.newPage();
     await p.goto(url).catch(() => {});
-    await p.evaluate((h) => { try { new WebTransport(`https://${h}:4433/`).ready.catch(() => {}); } catch {} }, PUBLIC);
+    await p.evaluate((h) => {
+      try {
+        new WebTransport(`https://${h}:4433/`).ready.catch(() => {});
+      } catch {}
+    }, PUBLIC);
     await new Promise((r) => setTimeout(r, 2000));
   } finally {
     await chromium.close();
@@ -119,6 +133,9 @@ test('--host-resolver-rules: Chromium itself resolves nothing (no DNS leak), nam
   const title = await visit(egressLaunchArgs(guard.proxyPort), `http://site.example.com:${sitePort}/names`, 1500);
   assert.equal(title, 'names', 'the page loaded by name through the proxy');
   assert.deepEqual(chromiumDns.log, [], 'Chromium made no DNS query of its own');
-  const seen = guard.stats().recent.slice(before).map((e) => e.origin);
+  const seen = guard
+    .stats()
+    .recent.slice(before)
+    .map((e) => e.origin);
   assert.ok(seen.includes(`site.example.com:${sitePort}`) && seen.includes('img.example.com:80'), JSON.stringify(seen));
 });

@@ -33,7 +33,9 @@ async function shoot(body: Record<string, unknown>): Promise<{ status: number; j
     headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify({ waitUntil: 'networkidle0', blockCookieBanners: false, viewport: { width: 200, height: 100 }, ...body }),
   });
-  const json = (res.headers.get('content-type') ?? '').includes('json') ? ((await res.json()) as { error: string; message: string }) : (await res.arrayBuffer(), undefined);
+  const json = (res.headers.get('content-type') ?? '').includes('json')
+    ? ((await res.json()) as { error: string; message: string })
+    : (await res.arrayBuffer(), undefined);
   return { status: res.status, json, headers: res.headers };
 }
 
@@ -65,12 +67,15 @@ test('js: fetch to the metadata address and a loopback port, a websocket and an 
   let r: Awaited<ReturnType<typeof shoot>> | undefined;
   const refused = await refusedDuring(async () => (r = await shoot({ html: '<p>x</p>', js: FETCH_BOTH })));
   assert.equal(r!.status, 200, JSON.stringify(r!.json));
-  for (const origin of [`${INTERNAL.metadata}:80`, `${INTERNAL.loopback}:80`, `${INTERNAL.loopback2}:80`, `${INTERNAL.private10}:80`]) assert.ok(refused.includes(origin), `${origin} refused: ${refused}`);
+  for (const origin of [`${INTERNAL.metadata}:80`, `${INTERNAL.loopback}:80`, `${INTERNAL.loopback2}:80`, `${INTERNAL.private10}:80`])
+    assert.ok(refused.includes(origin), `${origin} refused: ${refused}`);
 });
 
 test('the same with request blocking on (types and patterns that do not match them): still refused by the guard', async () => {
   let r: Awaited<ReturnType<typeof shoot>> | undefined;
-  const refused = await refusedDuring(async () => (r = await shoot({ html: '<p>x</p>', js: FETCH_BOTH, blockResourceTypes: ['font', 'media'], blockUrls: ['*://ads.example/*'] })));
+  const refused = await refusedDuring(
+    async () => (r = await shoot({ html: '<p>x</p>', js: FETCH_BOTH, blockResourceTypes: ['font', 'media'], blockUrls: ['*://ads.example/*'] })),
+  );
   assert.equal(r!.status, 200, JSON.stringify(r!.json));
   for (const origin of [`${INTERNAL.metadata}:80`, `${INTERNAL.loopback}:80`]) assert.ok(refused.includes(origin), `${origin} refused: ${refused}`);
 });
@@ -91,13 +96,18 @@ test('a refused websocket (blocking) opens nothing: not the port-1 stand-in the 
 });
 
 test('css whose url() points at the metadata address: refused, no canary reached', async () => {
-  const refused = await refusedDuring(() => shoot({ html: '<div id="a" style="width:10px;height:10px"></div>', css: `#a { background: url(${METADATA}x.png) }` }));
+  const refused = await refusedDuring(() =>
+    shoot({ html: '<div id="a" style="width:10px;height:10px"></div>', css: `#a { background: url(${METADATA}x.png) }` }),
+  );
   assert.ok(refused.includes(`${INTERNAL.metadata}:80`), String(refused));
 });
 
 test('an action that clicks a link to the metadata address: 400 naming the blocked navigation, free', async () => {
   const before = await srv.server.accounts.balance((await srv.server.accounts.authenticate(TEST_KEY))!);
-  const r = await shoot({ html: `<a id="go" href="${METADATA}" style="display:block;width:100px;height:50px">go</a>`, actions: [{ click: '#go' }, { wait: 3000 }] });
+  const r = await shoot({
+    html: `<a id="go" href="${METADATA}" style="display:block;width:100px;height:50px">go</a>`,
+    actions: [{ click: '#go' }, { wait: 3000 }],
+  });
   assert.equal(r.status, 400, JSON.stringify(r.json));
   assert.match(r.json!.message, /169\.254\.169\.254/);
   assert.equal(await srv.server.accounts.balance((await srv.server.accounts.authenticate(TEST_KEY))!), before);

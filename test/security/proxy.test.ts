@@ -37,8 +37,14 @@ function raw(payload: string, until = /\r\n\r\n/): Promise<string> {
   return new Promise((resolve, reject) => {
     const s = net.connect(guard.proxyPort, '127.0.0.1', () => s.write(payload));
     let buf = '';
-    const done = () => { s.destroy(); resolve(buf); };
-    s.on('data', (d) => { buf += d.toString('latin1'); if (until.test(buf)) done(); });
+    const done = () => {
+      s.destroy();
+      resolve(buf);
+    };
+    s.on('data', (d) => {
+      buf += d.toString('latin1');
+      if (until.test(buf)) done();
+    });
     s.on('close', done);
     s.on('error', reject);
     s.setTimeout(5000, done);

@@ -63,18 +63,24 @@ function proc(pid: number): Proc | undefined {
   }
 }
 
-const chromium = (root = process.pid) => chromiumDescendants(root).map(proc).filter((p): p is Proc => p !== undefined);
+const chromium = (root = process.pid) =>
+  chromiumDescendants(root)
+    .map(proc)
+    .filter((p): p is Proc => p !== undefined);
 const isRenderer = (p: Proc) => p.args.includes('--type=renderer');
 const self = proc(process.pid)!;
 
 /** Whether a TCP connection to 127.0.0.1:port opens from inside the network namespace of pid. */
 function canDial(port: number, pid?: number): boolean {
   const probe = ['bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`];
-  const r = pid === undefined ? spawnSync(probe[0]!, probe.slice(1), { timeout: 5000 }) : spawnSync('nsenter', [`--net=/proc/${pid}/ns/net`, '--', ...probe], { timeout: 5000 });
+  const r =
+    pid === undefined
+      ? spawnSync(probe[0]!, probe.slice(1), { timeout: 5000 })
+      : spawnSync('nsenter', [`--net=/proc/${pid}/ns/net`, '--', ...probe], { timeout: 5000 });
   return r.status === 0;
 }
 
-test('the server\'s browser: renderers under seccomp, in other network and user namespaces, as a non-root uid; no --no-sandbox', async () => {
+test("the server's browser: renderers under seccomp, in other network and user namespaces, as a non-root uid; no --no-sandbox", async () => {
   // A page open while we look, so that a renderer surely exists; and a capture through the API works.
   const r = await shoot(srv.url, { html: '<body style="background:#0a0"><h1>sandboxed</h1></body>' });
   assert.equal(r.status, 200, show(r));
@@ -83,8 +89,12 @@ test('the server\'s browser: renderers under seccomp, in other network and user 
     await page.setContent('<h1>a renderer</h1>');
     const procs = chromium();
     const renderers = procs.filter(isRenderer);
-    assert.ok(renderers.length > 0, `renderers among the server's Chromium processes: ${procs.map((p) => p.args.find((a) => a.startsWith('--type=')) ?? 'browser').join(', ')}`);
-    for (const p of procs) assert.ok(!p.args.includes('--no-sandbox'), `pid ${p.pid} (${p.args.find((a) => a.startsWith('--type=')) ?? 'browser'}) has --no-sandbox`);
+    assert.ok(
+      renderers.length > 0,
+      `renderers among the server's Chromium processes: ${procs.map((p) => p.args.find((a) => a.startsWith('--type=')) ?? 'browser').join(', ')}`,
+    );
+    for (const p of procs)
+      assert.ok(!p.args.includes('--no-sandbox'), `pid ${p.pid} (${p.args.find((a) => a.startsWith('--type=')) ?? 'browser'}) has --no-sandbox`);
     for (const p of renderers) {
       assert.equal(p.seccomp, 2, `renderer ${p.pid}: seccomp-bpf filter mode`);
       assert.notEqual(p.net, self.net, `renderer ${p.pid}: a network namespace of its own`);
@@ -98,65 +108,101 @@ test('the server\'s browser: renderers under seccomp, in other network and user 
   }
 });
 
-test('a renderer\'s network namespace has only lo, and even the egress proxy cannot be dialled from it', async () => {
+test("a renderer's network namespace has only lo, and even the egress proxy cannot be dialled from it", async () => {
   const page = await (await srv.browser())!.newPage();
   try {
     await page.setContent('<h1>a renderer</h1>');
     const renderer = chromium().find(isRenderer);
     assert.ok(renderer, 'a renderer');
-    const devs = readFileSync(`/proc/${renderer.pid}/net/dev`, 'utf8').split('\n').slice(2).map((l) => l.split(':')[0]!.trim()).filter(Boolean);
-    assert.deepEqual(devs, ['lo'], 'no interface but lo in the renderer\'s namespace');
+    const devs = readFileSync(`/proc/${renderer.pid}/net/dev`, 'utf8')
+      .split('\n')
+      .slice(2)
+      .map((l) => l.split(':')[0]!.trim())
+      .filter(Boolean);
+    assert.deepEqual(devs, ['lo'], "no interface but lo in the renderer's namespace");
     const proxy = srv.server.guard.proxyPort;
-    assert.equal(canDial(proxy), true, 'control: the proxy answers from the server\'s namespace');
-    assert.equal(canDial(proxy, renderer.pid), false, 'from the renderer\'s namespace nothing answers, not even the proxy');
+    assert.equal(canDial(proxy), true, "control: the proxy answers from the server's namespace");
+    assert.equal(canDial(proxy, renderer.pid), false, "from the renderer's namespace nothing answers, not even the proxy");
   } finally {
     await page.close();
   }
 });
 
-test('Chromium\'s processes do not inherit the server\'s secrets (a renderer could paint them into its screenshot)', () => {
+test("Chromium's processes do not inherit the server's secrets (a renderer could paint them into its screenshot)", () => {
   const procs = chromium();
   assert.ok(procs.length > 0);
   const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   for (const p of procs) assert.ok(!environ(p.pid).some((e) => e.includes(SECRET)), `pid ${p.pid} has the secret in its environment`);
   // Chromium's children write their titles over that area; the browser process keeps it as given.
   const browser = procs.find((p) => !p.args.some((a) => a.startsWith('--type=')))!;
-  assert.ok(environ(browser.pid).some((e) => e.startsWith('PATH=')), 'the browser process still has PATH (the area read is its environment)');
+  assert.ok(
+    environ(browser.pid).some((e) => e.startsWith('PATH=')),
+    'the browser process still has PATH (the area read is its environment)',
+  );
 });
 
-test('auto falls back when the sandboxed browser cannot start, and says why; require refuses', { skip: isRoot ? false : 'needs root: the unreachable-profile case is how it is provoked here' }, async () => {
-  // A private 0700 TMPDIR owned by root: the unprivileged user cannot reach a profile in it.
-  const saved = process.env.TMPDIR;
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'sandbox-test-'));
-  process.env.TMPDIR = tmp;
-  try {
-    const executablePath = findChromium(process.env);
-    await assert.rejects(launchBrowser({ executablePath, args: [], sandbox: { ...DEFAULT_SANDBOX, mode: 'require' } }), /BROWSER_SANDBOX=require.*not searchable/);
-    const b = await launchBrowser({ executablePath, args: [], sandbox: DEFAULT_SANDBOX });
+test(
+  'auto falls back when the sandboxed browser cannot start, and says why; require refuses',
+  { skip: isRoot ? false : 'needs root: the unreachable-profile case is how it is provoked here' },
+  async () => {
+    // A private 0700 TMPDIR owned by root: the unprivileged user cannot reach a profile in it.
+    const saved = process.env.TMPDIR;
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'sandbox-test-'));
+    process.env.TMPDIR = tmp;
     try {
-      assert.equal(b.confinement.sandbox, false);
-      assert.match(b.confinement.reason ?? '', /sandbox as uid 65534: .*not searchable.*; no sandbox as uid 65534: .*not searchable/);
-      assert.ok(chromium().some((p) => p.args.includes('--no-sandbox')), 'the fallback browser runs with --no-sandbox');
+      const executablePath = findChromium(process.env);
+      await assert.rejects(
+        launchBrowser({ executablePath, args: [], sandbox: { ...DEFAULT_SANDBOX, mode: 'require' } }),
+        /BROWSER_SANDBOX=require.*not searchable/,
+      );
+      const b = await launchBrowser({ executablePath, args: [], sandbox: DEFAULT_SANDBOX });
+      try {
+        assert.equal(b.confinement.sandbox, false);
+        assert.match(b.confinement.reason ?? '', /sandbox as uid 65534: .*not searchable.*; no sandbox as uid 65534: .*not searchable/);
+        assert.ok(
+          chromium().some((p) => p.args.includes('--no-sandbox')),
+          'the fallback browser runs with --no-sandbox',
+        );
+      } finally {
+        await b.close();
+      }
     } finally {
-      await b.close();
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(tmp, { recursive: true, force: true });
     }
-  } finally {
-    if (saved === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = saved;
-    rmSync(tmp, { recursive: true, force: true });
-  }
-});
+  },
+);
 
-test('where user namespaces are refused (as under Docker\'s default seccomp): require fails with Chromium\'s reason, auto falls back and says it', { skip: isRoot ? false : 'needs root: without-userns.sh writes a child namespace\'s uid_map' }, () => {
-  const r = spawnSync('bash', [path.join(import.meta.dirname, 'lib/without-userns.sh'), process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'lib/launch-report.ts'), 'require', 'auto'], { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const [required, auto] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.match(required.error, /BROWSER_SANDBOX=require.*No usable sandbox/);
-  assert.equal(auto.works, true, JSON.stringify(auto));
-  assert.equal(auto.confinement.sandbox, false);
-  assert.equal(auto.confinement.uid, DEFAULT_SANDBOX.uid, 'still not root: the unprivileged user without the sandbox');
-  assert.match(auto.confinement.reason, /^sandbox as uid 65534: No usable sandbox/);
-});
+test(
+  "where user namespaces are refused (as under Docker's default seccomp): require fails with Chromium's reason, auto falls back and says it",
+  { skip: isRoot ? false : "needs root: without-userns.sh writes a child namespace's uid_map" },
+  () => {
+    const r = spawnSync(
+      'bash',
+      [
+        path.join(import.meta.dirname, 'lib/without-userns.sh'),
+        process.execPath,
+        '--import',
+        'tsx',
+        path.join(import.meta.dirname, 'lib/launch-report.ts'),
+        'require',
+        'auto',
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const [required, auto] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.match(required.error, /BROWSER_SANDBOX=require.*No usable sandbox/);
+    assert.equal(auto.works, true, JSON.stringify(auto));
+    assert.equal(auto.confinement.sandbox, false);
+    assert.equal(auto.confinement.uid, DEFAULT_SANDBOX.uid, 'still not root: the unprivileged user without the sandbox');
+    assert.match(auto.confinement.reason, /^sandbox as uid 65534: No usable sandbox/);
+  },
+);
 
 test('off: --no-sandbox, and the pool logs a WARN naming the setting at launch', async () => {
   const lines: Array<{ level: string; msg: string; extra?: object }> = [];

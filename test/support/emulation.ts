@@ -13,7 +13,13 @@ export { EMULATED } from '../../conformance/cases/ext-emulation.ts';
 export type BlockColour = 'green' | 'blue' | 'red' | 'yellow' | 'white' | 'other';
 export type Blocks = Record<EmulationBlock, BlockColour>;
 
-const COLOURS: Array<[BlockColour, readonly number[]]> = [['green', GREEN], ['blue', BLUE], ['red', RED], ['yellow', YELLOW], ['white', WHITE]];
+const COLOURS: Array<[BlockColour, readonly number[]]> = [
+  ['green', GREEN],
+  ['blue', BLUE],
+  ['red', RED],
+  ['yellow', YELLOW],
+  ['white', WHITE],
+];
 
 /** The probe page's markup; `origin` makes its /echo iframe absolute (html mode has no origin of its own). */
 export function probeHtml(origin?: string): string {
@@ -33,7 +39,9 @@ export function serveProbe(fx: Fixture): { url: string; languages: Array<{ path:
     record(req, url);
     const header = url.searchParams.get('header') ?? '';
     const ok = req.headers[header.toLowerCase()] === url.searchParams.get('value');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(`<body style="margin:0;height:100vh;background:${ok ? '#20a040' : '#e02020'}"></body>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+      .end(`<body style="margin:0;height:100vh;background:${ok ? '#20a040' : '#e02020'}"></body>`);
   });
   return { url: `${fx.origin}/probe`, languages };
 }

@@ -80,7 +80,12 @@ export async function startFixture(opts: FixtureOptions = {}): Promise<Fixture> 
   const onRequest = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
     hits.push(url.pathname + url.search);
-    requests.push({ method: req.method ?? '', path: url.pathname + url.search, cookie: String(req.headers.cookie ?? ''), host: String(req.headers.host ?? '') });
+    requests.push({
+      method: req.method ?? '',
+      path: url.pathname + url.search,
+      cookie: String(req.headers.cookie ?? ''),
+      host: String(req.headers.host ?? ''),
+    });
     const h = find(url.pathname);
     if (!h) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('no such fixture');
@@ -129,7 +134,9 @@ export async function startFixture(opts: FixtureOptions = {}): Promise<Fixture> 
 /** An upgrade handler that completes a WebSocket handshake (RFC 6455) and then closes: enough to
  * prove a connection arrived. */
 export function acceptWebSocket(req: http.IncomingMessage, socket: Duplex): void {
-  socket.end(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${webSocketAccept(String(req.headers['sec-websocket-key']))}\r\n\r\n`);
+  socket.end(
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${webSocketAccept(String(req.headers['sec-websocket-key']))}\r\n\r\n`,
+  );
 }
 
 /** The Sec-WebSocket-Accept answer to a Sec-WebSocket-Key. */

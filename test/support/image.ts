@@ -40,7 +40,10 @@ export function near(c: readonly number[], want: readonly number[], tol = 8): bo
 
 /** The probes that do not hold on `img`, each as "name: detail" (empty when all hold). */
 export function probeFailures(img: Rgba, probes: readonly Probe[]): string[] {
-  return probes.map((p) => evaluateProbe(img, p)).filter((c) => !c.pass).map((c) => `${c.name}: ${c.detail}`);
+  return probes
+    .map((p) => evaluateProbe(img, p))
+    .filter((c) => !c.pass)
+    .map((c) => `${c.name}: ${c.detail}`);
 }
 
 /** Writes an image to $API_TEST_SHOTS/<name> when that variable is set (for looking at them). */
@@ -53,5 +56,7 @@ export function keep(name: string, img: Buffer): void {
 
 /** A small solid-colour PNG (fixture images). */
 export function solidPng(width: number, height: number, rgb: [number, number, number]): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } })
+    .png()
+    .toBuffer();
 }

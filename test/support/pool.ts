@@ -49,9 +49,13 @@ export async function idleShape(s: TestServer, ms = 10_000): Promise<PoolShape> 
 /** Waits until the pool is back to `want`; returns the shape it ended with. */
 export async function backTo(s: TestServer, want: PoolShape, ms = 5000): Promise<PoolShape> {
   let now: PoolShape = { contexts: -1, pages: -1 };
-  await eventually(async () => {
-    now = await shapeOf(s);
-    return now.contexts === want.contexts && now.pages === want.pages;
-  }, ms, 100);
+  await eventually(
+    async () => {
+      now = await shapeOf(s);
+      return now.contexts === want.contexts && now.pages === want.pages;
+    },
+    ms,
+    100,
+  );
   return now;
 }

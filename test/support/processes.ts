@@ -42,7 +42,9 @@ export function chromiumDescendants(root = process.pid): number[] {
 
 /** Every process whose command line contains `needle` (e.g. a private TMPDIR path). */
 export function processesMentioning(needle: string): number[] {
-  return procs().filter((p) => p.pid !== process.pid && p.cmdline.includes(needle)).map((p) => p.pid);
+  return procs()
+    .filter((p) => p.pid !== process.pid && p.cmdline.includes(needle))
+    .map((p) => p.pid);
 }
 
 /** Names in `dir` starting with `prefix`. */

@@ -57,7 +57,11 @@ export interface TestServer {
  * without DATA_DIR it gets a throwaway one. `accounts`: a store the test opened itself (it is
  * closed with the server).
  */
-export async function startTestServer(overrides: Record<string, string> = {}, fixture?: Reachable | Reachable[], opts: { accounts?: SqlLedger } = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Record<string, string> = {},
+  fixture?: Reachable | Reachable[],
+  opts: { accounts?: SqlLedger } = {},
+): Promise<TestServer> {
   const ownDir = overrides.DATA_DIR === undefined ? mkdtempSync(path.join(os.tmpdir(), 'api-test-data-')) : undefined;
   const config = testConfig({ ...(ownDir ? { DATA_DIR: ownDir } : {}), ...overrides }, fixture);
   // The pool's browsers are observed through the launcher it is given, not through a hook on it.

@@ -8,7 +8,11 @@ const MULTILINE = new Set(['html', 'css', 'js']);
 export const controls = new Map();
 
 function resolve(doc, node) {
-  while (node && node.$ref) node = node.$ref.split('/').slice(1).reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  while (node && node.$ref)
+    node = node.$ref
+      .split('/')
+      .slice(1)
+      .reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   return node;
 }
 
@@ -45,7 +49,9 @@ export function field(path, schema, fallback) {
     box.append(error);
     // Sent only when a nested value is set; then the object's defaults fill the rest (width and height are required together).
     read = () => {
-      const set = Object.keys(schema.properties).map((k) => [k, controls.get(`${path}.${k}`).read()]).filter(([, v]) => v !== undefined);
+      const set = Object.keys(schema.properties)
+        .map((k) => [k, controls.get(`${path}.${k}`).read()])
+        .filter(([, v]) => v !== undefined);
       return set.length ? { ...(def ?? {}), ...Object.fromEntries(set) } : undefined;
     };
     controls.set(path, { read, input: box, error });
@@ -61,16 +67,33 @@ export function field(path, schema, fallback) {
   if (Array.isArray(schema.enum)) {
     // No default in the schema (colorScheme): an empty first choice sends nothing.
     const none = def === undefined ? [el('option', { value: '', selected: true }, '(default)')] : [];
-    input = el('select', { id, 'aria-describedby': describedBy }, ...none, ...schema.enum.map((v) => el('option', { value: v, selected: v === def }, String(v))));
+    input = el(
+      'select',
+      { id, 'aria-describedby': describedBy },
+      ...none,
+      ...schema.enum.map((v) => el('option', { value: v, selected: v === def }, String(v))),
+    );
     read = () => (input.value === (def ?? '') ? undefined : input.value);
   } else if (schema.type === 'number' || schema.type === 'integer') {
-    input = el('input', { type: 'number', id, min: schema.minimum, max: schema.maximum, step: 'any', placeholder: def, inputmode: 'decimal', 'aria-describedby': describedBy });
+    input = el('input', {
+      type: 'number',
+      id,
+      min: schema.minimum,
+      max: schema.maximum,
+      step: 'any',
+      placeholder: def,
+      inputmode: 'decimal',
+      'aria-describedby': describedBy,
+    });
     read = () => (input.value.trim() === '' ? undefined : Number(input.value));
   } else if (schema.type === 'object') {
     // A map of strings (headers): one "Name: value" per line.
     input = el('textarea', { id, rows: 2, placeholder: 'Name: value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      const lines = input.value
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       return lines.length ? Object.fromEntries(lines.map((l) => [l.split(':')[0].trim(), l.slice(l.indexOf(':') + 1).trim()])) : undefined;
     };
   } else if (schema.type === 'array' && schema.items?.type === 'object' && !(schema.items.properties?.name && schema.items.properties?.value)) {
@@ -78,7 +101,10 @@ export function field(path, schema, fallback) {
     // sent as it is, and the server's message says what it must be.
     input = el('textarea', { id, rows: 3, placeholder: '{"click": "#menu"} (one JSON object per line)', spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      const lines = input.value
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       const parse = (l) => {
         try {
           return JSON.parse(l);
@@ -92,20 +118,32 @@ export function field(path, schema, fallback) {
     // Name/value objects (cookies): one "name=value" per line.
     input = el('textarea', { id, rows: 2, placeholder: 'name=value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      const lines = input.value
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       return lines.length ? lines.map((l) => ({ name: l.split('=')[0], value: l.slice(l.indexOf('=') + 1) })) : undefined;
     };
   } else if (schema.type === 'array') {
     input = el('textarea', { id, rows: 2, placeholder: 'one per line', spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => {
-      const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+      const lines = input.value
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       return lines.length ? lines : undefined;
     };
   } else if (MULTILINE.has(name)) {
     input = el('textarea', { id, rows: 8, spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => (input.value === '' ? undefined : input.value);
   } else {
-    input = el('input', { type: schema.format === 'uri' ? 'url' : 'text', id, spellcheck: 'false', placeholder: schema.format === 'uri' ? 'https://example.com' : def, 'aria-describedby': describedBy });
+    input = el('input', {
+      type: schema.format === 'uri' ? 'url' : 'text',
+      id,
+      spellcheck: 'false',
+      placeholder: schema.format === 'uri' ? 'https://example.com' : def,
+      'aria-describedby': describedBy,
+    });
     read = () => (input.value.trim() === '' ? undefined : input.value.trim());
   }
   controls.set(path, { read, input, error });

@@ -28,12 +28,15 @@ export const SUBRESOURCE_KINDS = {
   webSocketTls: (to: string) => `<script>try { new WebSocket(${q(to.replace(/^https?/, 'wss'))}) } catch {}</script>`,
   httpsImg: (to: string) => `<img src="${a(to.replace(/^http:/, 'https:'))}" width=10 height=10>`,
   worker: (to: string) => `<script>new Worker(URL.createObjectURL(new Blob([${q(`fetch(${q(to)}).catch(()=>{})`)}], { type: 'text/javascript' })))</script>`,
-  workerImportScripts: (to: string) => `<script>new Worker(URL.createObjectURL(new Blob([${q(`try { importScripts(${q(to)}) } catch (e) {}`)}], { type: 'text/javascript' })))</script>`,
-  sharedWorker: (to: string) => `<script>try { new SharedWorker(URL.createObjectURL(new Blob([${q(`fetch(${q(to)}).catch(()=>{})`)}], { type: 'text/javascript' }))) } catch {}</script>`,
+  workerImportScripts: (to: string) =>
+    `<script>new Worker(URL.createObjectURL(new Blob([${q(`try { importScripts(${q(to)}) } catch (e) {}`)}], { type: 'text/javascript' })))</script>`,
+  sharedWorker: (to: string) =>
+    `<script>try { new SharedWorker(URL.createObjectURL(new Blob([${q(`fetch(${q(to)}).catch(()=>{})`)}], { type: 'text/javascript' }))) } catch {}</script>`,
   prefetch: (to: string) => `<link rel=prefetch href="${a(to)}"><link rel=preload as=image href="${a(to)}x">`,
   baseHref: (to: string) => `<base href="${a(to)}"><img src="relative.png" width=10 height=10>`,
   popup: (to: string) => `<script>window.open(${q(to)})</script>`,
-  formTargetFrame: (to: string) => `<iframe name=f></iframe><form action="${a(to)}" method=post target=f><input name=a value=1></form><script>document.forms[0].submit()</script>`,
+  formTargetFrame: (to: string) =>
+    `<iframe name=f></iframe><form action="${a(to)}" method=post target=f><input name=a value=1></form><script>document.forms[0].submit()</script>`,
   /** Not a request the proxy sees (preconnect goes to the proxy itself); canaries must stay silent. */
   preconnect: (to: string) => `<link rel=preconnect href="${a(to)}"><link rel=dns-prefetch href="${a(to)}">`,
 } as const;

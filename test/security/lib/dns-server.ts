@@ -56,7 +56,7 @@ export async function startDnsServer(handler: DnsHandler, host = '127.0.0.1', po
         rr.writeUInt16BE(0xc00c, 0);
         rr.writeUInt16BE(qtype, 2);
         rr.writeUInt16BE(1, 4);
-        rr.writeUInt32BE(typeof ans === 'object' ? ans.ttl ?? 60 : 0, 6);
+        rr.writeUInt32BE(typeof ans === 'object' ? (ans.ttl ?? 60) : 0, 6);
         rr.writeUInt16BE(b.length, 10);
         Buffer.from(b).copy(rr, 12);
         return rr;

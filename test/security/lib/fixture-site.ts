@@ -14,7 +14,9 @@ self.addEventListener('fetch', (e) => { if (e.request.url.includes('/through-sw'
 `;
 
 /** Sets every kind of state (spec: nothing crosses requests), then reports what it finds next time. */
-const isolationPage = (report: string) => page(`
+const isolationPage = (report: string) =>
+  page(
+    `
 <script src="/cached.js"></script>
 <script>
 (async () => {
@@ -31,7 +33,9 @@ const isolationPage = (report: string) => page(`
   document.body.dataset.done = '1';
   await fetch('${report}?phase=planted');
 })();
-</script>`, 'isolation');
+</script>`,
+    'isolation',
+  );
 
 /** The site on the one fixture server of the tests (test/support/fixture.ts), on `listen`. */
 export async function startFixtureSite(listen: Array<{ host: string; port: number }>): Promise<Fixture> {
@@ -47,10 +51,21 @@ export async function startFixtureSite(listen: Array<{ host: string; port: numbe
     if (kind === 'udp') return html(res, page(udpProbe(to(url)), 'udp'));
     res.writeHead(404, { 'content-length': '0' }).end();
   });
-  fx.route('/sw-page', (_req, res, url) => html(res, page(`<script>navigator.serviceWorker.register('/sw.js?to=${encodeURIComponent(to(url))}').then(() => navigator.serviceWorker.ready).then(() => fetch('/through-sw')).catch(() => {})</script>`, 'service worker')));
+  fx.route('/sw-page', (_req, res, url) =>
+    html(
+      res,
+      page(
+        `<script>navigator.serviceWorker.register('/sw.js?to=${encodeURIComponent(to(url))}').then(() => navigator.serviceWorker.ready).then(() => fetch('/through-sw')).catch(() => {})</script>`,
+        'service worker',
+      ),
+    ),
+  );
   fx.route('/sw.js', (_req, res, url) => void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(swScript(to(url))));
   fx.route('/isolation', (_req, res) => html(res, isolationPage('/report'), { 'set-cookie': 'fromheader=1; Max-Age=3600; Path=/' }));
-  fx.route('/cached.js', (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=3600' }).end('window.cachedLoaded = 1;'));
+  fx.route(
+    '/cached.js',
+    (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=3600' }).end('window.cachedLoaded = 1;'),
+  );
   fx.route('/report', (_req, res) => void res.writeHead(204).end());
   fx.route('/ok', (_req, res) => html(res, page('<p>public page</p>', 'ok')));
   fx.onUpgrade(acceptWebSocket);

@@ -16,7 +16,9 @@ export function assertIsolated(): void {
     return !(peer && names.has(peer) && !line.includes('link-netns'));
   });
   if (process.env.EGRESS_NETNS !== '1' || escapes.length > 0) {
-    throw new Error(`refusing to run: this test feeds non-loopback addresses and must run inside its own network namespace; use test/security/run-in-netns.sh <file> (interfaces here: ${links.join(', ')})`);
+    throw new Error(
+      `refusing to run: this test feeds non-loopback addresses and must run inside its own network namespace; use test/security/run-in-netns.sh <file> (interfaces here: ${links.join(', ')})`,
+    );
   }
 }
 

@@ -72,7 +72,10 @@ export async function buildWorld(): Promise<World> {
     udp.push(await udpCanary(host, 443)); // QUIC
   }
   udp.push(await udpCanary(PUBLIC_V4, 3478), await udpCanary(PUBLIC_V4, 443), await udpCanary(PUBLIC_V4, 4433));
-  const site = await startFixtureSite([{ host: PUBLIC_V4, port: 80 }, { host: PUBLIC_V6, port: 80 }]);
+  const site = await startFixtureSite([
+    { host: PUBLIC_V4, port: 80 },
+    { host: PUBLIC_V6, port: 80 },
+  ]);
   const localSite = await startFixtureSite([{ host: '127.0.0.1', port: 0 }]);
   return {
     dns,

@@ -13,7 +13,11 @@ import type { ShotRequest } from './validate.ts';
 export const RENDER_BUDGET_MS = 20_000; // spec §8
 
 export class RenderFailure extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -127,7 +131,10 @@ async function captureTransparent(page: Page, req: ShotRequest): Promise<Buffer>
   if (hasOwnBackground) return capture(page, req);
   const over = async (colour: string) => {
     await page.evaluate((c) => document.documentElement.style.setProperty('background', c, 'important'), colour);
-    return sharp(await capture(page, req)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    return sharp(await capture(page, req))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
   };
   const white = await over('#ffffff');
   const black = await over('#000000');
@@ -139,13 +146,21 @@ async function captureTransparent(page: Page, req: ShotRequest): Promise<Buffer>
     out[i + 3] = a;
   }
   const { width, height } = black.info;
-  return sharp(out, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  return sharp(out, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
 }
 
 async function encode(png: Buffer, req: ShotRequest): Promise<Buffer> {
   if (req.format === 'png') return png;
-  if (req.format === 'jpeg') return sharp(png).flatten({ background: '#ffffff' }).jpeg({ quality: req.quality ?? 80 }).toBuffer();
-  return sharp(png).webp({ quality: req.quality ?? 80 }).toBuffer();
+  if (req.format === 'jpeg')
+    return sharp(png)
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality: req.quality ?? 80 })
+      .toBuffer();
+  return sharp(png)
+    .webp({ quality: req.quality ?? 80 })
+    .toBuffer();
 }
 
 export interface Shot {
@@ -193,7 +208,9 @@ export async function render(browser: Browser, req: ShotRequest): Promise<Shot> 
       page.on('dialog', (d) => void d.dismiss().catch(() => undefined));
       await page.setViewport({ width: req.viewport.width, height: req.viewport.height, deviceScaleFactor: req.viewport.deviceScaleFactor });
       await load(page, req, deadline);
-      const cleanup = await page.evaluate(`(${CLEANUP_JS.trim()})(${JSON.stringify({ banners: req.blockCookieBanners, hideSelectors: req.hideSelectors, blockAds: req.blockAds })})`);
+      const cleanup = await page.evaluate(
+        `(${CLEANUP_JS.trim()})(${JSON.stringify({ banners: req.blockCookieBanners, hideSelectors: req.hideSelectors, blockAds: req.blockAds })})`,
+      );
       const png = await inTabQueue(async () => {
         await page.bringToFront();
         return req.omitBackground && req.format !== 'jpeg' ? captureTransparent(page, req) : capture(page, req);

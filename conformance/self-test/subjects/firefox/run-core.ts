@@ -33,13 +33,21 @@ function parse(argv: string[]) {
 
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, 'run-core: network namespaces unavailable; the metadata-address case is skipped');
+  const { inside, exitCode } = isolated(
+    import.meta.url,
+    argv,
+    INSIDE,
+    o.isolate,
+    'run-core: network namespaces unavailable; the metadata-address case is skipped',
+  );
   if (exitCode !== undefined) return exitCode;
   const started = Date.now();
   const fixtures = await startFixtureServer();
   const keys = Array.from({ length: 20 }, () => `ff-${randomBytes(8).toString('hex')}`);
   const subject = await startSubject({ keys, allow: fixtures.origins.map((u) => new URL(u).host), concurrency: o.workers });
-  console.log(`firefox subject: ${subject.browserVersion} at ${subject.url} (started in ${Date.now() - started} ms), fixtures at ${fixtures.origins.join(' and ')}${inside ? ', isolated network' : ''}`);
+  console.log(
+    `firefox subject: ${subject.browserVersion} at ${subject.url} (started in ${Date.now() - started} ms), fixtures at ${fixtures.origins.join(' and ')}${inside ? ', isolated network' : ''}`,
+  );
   try {
     const options: SuiteOptions = {
       baseUrl: subject.url,
@@ -54,7 +62,10 @@ async function main(argv: string[]): Promise<number> {
       reportDir: o.report,
       workers: o.workers,
       grep: o.grep,
-      target: { chromium: subject.browserVersion, info: { implementation: 'firefox subject (conformance/self-test/subjects/firefox)', browser: subject.browserVersion } },
+      target: {
+        chromium: subject.browserVersion,
+        info: { implementation: 'firefox subject (conformance/self-test/subjects/firefox)', browser: subject.browserVersion },
+      },
     };
     return (await runSuite(options)).exitCode;
   } finally {

@@ -112,7 +112,11 @@ export async function startSubject(o: SubjectOptions): Promise<Subject> {
       const { image } = await slot(async () => render(await relaunch(), shot));
       const left = Math.max(0, credits.get(key)! - 1);
       credits.set(key, left);
-      res.writeHead(200, { 'content-type': TYPES[shot.format], 'content-disposition': `inline; filename="screenshot.${shot.format === 'jpeg' ? 'jpg' : shot.format}"`, 'x-credits-remaining': String(left) });
+      res.writeHead(200, {
+        'content-type': TYPES[shot.format],
+        'content-disposition': `inline; filename="screenshot.${shot.format === 'jpeg' ? 'jpg' : shot.format}"`,
+        'x-credits-remaining': String(left),
+      });
       res.end(image);
     } catch (e) {
       if (e instanceof RenderFailure) return sendError(res, e.status, e.code, e.message);
@@ -125,7 +129,9 @@ export async function startSubject(o: SubjectOptions): Promise<Subject> {
     let handled: Promise<void> | undefined;
     if (url.pathname === '/v1/screenshot' && req.method === 'POST') handled = screenshot(req, res);
     else if (url.pathname === '/healthz' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', browser: browserVersion, implementation: 'firefox subject (conformance/self-test/subjects/firefox)' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'ok', browser: browserVersion, implementation: 'firefox subject (conformance/self-test/subjects/firefox)' }));
     } else sendError(res, 404, 'not_found', 'no such route');
     Promise.resolve(handled).catch((e: unknown) => {
       console.error('firefox subject:', e);
@@ -148,7 +154,11 @@ export async function startSubject(o: SubjectOptions): Promise<Subject> {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const env = process.env;
-  const s = await startSubject({ port: Number(env.PORT ?? 3100), keys: (env.KEYS ?? 'dev-key').split(','), allow: env.EGRESS_ALLOW?.split(',').filter(Boolean) });
+  const s = await startSubject({
+    port: Number(env.PORT ?? 3100),
+    keys: (env.KEYS ?? 'dev-key').split(','),
+    allow: env.EGRESS_ALLOW?.split(',').filter(Boolean),
+  });
   console.log(`firefox subject (${s.browserVersion}) at ${s.url}`);
   process.once('SIGINT', () => void s.close().then(() => process.exit(0)));
 }

@@ -82,7 +82,8 @@ function absoluteHttpUrl(v: unknown): string | undefined {
 function hideSelectors(v: unknown): string[] {
   if (v === undefined) return [];
   if (!Array.isArray(v) || v.length > 50) throw new BadRequest('hideSelectors must be an array of at most 50 CSS selectors');
-  for (const s of v) if (typeof s !== 'string' || s.length === 0 || s.length > 500) throw new BadRequest('hideSelectors entries must be strings of 1 to 500 characters');
+  for (const s of v)
+    if (typeof s !== 'string' || s.length === 0 || s.length > 500) throw new BadRequest('hideSelectors entries must be strings of 1 to 500 characters');
   return v as string[];
 }
 
