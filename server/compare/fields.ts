@@ -1,7 +1,7 @@
 // The fields POST /v1/compare adds to a capture request: the baseline to compare with, and how to
 // compare (docs/compare.md). Spread into the compare request's schema (./schema.ts), which is the
 // capture request's schema (server/request/schema.ts) plus these.
-import { HIDE_SELECTOR_MAX_CHARS, HIDE_SELECTORS_MAX } from '../request/schema.ts';
+import { HIDE_SELECTORS_MAX, selectorList } from '../request/schema.ts';
 
 /** Decoded bytes of a `baseline.image`; over this the answer is 413 payload_too_large. Its base64 text fits the JSON body limit (server/http/app.ts). */
 export const BASELINE_IMAGE_MAX_BYTES = 10_000_000;
@@ -21,23 +21,12 @@ export const comparisonFields = {
       "How different two pixels may be and still count as the same: a perceptual colour distance (pixelmatch's YIQ metric) from 0 (any change counts) to 1.",
     'x-rule': 'a number between 0 and 1',
   },
-  ignoreSelectors: {
-    type: 'array',
-    maxItems: HIDE_SELECTORS_MAX,
-    items: {
-      type: 'string',
-      minLength: 1,
-      maxLength: HIDE_SELECTOR_MAX_CHARS,
-      'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters`,
-    },
-    default: [],
-    description:
-      `Elements left out of the comparison (a clock, an ad slot, a carousel): at most ${HIDE_SELECTORS_MAX} CSS selectors. The box of every element ` +
+  ignoreSelectors: selectorList(
+    `Elements left out of the comparison (a clock, an ad slot, a carousel): at most ${HIDE_SELECTORS_MAX} CSS selectors. The box of every element ` +
       "each matches, as the page laid it out when it was captured, is masked in both pictures (each page's own boxes when the baseline is a " +
       "request; the current page's when it is an image). A selector that matches nothing masks nothing. A capture with ignoreSelectors is never " +
       "a cached one (the page's layout is measured), so it is always rendered and billed.",
-    'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
-  },
+  ),
   ignoreRegions: {
     type: 'array',
     maxItems: IGNORE_REGIONS_MAX,

@@ -96,21 +96,20 @@ test('arguments reach the capture service unchanged; success is image + text, no
   });
 });
 
-test('a capture cut short (captureOnTimeout) says which waits did not finish, in the text and in _meta', async () => {
+/** The tool's answer to args when the service returns a 64x32 green PNG with these facts. */
+async function greenCapture(args: Record<string, unknown>, extra: Parameters<typeof facts>[0]) {
   const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } })
     .png()
     .toBuffer();
-  const r = await callTakeScreenshot(
-    { html: '<p>x</p>', captureOnTimeout: true },
-    ctx(async () => ({
-      body: png,
-      request,
-      contentType: 'image/png',
-      width: 64,
-      height: 32,
-      facts: facts({ credits: { charged: 1, remaining: 40 }, waitTimedOut: ['load', 'idle'] }),
-    })),
+  const outcome = { body: png, request, contentType: 'image/png', width: 64, height: 32, facts: facts({ credits: { charged: 1, remaining: 40 }, ...extra }) };
+  return callTakeScreenshot(
+    args,
+    ctx(async () => outcome),
   );
+}
+
+test('a capture cut short (captureOnTimeout) says which waits did not finish, in the text and in _meta', async () => {
+  const r = await greenCapture({ html: '<p>x</p>', captureOnTimeout: true }, { waitTimedOut: ['load', 'idle'] });
   const text = r.content[1];
   assert.ok(text?.type === 'text');
   assert.match(text.text, /did not settle within the render budget \(waits not finished: load, idle\).*may be incomplete/);
@@ -118,20 +117,7 @@ test('a capture cut short (captureOnTimeout) says which waits did not finish, in
 });
 
 test('a capture cut short of the page says its full height and why, in the text and in _meta', async () => {
-  const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#00aa00' } })
-    .png()
-    .toBuffer();
-  const r = await callTakeScreenshot(
-    { html: '<p>x</p>', fullPage: true },
-    ctx(async () => ({
-      body: png,
-      request,
-      contentType: 'image/png',
-      width: 64,
-      height: 32,
-      facts: facts({ credits: { charged: 1, remaining: 40 }, truncated: { fromHeight: 65697, reason: 'endless' } }),
-    })),
-  );
+  const r = await greenCapture({ html: '<p>x</p>', fullPage: true }, { truncated: { fromHeight: 65697, reason: 'endless' } });
   const text = r.content[1];
   assert.ok(text?.type === 'text');
   assert.match(

@@ -42,6 +42,22 @@ const cssSelector = {
   'x-rule': `a non-empty CSS selector string of at most ${SELECTOR_MAX_CHARS} characters`,
 } as const;
 
+/** A list of CSS selectors with the spec's hideSelectors bounds (§8); other lists of elements reuse them. */
+export const selectorList = (description: string) =>
+  ({
+    type: 'array',
+    maxItems: HIDE_SELECTORS_MAX,
+    items: {
+      type: 'string',
+      minLength: 1,
+      maxLength: HIDE_SELECTOR_MAX_CHARS,
+      'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters`,
+    },
+    default: [],
+    description,
+    'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
+  }) as const;
+
 // spec §2.2: width and height are numbers 1..10000. A fractional value is accepted and the window
 // is laid out at the nearest whole CSS pixel (validate.ts rounds it), as a browser window has
 // whole pixels.
@@ -129,19 +145,9 @@ const specProperties = {
     description: 'Reject or hide cookie banners, consent popups and overlays before capture (consent is never given).',
     'x-rule': 'a boolean',
   },
-  hideSelectors: {
-    type: 'array',
-    maxItems: HIDE_SELECTORS_MAX,
-    items: {
-      type: 'string',
-      minLength: 1,
-      maxLength: HIDE_SELECTOR_MAX_CHARS,
-      'x-rule': `a non-empty CSS selector of at most ${HIDE_SELECTOR_MAX_CHARS} characters`,
-    },
-    default: [],
-    description: `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
-    'x-rule': `an array of at most ${HIDE_SELECTORS_MAX} CSS selector strings`,
-  },
+  hideSelectors: selectorList(
+    `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
+  ),
   blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
 } as const;
 
