@@ -33,6 +33,8 @@ export interface RenderResult {
   height: number;
   bannerAction: BannerAction;
   targetStatus?: number;
+  /** url mode: the page's address when it was captured, when it is not the requested one (a redirect, or a navigation by the page or the actions). */
+  finalUrl?: string;
   /** fullPage, selector or clip: the capture was cut short (server/tall-pages/: height, endless, size or time). */
   truncated?: Truncation;
   /** Step durations, for the Server-Timing header. */
@@ -127,9 +129,11 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
     const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
     const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
     const boxes = deps.measure?.length ? await deadline.step('boxes', measureBoxes(page, req, deps.measure, shot)) : undefined;
+    const finalUrl = url !== undefined && page.url() !== url ? page.url() : undefined;
     return {
       ...shot,
       ...(boxes ? { boxes } : {}),
+      ...(finalUrl ? { finalUrl } : {}),
       bannerAction,
       targetStatus,
       timings: deadline.timings,

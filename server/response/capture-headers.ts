@@ -10,6 +10,8 @@ import { serverTiming } from './server-timing.ts';
 
 const IMAGE = ['image', 'not-modified'] as const;
 const EXTENSIONS = { png: 'png', jpeg: 'jpg', webp: 'webp' } as const;
+/** A header line clients read without trouble (Node's clients refuse all headers past 16 KiB together). */
+const FINAL_URL_HEADER_MAX = 2000;
 const ifSet = (v: number | undefined) => (v === undefined ? undefined : String(v));
 
 export const CAPTURE_HEADERS = {
@@ -70,6 +72,18 @@ export const CAPTURE_HEADERS = {
     fromFacts: (f) => ifSet(f.targetStatus),
     fromError: { codes: ['target_error'], write: (f) => ifSet(f.targetStatus) },
     mcp: (f) => ({ targetStatus: f.targetStatus }),
+  },
+  finalUrl: {
+    name: 'x-final-url',
+    description:
+      'url mode, when the page that was captured is not at the requested address: where it was then (after redirects, and any navigation ' +
+      `the page or the actions made), as the browser serialised it. Left out when longer than ${FINAL_URL_HEADER_MAX} characters (MCP's \`_meta\` still has it).`,
+    schema: { type: 'string', format: 'uri', maxLength: FINAL_URL_HEADER_MAX },
+    sent: IMAGE,
+    expose: true,
+    playground: true,
+    fromFacts: (f) => (f.finalUrl !== undefined && f.finalUrl.length <= FINAL_URL_HEADER_MAX ? f.finalUrl : undefined),
+    mcp: (f) => ({ finalUrl: f.finalUrl }),
   },
   captureTruncated: {
     name: 'x-capture-truncated',

@@ -296,6 +296,25 @@ describe('formats and headers (spec §2.1 format, §2.3)', () => {
     });
   }
 
+  test('x-final-url: where a redirected or self-navigating page was captured; absent when it stayed where it was asked', async () => {
+    fx.route('/landing', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<body style="background:#4080c0">landed</body>'));
+    fx.route('/old', (_req, res) => void res.writeHead(301, { location: '/landing?from=old' }).end());
+    fx.route(
+      '/pushes',
+      (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<script>history.pushState(null, "", "/pushed#x")</script>'),
+    );
+    const opts = { viewport: { width: 64, height: 48 }, waitUntil: 'load', cacheTtl: 0 };
+    const moved = await shoot(base, { url: `${fx.origin}/old`, ...opts });
+    assertOk(moved);
+    assert.equal(moved.headers.get('x-final-url'), `${fx.origin}/landing?from=old`);
+    assert.equal(moved.headers.get('x-target-status'), '200');
+    const pushed = await shoot(base, { url: `${fx.origin}/pushes`, ...opts });
+    assert.equal(pushed.headers.get('x-final-url'), `${fx.origin}/pushed#x`);
+    const stayed = await shoot(base, { url: `${fx.origin}/landing`, ...opts });
+    assertOk(stayed);
+    assert.equal(stayed.headers.get('x-final-url'), null);
+  });
+
   // A photo-like page: smooth gradients plus deterministic noise, which lossy encoders can trade.
   const photo = `<body style="margin:0"><canvas id=c width=400 height=300></canvas><script>
     const c = document.getElementById('c').getContext('2d'); const d = c.createImageData(400, 300); let s = 12345;
