@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startServer } from '../server/start.ts';
@@ -94,39 +95,35 @@ export async function startReferenceTarget(opts: { keys?: number; env?: NodeJS.P
   };
 }
 
+const NO_NAMESPACES = 'run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)';
+
 function parse(argv: string[]) {
-  const o = {
-    profiles: ['reference', 'security', 'extensions'] as Profile[],
-    grep: undefined as string | undefined,
-    isolate: true,
-    updateGolden: false,
-    report: path.join(REPO_ROOT, 'conformance-report'),
-    workers: 2,
-    twice: false,
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      profile: { type: 'string', default: 'reference,security,extensions' },
+      grep: { type: 'string' },
+      'no-isolate': { type: 'boolean', default: false },
+      'update-golden': { type: 'boolean', default: false },
+      report: { type: 'string', default: path.join(REPO_ROOT, 'conformance-report') },
+      workers: { type: 'string', default: '2' },
+      twice: { type: 'boolean', default: false },
+    },
+  });
+  return {
+    profiles: v.profile.split(',') as Profile[],
+    grep: v.grep,
+    isolate: !v['no-isolate'],
+    updateGolden: v['update-golden'],
+    report: path.resolve(v.report),
+    workers: Number(v.workers),
+    twice: v.twice,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--profile') o.profiles = argv[++i]!.split(',') as Profile[];
-    else if (a === '--grep') o.grep = argv[++i];
-    else if (a === '--no-isolate') o.isolate = false;
-    else if (a === '--update-golden') o.updateGolden = true;
-    else if (a === '--report') o.report = path.resolve(argv[++i]!);
-    else if (a === '--workers') o.workers = Number(argv[++i]);
-    else if (a === '--twice') o.twice = true;
-    else throw new Error(`run-against-reference: unknown option ${a}`);
-  }
-  return o;
 }
 
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const { inside, exitCode } = isolated(
-    import.meta.url,
-    argv,
-    INSIDE,
-    o.isolate,
-    'run-against-reference: network namespaces unavailable; running without isolation (off-machine address cases are skipped)',
-  );
+  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, NO_NAMESPACES);
   if (exitCode !== undefined) return exitCode;
   const target = await startReferenceTarget();
   console.log(

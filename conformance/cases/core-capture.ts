@@ -18,6 +18,19 @@ const BAND_COLOURS: Array<[number, number, number]> = [
 /** Text regions left out of golden comparisons (with a margin: another engine may place glyphs a little differently). */
 const TITLE_1280 = box(400, 320, 480, 80);
 const shareCardText = (k: number) => [box(60 * k, 190 * k, 1080 * k, 190 * k), box(60 * k, 405 * k, 900 * k, 70 * k)];
+/** The 1200x630 share card at scale k: its blocks where its CSS puts them, times k; the title's text masked in the golden. */
+const shareCard = (k: number, goldenSays: string) =>
+  png(
+    1200 * k,
+    630 * k,
+    [
+      color(box(0, 0, 1200 * k, 40 * k), YELLOW, 'top bar'),
+      color(box(10 * k, 60 * k, 60 * k, 100 * k), NAVY, 'background'),
+      color(box(1005 * k, 505 * k, 110 * k, 70 * k), GREEN, 'badge'),
+      drawn(box(80 * k, 200 * k, 900 * k, 150 * k), 'the title is drawn'),
+    ],
+    { golden: golden(goldenSays, { mask: shareCardText(k) }) },
+  );
 /** At least 3% of the region is white: the text was drawn (any engine, any hinting). */
 const drawn = (region: Region, label: string): Probe => ({ kind: 'color', region, rgb: WHITE, fraction: 0.03, label });
 const blocks = (extra: Record<string, unknown> = {}) => html('blocks', { viewport: VP, ...extra });
@@ -95,19 +108,7 @@ export const coreCaptureCases: Case[] = [
     rules: ['2.2/exact-frame', '4.1/rule-1'],
     profile: 'core',
     request: { body: html('share-card', { viewport: { width: 1200, height: 630 } }) },
-    expect: png(
-      1200,
-      630,
-      [
-        color(box(0, 0, 1200, 40), YELLOW, 'top bar'),
-        color(box(10, 60, 60, 100), NAVY, 'background'),
-        color(box(1005, 505, 110, 70), GREEN, 'badge'),
-        drawn(box(80, 200, 900, 150), 'the title is drawn'),
-      ],
-      {
-        golden: golden('the 1200x630 frame lays the card out where its CSS puts it: bar, badge and background edges exact', { mask: shareCardText(1) }),
-      },
-    ),
+    expect: shareCard(1, 'the 1200x630 frame lays the card out where its CSS puts it: bar, badge and background edges exact'),
   },
   {
     id: 'viewport.share-card-retina-2x',
@@ -115,21 +116,7 @@ export const coreCaptureCases: Case[] = [
     rules: ['2.2/scale', '2.2/exact-frame', '8/scale'],
     profile: 'core',
     request: { body: html('share-card', { viewport: { width: 1200, height: 630, deviceScaleFactor: 2 } }) },
-    expect: png(
-      2400,
-      1260,
-      [
-        color(box(0, 0, 2400, 80), YELLOW, 'top bar'),
-        color(box(20, 120, 120, 200), NAVY, 'background'),
-        color(box(2010, 1010, 220, 140), GREEN, 'badge'),
-        drawn(box(160, 400, 1800, 300), 'the title is drawn'),
-      ],
-      {
-        golden: golden('scale 2 doubles the layout: every block edge at twice its CSS position, none blurred by an upscaled 1x capture', {
-          mask: shareCardText(2),
-        }),
-      },
-    ),
+    expect: shareCard(2, 'scale 2 doubles the layout: every block edge at twice its CSS position, none blurred by an upscaled 1x capture'),
   },
   {
     id: 'viewport.scale-3',

@@ -123,30 +123,20 @@ export const coreRequestCases: Case[] = [
     request: { body: { url: 'not a url at all', viewport: SMALL } },
     expect: badRequest('url'),
   },
-  {
-    id: 'url.file-scheme',
-    must: 'The service MUST reject a file: url with 400 bad_request.',
+  ...(
+    [
+      ['file', 'file:///etc/passwd'],
+      ['data', 'data:text/html,<h1>hi</h1>'],
+      ['javascript', 'javascript:alert(1)'],
+    ] as const
+  ).map(([scheme, url]): Case => ({
+    id: `url.${scheme}-scheme`,
+    must: `The service MUST reject a ${scheme}: url with 400 bad_request.`,
     rules: ['2.1/url', '7/row-2'],
     profile: 'core',
-    request: { body: { url: 'file:///etc/passwd', viewport: SMALL } },
+    request: { body: { url, viewport: SMALL } },
     expect: badRequest(),
-  },
-  {
-    id: 'url.data-scheme',
-    must: 'The service MUST reject a data: url with 400 bad_request.',
-    rules: ['2.1/url', '7/row-2'],
-    profile: 'core',
-    request: { body: { url: 'data:text/html,<h1>hi</h1>', viewport: SMALL } },
-    expect: badRequest(),
-  },
-  {
-    id: 'url.javascript-scheme',
-    must: 'The service MUST reject a javascript: url with 400 bad_request.',
-    rules: ['2.1/url', '7/row-2'],
-    profile: 'core',
-    request: { body: { url: 'javascript:alert(1)', viewport: SMALL } },
-    expect: badRequest(),
-  },
+  })),
 
   // §4.1 rule 7, §7 row 3: quality only with lossy formats
   {

@@ -1,7 +1,7 @@
 // Reference profile: the reference server's decisions for what the spec leaves open (DESIGN §3):
 // error statuses and codes, response headers, billing and caching as seen through those headers.
 // An alternative implementation may choose otherwise; run it with --profile core.
-import type { Case, Expectation } from '../model.ts';
+import type { Case, Expectation, Step } from '../model.ts';
 import { around, BLUE, box, color, GREEN, html, png, RED, YELLOW } from './helpers.ts';
 
 const VP = { width: 320, height: 240 };
@@ -19,6 +19,20 @@ const err = (status: number, error: string, extra: Partial<Expectation> = {}): E
   error,
   headers: { 'x-request-id': { present: true } },
   ...extra,
+});
+
+/** One url capture of the billing case's page on the fresh key: a miss costs the credit it reports, a hit nothing. */
+const ledgerUrlStep = (cache: 'miss' | 'hit', fromStep: number, plus: number): Step => ({
+  request: {
+    auth: 'fresh',
+    body: { url: { $template: '{{fixtures:/pages/blocks.html?case=billing-ledger&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } },
+  },
+  expect: {
+    status: 200,
+    image: { type: 'png', width: 400, height: 300 },
+    headers: { 'x-cache': cache, 'x-credits-charged': cache === 'miss' ? '1' : '0' },
+    compare: [{ read: { header: 'x-credits-remaining' }, fromStep, plus }],
+  },
 });
 
 export const referenceCases: Case[] = [
@@ -269,30 +283,8 @@ export const referenceCases: Case[] = [
         expect: { status: 400, error: 'selector_not_found', headers: { 'x-credits-charged': { present: false } } },
       },
       { request: { auth: 'fresh', body: plain({ quality: 5 }) }, expect: { status: 400, error: 'bad_request' } },
-      {
-        request: {
-          auth: 'fresh',
-          body: { url: { $template: '{{fixtures:/pages/blocks.html?case=billing-ledger&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } },
-        },
-        expect: {
-          status: 200,
-          image: { type: 'png', width: 400, height: 300 },
-          headers: { 'x-cache': 'miss', 'x-credits-charged': '1' },
-          compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 0, plus: -1 }],
-        },
-      },
-      {
-        request: {
-          auth: 'fresh',
-          body: { url: { $template: '{{fixtures:/pages/blocks.html?case=billing-ledger&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } },
-        },
-        expect: {
-          status: 200,
-          image: { type: 'png', width: 400, height: 300 },
-          headers: { 'x-cache': 'hit', 'x-credits-charged': '0' },
-          compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 3, plus: 0 }],
-        },
-      },
+      ledgerUrlStep('miss', 0, -1),
+      ledgerUrlStep('hit', 3, 0),
       {
         request: { auth: 'fresh', body: plain() },
         expect: {

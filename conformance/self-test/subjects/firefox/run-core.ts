@@ -7,6 +7,7 @@
 // so that the off-machine metadata address case runs too.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startFixtureServer } from '../../../fixture-server.ts';
 import { REPO_ROOT } from '../../../fixtures.ts';
@@ -18,28 +19,24 @@ import { isolated } from '../../../entry.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'FIREFOX_SUBJECT_IN_NAMESPACE';
 
+const NO_NAMESPACES = 'run-core: network namespaces unavailable; the metadata-address case is skipped';
+
 function parse(argv: string[]) {
-  const o = { grep: undefined as string | undefined, workers: 2, report: path.join(REPO_ROOT, 'conformance-report', 'firefox'), isolate: true };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--grep') o.grep = argv[++i];
-    else if (a === '--workers') o.workers = Number(argv[++i]);
-    else if (a === '--report') o.report = path.resolve(argv[++i]!);
-    else if (a === '--no-isolate') o.isolate = false;
-    else throw new Error(`run-core: unknown option ${a}`);
-  }
-  return o;
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      grep: { type: 'string' },
+      workers: { type: 'string', default: '2' },
+      report: { type: 'string', default: path.join(REPO_ROOT, 'conformance-report', 'firefox') },
+      'no-isolate': { type: 'boolean', default: false },
+    },
+  });
+  return { grep: v.grep, workers: Number(v.workers), report: path.resolve(v.report), isolate: !v['no-isolate'] };
 }
 
 async function main(argv: string[]): Promise<number> {
   const o = parse(argv);
-  const { inside, exitCode } = isolated(
-    import.meta.url,
-    argv,
-    INSIDE,
-    o.isolate,
-    'run-core: network namespaces unavailable; the metadata-address case is skipped',
-  );
+  const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, NO_NAMESPACES);
   if (exitCode !== undefined) return exitCode;
   const started = Date.now();
   const fixtures = await startFixtureServer();
