@@ -236,6 +236,8 @@ mark('ours');
 const ours = await startServer(config);
 const shotUrl = `${ours.url}/v1/screenshot`;
 for (let i = 0; i < 3; i++) await post(shotUrl, body())();
+// What affects pixels and speed is recorded with the figures: the browser's own version.
+(results.machine as Record<string, unknown>).chromiumVersion = ours.pool.browserVersion;
 const oursLoad = await openLoop(post(shotUrl, body()), load.plainPerSecond, N);
 const oursIdle = await openLoop(post(shotUrl, body({ waitUntil: 'networkidle2' })), load.plainPerSecond, N);
 row(`ours: waitUntil load, ${plainRate} (open loop)`, '', median(oursLoad.ms).toFixed(0), `${(median(oursLoad.ms) / floor).toFixed(2)}x floor`, '<= 1.3x');
@@ -473,7 +475,7 @@ results.runtimeSeconds = (performance.now() - started) / 1000;
 const widths = [50, 40, 10, 40, 12];
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join(' ');
 console.log(
-  `\nmachine: ${os.cpus().length} cores, ${results.machine && (results.machine as any).cpuModel}; node ${process.version}; browser ${config.chromiumPath}; RENDER_CONCURRENCY=${config.renderConcurrency}`,
+  `\nmachine: ${os.cpus().length} cores, ${results.machine && (results.machine as any).cpuModel}; node ${process.version}; browser ${config.chromiumPath} (${(results.machine as { chromiumVersion?: string }).chromiumVersion ?? 'version unknown'}); RENDER_CONCURRENCY=${config.renderConcurrency}`,
 );
 console.log(line(['measure', 'detail', 'median ms', 'ratio / figure', 'target']));
 for (const r of rows) console.log(line(r));

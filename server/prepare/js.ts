@@ -3,7 +3,7 @@
 // compiles it (./evaluate.ts), so a page whose CSP forbids every script still runs it. A script
 // that never ends (a busy loop, a promise that never settles) holds its step until the render
 // budget ends: 504 render_timeout naming the step, and the pool closes the page's context, which
-// stops it (server/render/pool.ts). The source is never logged; errors quote the error, not it.
+// stops it (server/pool/slot-render.ts). The source is never logged; errors quote the error, not it.
 import type { CDPSession } from 'puppeteer-core';
 import type { Deadline } from '../render/deadline.ts';
 import type { HopGuard } from '../render/hops.ts';
