@@ -35,29 +35,19 @@ import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
+import { BENCH_KEY, benchEnv } from './server-env.ts';
 
 const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const quick = args.includes('--quick');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const N = quick ? 8 : 30;
-const KEY = 'bench-key-0123456789abcdef';
 const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
 <header style="background:#234;color:#fff;padding:24px"><h1>Benchmark page</h1></header>
 <main style="padding:24px">${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. </p>'.repeat(20)}</main></body></html>`;
 const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixed(0)} ${d.p99.toFixed(0)} ${d.max.toFixed(0)}`;
 const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
-const benchEnv = (dataDir: string) => ({
-  ...process.env,
-  API_KEYS: KEY,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_PER_MINUTE: '0',
-  DATA_DIR: dataDir,
-  FREE_CREDITS: '1000000',
-});
 const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}`,
   `${os.tmpdir()}/bench-data-${process.pid}-flags`,
@@ -106,7 +96,7 @@ const blocking = () =>
       const t = performance.now();
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
         body: JSON.stringify(payload),
       });
       const buf = Buffer.from(await res.arrayBuffer());
@@ -168,7 +158,7 @@ function post(url: string, payload: string, auth = true): () => Promise<Sample> 
     const t = performance.now();
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${KEY}` } : {}) },
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${BENCH_KEY}` } : {}) },
       body: payload,
     });
     const buf = Buffer.from(await res.arrayBuffer());
@@ -258,14 +248,14 @@ mark('ours mix');
 // removes no banner), then the defaults (networkidle2, blockCookieBanners);
 // then a second server whose browsers get the frame-pacing flags (the server has no setting for
 // extra flags: they are passed through startServer's launchBrowser override), right after.
-const oursPage = poster(shotUrl, KEY, { waitUntil: 'load', blockCookieBanners: false });
+const oursPage = poster(shotUrl, BENCH_KEY, { waitUntil: 'load', blockCookieBanners: false });
 for (const p of mix) await oursPage(p);
 const oursMixLoad = await mixLatency(cycle(mix, oursPage), load.mixPerSecond, mixN);
-const oursMixDefault = await mixLatency(cycle(mix, poster(shotUrl, KEY)), load.mixPerSecond, mixN);
+const oursMixDefault = await mixLatency(cycle(mix, poster(shotUrl, BENCH_KEY)), load.mixPerSecond, mixN);
 let oursFlagsLat: LatencyFigures | undefined;
 if (frameFlags) {
   const oursFlags = await startServer(loadConfig(benchEnv(dataDirs[1]!)), { launchBrowser: (o) => launchBrowser({ ...o, args: [...o.args, ...FRAME_FLAGS] }) });
-  const oursFlagsPage = poster(`${oursFlags.url}/v1/screenshot`, KEY, { waitUntil: 'load', blockCookieBanners: false });
+  const oursFlagsPage = poster(`${oursFlags.url}/v1/screenshot`, BENCH_KEY, { waitUntil: 'load', blockCookieBanners: false });
   for (const p of mix) await oursFlagsPage(p);
   oursFlagsLat = await mixLatency(cycle(mix, oursFlagsPage), load.mixPerSecond, mixN);
   await oursFlags.close();
@@ -323,7 +313,7 @@ const naivePage = poster(naive.url, undefined);
 const naiveMixSat = await mixThroughput(cycle(mix, naivePage), SAT_LEVELS, SAT_N);
 mark('fullPage long');
 // Long pages, fullPage: ours {html, fullPage, waitUntil: load} vs the naive server's page.screenshot({fullPage}).
-const fullPages = await fullPageVsNaive(long, poster(shotUrl, KEY, { fullPage: true, waitUntil: 'load' }), naivePage, quick ? 1 : 2);
+const fullPages = await fullPageVsNaive(long, poster(shotUrl, BENCH_KEY, { fullPage: true, waitUntil: 'load' }), naivePage, quick ? 1 : 2);
 await naive.close();
 mark('per-launch');
 const perLaunch: Baseline = await startBaselineServer('per-launch', config.chromiumPath);

@@ -17,6 +17,7 @@ import { startFloor } from './floor.ts';
 import { closedLoop, median } from './measure.ts';
 import { buildPages, type BenchPage } from './pages.ts';
 import { poster } from './workload.ts';
+import { BENCH_KEY, benchEnv } from './server-env.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : dflt);
@@ -24,19 +25,8 @@ const rounds = Number(opt('rounds', '3'));
 const per = Number(opt('per', '6'));
 const only = opt('only', 'floor,ours').split(',');
 const jsonOut = args.includes('--json') ? opt('json', '') : undefined;
-const KEY = 'bench-key-0123456789abcdef';
 const dataDir = `${os.tmpdir()}/bench-breakdown-${process.pid}`;
-const env = {
-  ...process.env,
-  API_KEYS: KEY,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_PER_MINUTE: '0',
-  DATA_DIR: dataDir,
-  FREE_CREDITS: '1000000',
-};
-const config = loadConfig(env);
+const config = loadConfig(benchEnv(dataDir));
 const concurrency = Number(opt('concurrency', String(config.renderConcurrency)));
 
 const { mix } = await buildPages();
@@ -52,7 +42,7 @@ if (only.includes('ours')) {
   const ours = await startServer(config);
   contenders.push({
     name: 'ours',
-    shoot: poster(`${ours.url}/v1/screenshot`, KEY, { waitUntil: 'load', blockCookieBanners: false }),
+    shoot: poster(`${ours.url}/v1/screenshot`, BENCH_KEY, { waitUntil: 'load', blockCookieBanners: false }),
     close: () => ours.close(),
   });
 }

@@ -10,12 +10,12 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { startServer } from '../server/start.ts';
 import { loadConfig } from '../server/config.ts';
+import { BENCH_KEY, benchEnv } from './server-env.ts';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const levels = (args.includes('--levels') ? args[args.indexOf('--levels') + 1]! : '1,2,4').split(',').map(Number);
 const CAPTURES = 4;
-const KEY = 'bench-key-0123456789abcdef';
 // Two workloads: a share card (1200x630 viewport) and a long article captured as a full page.
 const CARD = `<!doctype html><body style="margin:0;font:20px sans-serif;background:linear-gradient(135deg,#234,#a37)">
 <h1 style="color:#fff;padding:60px">Share card ${'<span>words </span>'.repeat(30)}</h1></body>`;
@@ -59,24 +59,18 @@ for (const [name, payload] of Object.entries(WORKLOADS)) {
   const peaks: number[] = [];
   for (const c of levels) {
     const dataDir = `${os.tmpdir()}/bench-mem-${process.pid}-${c}`;
-    const config = loadConfig({
-      ...process.env,
-      DATABASE_URL: process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '',
-      API_KEYS: KEY,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '0',
-      DATA_DIR: dataDir,
-      FREE_CREDITS: '1000000',
-      RENDER_CONCURRENCY: String(c),
-      CACHE_TTL_SECONDS: '0',
-    });
+    const config = loadConfig(
+      benchEnv(dataDir, {
+        DATABASE_URL: process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '',
+        RENDER_CONCURRENCY: String(c),
+        CACHE_TTL_SECONDS: '0',
+      }),
+    );
     const server = await startServer(config);
     const shoot = async () => {
       const r = await fetch(`${server.url}/v1/screenshot`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
         body: JSON.stringify(payload),
       });
       await r.arrayBuffer();

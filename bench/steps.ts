@@ -15,11 +15,12 @@ import { prepareSlot } from '../server/render/slot.ts';
 import { loadConfig } from '../server/config.ts';
 import { cpuNow, formatByKind, PROCESS_KINDS, type ByKind } from './cpu.ts';
 import { buildPages, type BenchPage } from './pages.ts';
+import { BENCH_KEY } from './server-env.ts';
 
 const args = process.argv.slice(2);
 const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 5;
 const SETTLE_MS = 30;
-const config = loadConfig({ ...process.env, API_KEYS: 'bench-key-0123456789abcdef', DATA_DIR: '/nonexistent' });
+const config = loadConfig({ ...process.env, API_KEYS: BENCH_KEY, DATA_DIR: '/nonexistent' });
 const { mix } = await buildPages();
 const launched = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
 const floorPage = await launched.browser.newPage();

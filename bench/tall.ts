@@ -24,6 +24,7 @@ import { validateRequest } from '../server/request/validate.ts';
 import { startServer } from '../server/start.ts';
 import { cpuNow } from './cpu.ts';
 import { median, peakMemoryDuring } from './measure.ts';
+import { BENCH_KEY, benchEnv } from './server-env.ts';
 
 export const TALL_HEIGHTS = [30000, 65535] as const;
 const WIDTH = 1280;
@@ -45,7 +46,6 @@ export const endlessFeed = `<!doctype html>${STYLE}<div class="f" id="f"></div><
   addEventListener('scroll', () => { if (scrollY + innerHeight > document.documentElement.scrollHeight - 1500) more(10); });
 </script>`;
 
-const KEY = 'bench-key-0123456789abcdef';
 const cpuMs = (a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) => b.nodeMs - a.nodeMs + b.childrenMs - a.childrenMs;
 
 /** A and B alternated on one page per height: capture() with the re-encode, and without it. */
@@ -89,7 +89,7 @@ async function post(url: string, body: object) {
   const t = performance.now();
   const res = await fetch(`${url}/v1/screenshot`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
     body: JSON.stringify(body),
   });
   const bytes = (await res.arrayBuffer()).byteLength;
@@ -176,17 +176,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const reps = args.includes('--reps') ? Number(args[args.indexOf('--reps') + 1]) : 3;
   const json = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
   const dataDir = `${os.tmpdir()}/bench-tall-${process.pid}`;
-  const config = loadConfig({
-    ...process.env,
-    API_KEYS: KEY,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '0',
-    DATA_DIR: dataDir,
-    FREE_CREDITS: '1000000',
-    CACHE_TTL_SECONDS: '0',
-  });
+  const config = loadConfig(benchEnv(dataDir, { CACHE_TTL_SECONDS: '0' }));
   const loadBefore = os.loadavg();
   const f = await benchTall(config, reps);
   console.log(
