@@ -5,7 +5,7 @@
 //
 //   node --import tsx scripts/cluster/haproxy.ts --compose   prints deploy/haproxy/compose.cfg
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -187,4 +187,39 @@ export async function startHaproxy(opts: {
 
 if (process.argv[1] === import.meta.filename && process.argv[2] === '--compose') {
   process.stdout.write(renderHaproxyConfig(COMPOSE));
+}
+
+/**
+ * HAProxy from the project's template in front of `servers` (name and loopback port each), its
+ * config and runtime socket in `dir`, with the shipped check timing unless `checks` changes it.
+ */
+export function startBalancer(opts: {
+  binary: string;
+  dir: string;
+  servers: Array<{ name: string; port: number }>;
+  port?: number;
+  logLevel: HaproxyParams['log_level'];
+  checks?: Partial<typeof CHECKS>;
+}): Promise<Haproxy> {
+  const configFile = path.join(opts.dir, 'haproxy.cfg');
+  const runtimeSocket = path.join(opts.dir, 'haproxy.sock');
+  return startHaproxy({
+    binary: opts.binary,
+    configFile,
+    runtimeSocket,
+    port: opts.port,
+    writeConfig: (text) => writeFileSync(configFile, text),
+    render: (binds) =>
+      renderHaproxyConfig({
+        ...binds,
+        runtime_socket: runtimeSocket,
+        errors_dir: ERRORS_DIR,
+        log_level: opts.logLevel,
+        ...CHECKS,
+        ...opts.checks,
+        server_options: '',
+        servers: opts.servers.map((s) => `    server ${s.name} 127.0.0.1:${s.port}`).join('\n'),
+        resolvers: '',
+      }),
+  });
 }

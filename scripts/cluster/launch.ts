@@ -1,10 +1,10 @@
 // The reference deployment on one machine: N replicas of the server sharing one PostgreSQL
 // (ledger, keys, rate limits, result cache) behind HAProxy rendered from the one template.
 // Used by `npm run cluster` (scripts/cluster.ts) and by the cluster tests (test/cluster).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CHECKS, ERRORS_DIR, renderHaproxyConfig, startHaproxy, type Haproxy } from './haproxy.ts';
+import { CHECKS, startBalancer, type Haproxy } from './haproxy.ts';
 import { startReplica, type Replica } from './replica.ts';
 
 export interface ClusterOptions {
@@ -75,26 +75,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
 
-    const configFile = path.join(dir, 'haproxy.cfg');
-    const runtimeSocket = path.join(dir, 'haproxy.sock');
-    haproxy = await startHaproxy({
+    haproxy = await startBalancer({
       binary: opts.haproxyBinary,
-      configFile,
-      runtimeSocket,
+      dir,
       port: opts.port,
-      writeConfig: (text) => writeFileSync(configFile, text),
-      render: (binds) =>
-        renderHaproxyConfig({
-          ...binds,
-          runtime_socket: runtimeSocket,
-          errors_dir: ERRORS_DIR,
-          log_level: opts.haproxyLogLevel ?? 'notice',
-          ...CHECKS,
-          ...opts.checks,
-          server_options: '',
-          servers: replicas.map((r, i) => `    server ${slotName(i)} 127.0.0.1:${r.port}`).join('\n'),
-          resolvers: '',
-        }),
+      logLevel: opts.haproxyLogLevel ?? 'notice',
+      checks: opts.checks,
+      servers: replicas.map((r, i) => ({ name: slotName(i), port: r.port })),
     });
   } catch (e) {
     await stopAll();

@@ -19,7 +19,7 @@ import { canonicalQuery, SIGNED_PATH, type Pair } from '../../server/links/canon
 import { makeLink } from '../../server/links/make.ts';
 import { signPairs } from '../../server/links/verify.ts';
 import { rotateSigningSecret } from '../../server/links/secrets.ts';
-import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
+import { blocksOf, EMULATED, greenBut, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode } from '../support/image.ts';
@@ -277,21 +277,7 @@ describe('signed links (GET /v1/screenshot)', () => {
       reducedMotion: 'reduce',
       colorScheme: 'dark',
     });
-    const green = {
-      zone: 'green',
-      offset: 'green',
-      lang: 'green',
-      intl: 'green',
-      header: 'green',
-      touch: 'green',
-      mobile: 'green',
-      ua: 'green',
-      print: 'green',
-      motion: 'green',
-      scheme: 'green',
-      position: 'green',
-      worker: 'green',
-    } as const;
+    const green = greenBut('frame');
     assert.deepEqual(pick(all, green), green);
     assert.deepEqual(pick(await shot({ viewport: { width: 320, height: 240 }, javaScriptEnabled: false }), { scripts: 'blue', zone: 'yellow' }), {
       scripts: 'blue',

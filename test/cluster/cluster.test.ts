@@ -20,7 +20,7 @@ import { postgresStore, PG_SKIP, type TestStore } from '../support/stores.ts';
 import { startCluster, type Cluster } from '../../scripts/cluster/launch.ts';
 import type { HaproxyParams } from '../../scripts/cluster/haproxy.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
-import { shoot, type Reply } from '../support/http.ts';
+import { shootOrFailure, type Reply } from '../support/http.ts';
 import { chromiumDescendants } from '../support/processes.ts';
 import { TEST_KEY } from '../support/server.ts';
 import { eventually, sleep } from '../support/wait.ts';
@@ -46,16 +46,7 @@ let seq = 0;
 
 /** POST through `base` (default: the balancer) with a timeout; a hang is a failure of its own. */
 async function send(body: object, base = cluster.url): Promise<Reply> {
-  const r = await shoot(base, body).catch(
-    (e: Error) =>
-      ({
-        status: -1,
-        headers: new Headers(),
-        body: Buffer.alloc(0),
-        json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` },
-        ms: 0,
-      }) as Reply,
-  );
+  const r = await shootOrFailure(base, body);
   replies.push(r);
   return r;
 }

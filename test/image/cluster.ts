@@ -6,11 +6,11 @@
 // exited. Then the ledger, exactly. Replicas run on the host's network, so HAProxy's servers are
 // loopback ports (compose.cfg's DNS discovery of `screenshot` needs Compose's network).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { CHECKS, ERRORS_DIR, renderHaproxyConfig, startHaproxy, type Haproxy } from '../../scripts/cluster/haproxy.ts';
+import { CHECKS, startBalancer, type Haproxy } from '../../scripts/cluster/haproxy.ts';
 import { page, type Fixture } from '../support/fixture.ts';
 import type { Reply } from '../support/http.ts';
 import { show } from '../support/http.ts';
@@ -41,24 +41,11 @@ export async function clusterChecks(image: string, fx: Fixture, databaseUrl: str
       async () => {
         const t0 = Date.now();
         replicas.push(...(await Promise.all(Array.from({ length: REPLICAS }, (_, i) => startImageReplica(image, slot(i), overrides)))));
-        const configFile = path.join(dir, 'haproxy.cfg');
-        const runtimeSocket = path.join(dir, 'haproxy.sock');
-        lb = await startHaproxy({
+        lb = await startBalancer({
           binary: haproxyBinary,
-          configFile,
-          runtimeSocket,
-          writeConfig: (text) => writeFileSync(configFile, text),
-          render: (binds) =>
-            renderHaproxyConfig({
-              ...binds,
-              runtime_socket: runtimeSocket,
-              errors_dir: ERRORS_DIR,
-              log_level: 'info',
-              ...CHECKS,
-              server_options: '',
-              servers: replicas.map((r, i) => `    server ${slot(i)} 127.0.0.1:${r.port}`).join('\n'),
-              resolvers: '',
-            }),
+          dir,
+          logLevel: 'info',
+          servers: replicas.map((r, i) => ({ name: slot(i), port: r.port })),
         });
         await waitFor((s) => Object.keys(s).length === REPLICAS && Object.values(s).every((x) => x === 'UP'), 60_000, 'every replica UP');
         const first = await send(lb.url, card);

@@ -1,6 +1,6 @@
 // Requests of the image tests: small captures, slow ones, steady load from client loops, and the
 // tally of what came back (every reply is kept, for the ledger).
-import { shoot, type Reply } from '../support/http.ts';
+import { shootOrFailure, type Reply } from '../support/http.ts';
 
 export const viewport = { width: 32, height: 24 };
 let seq = 0;
@@ -25,16 +25,7 @@ export const replies: Reply[] = [];
 
 /** POST /v1/screenshot; a network failure is a reply with status -1 (a failure of its own). */
 export async function send(base: string, body: object): Promise<Reply> {
-  const r = await shoot(base, body).catch(
-    (e: Error) =>
-      ({
-        status: -1,
-        headers: new Headers(),
-        body: Buffer.alloc(0),
-        json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` },
-        ms: 0,
-      }) as Reply,
-  );
+  const r = await shootOrFailure(base, body);
   replies.push(r);
   return r;
 }

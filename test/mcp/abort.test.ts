@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { eventually, sleep } from '../support/wait.ts';
-import { balance, MCP_SERVER_ENV, mcpUrl } from './helpers.ts';
+import { balance, MCP_SERVER_ENV, plainToolCall } from './helpers.ts';
 
 const BUDGET_MS = 8000;
 
@@ -28,25 +28,8 @@ test('a tools/call whose client disconnects mid-render: the render stops, no cre
   const hits = () => fx.hits.filter((h) => h === '/waits').length;
   const seen = hits();
   const abort = new AbortController();
-  const pending = fetch(mcpUrl(ts), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${TEST_KEY}`,
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'take_screenshot',
-        arguments: { url: `${fx.origin}/waits`, waitForSelector: '#never', waitUntil: 'load', viewport: { width: 64, height: 48 } },
-      },
-    }),
-    signal: abort.signal,
-  });
+  const args = { url: `${fx.origin}/waits`, waitForSelector: '#never', waitUntil: 'load', viewport: { width: 64, height: 48 } };
+  const pending = plainToolCall(ts, 1, args, abort.signal);
   assert.ok(await eventually(() => hits() > seen, 5000), 'the render started');
   assert.equal(ts.server.pool.inFlight, 1);
   assert.equal(await balance(ts.server), before - 1, 'a credit is held while it renders');

@@ -41,3 +41,18 @@ export function imageOf(r: CallToolResult): { data: Buffer; mimeType: string } {
   if (!img) throw new Error(`no image content in ${JSON.stringify(r).slice(0, 300)}`);
   return { data: Buffer.from(img.data, 'base64'), mimeType: img.mimeType };
 }
+
+/** A take_screenshot tools/call as plain JSON-RPC over HTTP (no SDK), with the test key. */
+export function plainToolCall(s: TestServer, id: number, args: object, signal?: AbortSignal): Promise<Response> {
+  return fetch(mcpUrl(s), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TEST_KEY}`,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'take_screenshot', arguments: args } }),
+    signal,
+  });
+}

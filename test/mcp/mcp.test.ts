@@ -9,11 +9,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { publicCompareSchema } from '../../server/compare/schema.ts';
 import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
-import { blocksOf, EMULATED, pick, serveProbe } from '../support/emulation.ts';
+import { blocksOf, EMULATED, greenBut, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { decode } from '../support/image.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
-import { balance, connect, imageOf, MCP_SERVER_ENV, mcpUrl, textOf } from './helpers.ts';
+import { balance, connect, imageOf, MCP_SERVER_ENV, mcpUrl, plainToolCall, textOf } from './helpers.ts';
 
 const RED_PAGE = '<!doctype html><html><body style="margin:0;background:#ff0000"><h1 id="t">fixture</h1></body></html>';
 /** Seeded colour noise over the viewport: a PNG of it is several MB, far over the MCP budget. */
@@ -169,22 +169,7 @@ test("the emulation fields: listed in the tool's schema (device presets as an en
   });
   assert.notEqual(r.isError, true, textOf(r));
   const blocks = blocksOf(await decode(imageOf(r).data));
-  const green = {
-    zone: 'green',
-    offset: 'green',
-    lang: 'green',
-    intl: 'green',
-    header: 'green',
-    touch: 'green',
-    mobile: 'green',
-    ua: 'green',
-    print: 'green',
-    motion: 'green',
-    scheme: 'green',
-    position: 'green',
-    worker: 'green',
-    frame: 'green',
-  } as const;
+  const green = greenBut();
   assert.deepEqual(pick(blocks, green), green);
   const off = await call({ url: probeUrl, waitUntil: 'load', viewport: { width: 320, height: 240 }, javaScriptEnabled: false });
   assert.deepEqual(pick(blocksOf(await decode(imageOf(off).data)), { scripts: 'blue', zone: 'yellow' }), { scripts: 'blue', zone: 'yellow' });
@@ -349,21 +334,7 @@ test('stateless: GET and DELETE on /mcp are 405 with Allow: POST', async () => {
 });
 
 test('plain HTTP works too: a JSON-RPC tools/call without the SDK', async () => {
-  const res = await fetch(mcpUrl(ts), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${TEST_KEY}`,
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'take_screenshot', arguments: { html: '<p>x</p>', viewport: { width: 0, height: 10 } } },
-    }),
-  });
+  const res = await plainToolCall(ts, 7, { html: '<p>x</p>', viewport: { width: 0, height: 10 } });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /application\/json/);
   const body = (await res.json()) as { id: number; result: CallToolResult };

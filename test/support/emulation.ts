@@ -13,6 +13,11 @@ export { EMULATED } from '../../conformance/cases/ext-emulation.ts';
 export type BlockColour = 'green' | 'blue' | 'red' | 'yellow' | 'white' | 'other';
 export type Blocks = Record<EmulationBlock, BlockColour>;
 
+/** Every block green but `except` (the `scripts` block and the spare one are never green when every field is sent). */
+export function greenBut(...except: EmulationBlock[]): Partial<Blocks> {
+  return Object.fromEntries(EMULATION_BLOCKS.filter((b) => !['scripts', 'unused', ...except].includes(b)).map((b) => [b, 'green']));
+}
+
 const COLOURS: Array<[BlockColour, readonly number[]]> = [
   ['green', GREEN],
   ['blue', BLUE],

@@ -48,6 +48,16 @@ export async function call(base: string, p: string, body?: unknown, opts: PostOp
 /** POST /v1/screenshot (with the test key unless `opts.key` says otherwise). */
 export const shoot = (base: string, body: unknown, opts: PostOptions = {}) => call(base, '/v1/screenshot', body, opts);
 
+/** shoot, with a network failure (refused, reset, a timeout) as a reply of status -1: under load tests, a failure to count, not a throw. */
+export const shootOrFailure = (base: string, body: unknown, opts: PostOptions = {}): Promise<Reply> =>
+  shoot(base, body, opts).catch((e: Error): Reply => ({
+    status: -1,
+    headers: new Headers(),
+    body: Buffer.alloc(0),
+    json: { error: 'client', message: `${e} ${(e.cause as Error | undefined)?.message ?? ''}` },
+    ms: 0,
+  }));
+
 /** Describes a reply for assertion messages (never the image bytes). */
 export function show(r: Reply): string {
   return `${r.status} ${r.json ? JSON.stringify(r.json) : `${r.headers.get('content-type')} ${r.body.length} bytes`}`;
