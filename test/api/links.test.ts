@@ -21,6 +21,7 @@ import { signPairs } from '../../server/links/verify.ts';
 import { rotateSigningSecret } from '../../server/links/secrets.ts';
 import { blocksOf, EMULATED, greenBut, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { PREP_CSS, PREP_JS, servePrepPage } from '../support/prepare-page.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode } from '../support/image.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -220,12 +221,7 @@ describe('signed links (GET /v1/screenshot)', () => {
   test('css, js, actions, blocking, clip and delay work through a link; failOnTargetError answers 424, free', async () => {
     const k = await newKey();
     const hits = fx.hits.length;
-    page(
-      fx,
-      '/prep',
-      `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
-<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`,
-    );
+    servePrepPage(fx, '/prep');
     fx.route('/missing', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone</p>'));
     const options = {
       url: `${fx.origin}/prep`,
@@ -233,9 +229,9 @@ describe('signed links (GET /v1/screenshot)', () => {
       waitUntil: 'load',
       blockCookieBanners: false,
       delay: 50,
-      css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) } #b { display: none }',
+      css: `${PREP_CSS} #b { display: none }`,
       actions: [{ click: '#b' }, { wait: 10 }],
-      js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+      js: PREP_JS,
       blockResourceTypes: ['image'],
       blockUrls: ['*/never/*'],
       clip: { x: 60, y: 4, width: 20, height: 10 },
@@ -244,7 +240,7 @@ describe('signed links (GET /v1/screenshot)', () => {
     const hidden = await get(link(k, options));
     refused(hidden, 400, 'selector_not_found');
     assert.match(hidden.json.message, /^actions\[0\]\.click matches an element with no rendered box/);
-    const r = await get(link(k, { ...options, css: options.css.replace('#b { display: none }', '') }));
+    const r = await get(link(k, { ...options, css: PREP_CSS }));
     assert.equal(r.status, 200, show(r));
     const img = await decode(r.body);
     assert.deepEqual([img.width, img.height], [20, 10], 'the clip');

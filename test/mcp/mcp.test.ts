@@ -11,6 +11,7 @@ import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../serv
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
 import { blocksOf, EMULATED, greenBut, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
+import { PREP_CSS, PREP_JS, servePrepPage } from '../support/prepare-page.ts';
 import { decode } from '../support/image.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { balance, connect, imageOf, MCP_SERVER_ENV, mcpUrl, plainToolCall, textOf } from './helpers.ts';
@@ -196,12 +197,7 @@ test('a render failure (selector_not_found) is an isError result and releases th
 });
 
 test('preparing the page: css, actions, js, blocking, clip and delay as tool arguments; failOnTargetError is an isError result, free', async () => {
-  page(
-    fx,
-    '/prep.html',
-    `<body style="margin:0"><button id="b" style="position:absolute;left:0;top:0;width:40px;height:40px">b</button><div id="mark"></div><img src="/prep.png">
-<script>document.getElementById('b').addEventListener('click', () => { document.body.dataset.clicked = 'yes'; });</script></body>`,
-  );
+  servePrepPage(fx, '/prep.html');
   fx.route('/gone.html', (_req, res) => void res.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'));
   const hits = fx.hits.length;
   const r = await call({
@@ -210,9 +206,9 @@ test('preparing the page: css, actions, js, blocking, clip and delay as tool arg
     waitUntil: 'load',
     blockCookieBanners: false,
     delay: 50,
-    css: '#mark { position: absolute; left: 60px; top: 0; width: 40px; height: 40px; background: rgb(0, 0, 255) }',
+    css: PREP_CSS,
     actions: [{ click: '#b' }],
-    js: "if (document.body.dataset.clicked === 'yes') document.getElementById('mark').style.background = 'rgb(0, 170, 0)';",
+    js: PREP_JS,
     blockResourceTypes: ['image'],
     clip: { x: 60, y: 0, width: 40, height: 40 },
   });
