@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PNG } from 'pngjs';
 import { attachCleanup } from './index.ts';
+import { pageSize } from '../render/capture.ts';
 import { CONSENT_DIR } from '../../conformance/fixtures.ts';
 import { startFixtureServer, type FixtureServer } from '../../conformance/fixture-server.ts';
 import { readConsentManifest, type ManifestEntry, type ManifestProbe } from '../../fixtures/consent/manifest.ts';
@@ -78,7 +79,13 @@ async function run(f: ManifestEntry, mode: 'url' | 'html', cleanup: boolean): Pr
     // in flight until its banner is in the document (fixtures/consent/src/kit.ts lateBanner)
     await page.waitForNetworkIdle({ idleTime: 100, concurrency: 2, timeout: 15_000 });
     const action = await session.finish(Date.now() + 15_000);
-    const raw = Buffer.from(await page.screenshot({ type: 'png', fullPage: !!f.request.fullPage }));
+    // A full page is sized as the server's capture sizes it (server/render/capture.ts pageSize:
+    // the renderer's layout metrics, asked now), not by Chromium's own full-page path, which the
+    // server never takes. Once under load (1 of 3 fresh CI runs, not reproduced since) that path
+    // gave a 1280x720 picture of this page's unlocked 2000 px: if the unlock itself failed, this
+    // size is 720 too and the test still fails.
+    const clip = f.request.fullPage ? { x: 0, y: 0, ...(await pageSize(await page.createCDPSession())) } : undefined;
+    const raw = Buffer.from(await page.screenshot({ type: 'png', ...(clip ? { clip, captureBeyondViewport: true } : {}) }));
     if (shotsDir) writeFileSync(path.join(shotsDir, `${f.id}-${mode}-${cleanup ? 'clean' : 'control'}.png`), raw);
     // no named functions inside evaluate callbacks: the TypeScript loader would wrap them in a
     // helper (__name) that does not exist in the page
