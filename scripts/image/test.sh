@@ -2,7 +2,7 @@
 # `npm run test:image` (and a stage of `npm test`): the Dockerfile, compose.yaml,
 # deploy/kubernetes and deploy/haproxy built and run for real (test/image/run.ts). Sets up what it
 # needs as the other stages do: podman (scripts/setup-podman.sh), the base image
-# (scripts/image/local-base.sh, cached; BASE_IMAGE=node:20-bookworm-slim where a registry is
+# (scripts/image/local-base.sh, cached; BASE_IMAGE=node:24-bookworm-slim where a registry is
 # reachable), HAProxy, and a throwaway PostgreSQL unless TEST_DATABASE_URL is set.
 # Ends with "image: N passed, N failed"; exit status 0 only when every check passed.
 set -uo pipefail

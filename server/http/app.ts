@@ -131,7 +131,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
   app.get(DEVICES_PATH, devicesRoute());
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null }));
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null, node: process.version }));
   app.get('/readyz', async (_req, res) => {
     // 503 tells a balancer to send work elsewhere: draining (SIGTERM), queue full, no browser.
     const why = await deps.readiness();

@@ -10,7 +10,7 @@
 //   idleTimeout      nothing moves for this long while the client is the one to act (a stalled
 //                    body is cut here, before requestTimeout ends; so is an answer the client
 //                    stops reading): closed. A connection whose request is being rendered is
-//                    never closed by it: the render budget bounds that wait. (A connection that sends nothing at all: headersTimeout, Node 20
+//                    never closed by it: the render budget bounds that wait. (A connection that sends nothing at all: headersTimeout, Node
 //                    counts it from the connection.)
 //   perAddress       connections one remote address may hold at once; a connection beyond it is
 //                    closed at once, before a byte is read (0 = no limit). Behind a balancer every

@@ -274,10 +274,14 @@ describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, 
 });
 
 describe('operations endpoints', () => {
-  test('GET /healthz: 200', async () => {
+  test('GET /healthz: 200, naming the browser and the runtime (the LTS major package.json requires)', async () => {
     const r = await call(srv.url, '/healthz', undefined, { method: 'GET', key: null });
     assert.equal(r.status, 200);
     assert.equal(r.json?.status, 'ok');
+    assert.match(String(r.json?.chromium), /\d+\.\d+/);
+    assert.equal(r.json?.node, process.version);
+    const major = /\d+/.exec(JSON.parse(readFileSync('package.json', 'utf8')).engines.node)![0];
+    assert.ok(process.version.startsWith(`v${major}.`), `tests run on Node ${major} (npm's node package), not ${process.version}`);
   });
 
   test('GET /readyz: 200 while the browser is up', async () => {

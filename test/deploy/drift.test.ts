@@ -130,15 +130,17 @@ test("compose.yaml: the topology of npm run cluster, the template's ports, known
   assert.ok(published.includes(COMPOSE.stats_bind.replace(/^.*:/, '')), 'the stats port is published');
 });
 
-test("Dockerfile: bookworm-slim with Node 20, the project's setup script, tini, non-root, HEALTHCHECK on /healthz", () => {
+test("Dockerfile: bookworm-slim with Node 24, the project's setup script, tini, non-root, HEALTHCHECK on /healthz", () => {
   const d = read('Dockerfile');
   const lines = d.split('\n').filter((l) => !l.trimStart().startsWith('#'));
   const text = lines.join('\n');
   // The base is a build argument (the image tests pass a local stand-in); its default is what users get.
-  assert.match(text, /^ARG BASE_IMAGE=node:20-bookworm-slim$/m, 'Debian bookworm-slim with Node 20');
+  assert.match(text, /^ARG BASE_IMAGE=node:24-bookworm-slim$/m, 'Debian bookworm-slim with Node 24');
   assert.match(text, /^FROM \$\{BASE_IMAGE\}$/m, 'built on that base');
   const engines = JSON.parse(read('package.json')).engines.node;
-  assert.match(engines, /20/, 'the Node major the project targets');
+  assert.match(engines, /24/, 'the Node major the project targets');
+  const pinned = JSON.parse(read('package.json')).devDependencies.node;
+  assert.match(pinned, /^24\./, "the Node that npm scripts run (npm's node package) is of the same major");
   assert.match(text, /^COPY scripts\/setup-browser\.sh scripts\/setup-browser\.sh$/m);
   assert.match(text, /^RUN bash scripts\/setup-browser\.sh\b/m, "the browser and fonts come from the project's own setup script");
   assert.match(text, /apt-get install[^\n]*\btini\b/, 'tini from Debian');

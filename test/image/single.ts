@@ -2,6 +2,7 @@
 // what users of browser images meet first: the fonts, the sandbox, the HEALTHCHECK, processes left
 // behind (zombies) and the drain on SIGTERM. Each check prints one line (test/image/report.ts).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { CHECKS } from '../../scripts/cluster/haproxy.ts';
 import type { Fixture } from '../support/fixture.ts';
 import { page } from '../support/fixture.ts';
@@ -55,6 +56,15 @@ export async function singleContainerChecks(image: string, fx: Fixture, database
   });
   if (!up || !c) return;
   const ctr = c;
+
+  await check("/healthz names the runtime: the image's Node is the LTS major the project pins (package.json engines)", async () => {
+    const health = (await (await fetch(`${ctr.url}/healthz`)).json()) as { node?: string; chromium?: string };
+    const major = /\d+/.exec(JSON.parse(readFileSync('package.json', 'utf8')).engines.node)![0];
+    assert.match(health.node ?? '', new RegExp(`^v${major}\\.`), `/healthz: ${JSON.stringify(health)}`);
+    const inside = (await ctr.exec(['node', '--version'])).stdout.trim();
+    assert.equal(inside, health.node, "the container's node --version");
+    return `node ${health.node}, ${health.chromium}`;
+  });
 
   await check('capture of Latin, CJK and emoji text: every glyph drawn (pixels: ink, colour, none alike or like tofu)', async () => {
     const url = page(fx, '/glyphs', glyphPage());
