@@ -4,7 +4,7 @@
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolEvents } from './pool/index.ts';
-import type { StepTiming } from './render/steps.ts';
+import type { StepTiming } from './toolkit/steps.ts';
 
 export interface Metrics {
   registry: Registry;

@@ -4,7 +4,7 @@
 // its facts (server/response/facts.ts); the routes write them (server/response/).
 import type { Rect } from '../lib/visual-diff/diff.ts';
 import type { Account, Accounts } from './accounts/index.ts';
-import type { JointBill } from './compare/bill.ts';
+import type { JointBill } from './accounts/joint-bill.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
 import { checkClipSize } from './clip/index.ts';
@@ -14,7 +14,7 @@ import { pictureOf } from './http-caching/picture.ts';
 import type { Metrics } from './metrics.ts';
 import type { BrowserPool } from './pool/index.ts';
 import { checkViewportSize } from './render/capture.ts';
-import type { ScreenshotRequest } from './request/schema.ts';
+import type { ScreenshotRequest } from './kinds/request.ts';
 import { validateRequest } from './request/validate.ts';
 import type { CaptureFacts } from './response/facts.ts';
 

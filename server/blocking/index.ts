@@ -18,8 +18,8 @@
 // as in flight by the network-idle waits (ignores(), server/render/network-idle.ts), so a page
 // that keeps asking for a blocked URL still settles.
 import type { CDPSession, HTTPRequest, Page, Protocol } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { Blocklist } from './rules.ts';
 import { REFUSED_WEBSOCKET_URL, websocketGuard } from './websocket.ts';
 

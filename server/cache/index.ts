@@ -7,7 +7,7 @@
 // browser's version; `html` results are never cached or written anywhere (spec §1, DESIGN §3),
 // and cacheKey refuses them.
 import { createHash } from 'node:crypto';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { ServiceError } from '../errors.ts';
 import type { PictureFacts } from '../response/facts.ts';
 

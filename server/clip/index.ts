@@ -7,7 +7,7 @@
 // cross-field rule of the schema).
 import { badRequest } from '../errors.ts';
 import { maxSide } from '../render/capture.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 /** The image size of a clip: its CSS size times the scale factor, rounded as the capture rounds it. */
 export function clipImageSize(req: ScreenshotRequest): { width: number; height: number } | undefined {

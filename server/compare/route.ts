@@ -6,7 +6,7 @@
 // links (server/links/route.ts).
 import type { NextFunction, Request, Response } from 'express';
 import { cachePolicy } from '../http-caching/cache-control.ts';
-import { whileConnected } from '../http/while-connected.ts';
+import { whileConnected } from '../edge/while-connected.ts';
 import { signedLinkOf } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import type { Metrics } from '../metrics.ts';

@@ -34,8 +34,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CDPSession, Frame, Page } from 'puppeteer-core';
 import sharp from 'sharp';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const VIRTUAL_TIME = readFileSync(path.join(here, 'page', 'virtual-time.js'), 'utf8');

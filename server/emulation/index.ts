@@ -26,8 +26,8 @@
 // checks a cross-site iframe).
 import type { CDPSession, Page, WebWorker } from 'puppeteer-core';
 import { badRequest } from '../errors.ts';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { devicePreset } from './devices.ts';
 import { timezoneField } from './fields.ts';
 

@@ -20,7 +20,7 @@ import { compareLink, comparePost } from '../compare/route.ts';
 import type { CompareService } from '../compare/service.ts';
 import type { CaptureService } from '../service.ts';
 import { cachePolicy } from '../http-caching/cache-control.ts';
-import { sendCapture } from '../http-caching/send.ts';
+import { sendCapture } from '../edge/send-capture.ts';
 import { signedLinkRoute } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
@@ -31,7 +31,7 @@ import { cors } from './cors.ts';
 import type { Drain } from './drain.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { whileConnected } from './while-connected.ts';
+import { whileConnected } from '../edge/while-connected.ts';
 
 /** JSON body limit: html may be HTML_MAX_BYTES (request/schema.ts), and JSON escaping can grow it several times. */
 export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;

@@ -5,8 +5,8 @@
 // Called from the render pipeline (server/render/pipeline.ts) through applyPageEnv; the page is
 // one render's own (fresh incognito context), so nothing here outlives the request.
 import type { Page } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { sendToOriginOnly } from './origin-headers.ts';
 
 export interface PageEnv {

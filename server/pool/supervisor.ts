@@ -4,8 +4,8 @@
 // and replaced (DESIGN §4: a long-lived browser grows). A retired browser closes once its renders
 // are done. Knows nothing of requests or the queue.
 import { shuttingDown } from '../admission/index.ts';
-import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from '../render/browser.ts';
-import { prepareSlot, type Slot } from '../render/slot.ts';
+import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from '../toolkit/browser.ts';
+import { prepareSlot, type Slot } from '../toolkit/slot.ts';
 import type { SandboxSettings } from '../sandbox/index.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;

@@ -7,9 +7,9 @@
 // selector_not_found naming the action; selectors are never quoted back.
 import type { CDPSession, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import { badRequest, RenderFailed, SelectorNotFound, ServiceError } from '../errors.ts';
-import { sleep, type Deadline } from '../render/deadline.ts';
-import type { HopGuard } from '../render/hops.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { sleep, type Deadline } from '../toolkit/deadline.ts';
+import type { HopGuard } from '../toolkit/hops.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { evaluateInPage } from './evaluate.ts';
 import { ACTION_KINDS, type ActionKind } from './fields.ts';
 

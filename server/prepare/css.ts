@@ -4,8 +4,8 @@
 // DOM does not show. Constructed stylesheets ignore @import (no extra load). Applied once the
 // document has loaded (./index.ts says why then); the text is never logged.
 import type { CDPSession } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { evaluateInPage } from './evaluate.ts';
 
 /** The source that adopts `css` (a JSON string literal: the text cannot close the expression). */

@@ -21,10 +21,10 @@
 // Each is a no-op unless the request asks for it. Blocking (server/blocking/) starts before the
 // load; clip is a capture option (server/clip/).
 import type { CDPSession, Page } from 'puppeteer-core';
-import { sleep, type Deadline } from '../render/deadline.ts';
-import type { HopGuard } from '../render/hops.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
-import type { Waits } from '../wait-timeout/index.ts';
+import { sleep, type Deadline } from '../toolkit/deadline.ts';
+import type { HopGuard } from '../toolkit/hops.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
+import type { Waits } from '../toolkit/waits.ts';
 import { runActions } from './actions.ts';
 import { runJs } from './js.ts';
 

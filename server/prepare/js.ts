@@ -5,9 +5,9 @@
 // budget ends: 504 render_timeout naming the step, and the pool closes the page's context, which
 // stops it (server/pool/slot-render.ts). The source is never logged; errors quote the error, not it.
 import type { CDPSession } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import type { HopGuard } from '../render/hops.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { HopGuard } from '../toolkit/hops.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { evaluateInPage } from './evaluate.ts';
 
 /** The source run: the script inside an async arrow; the newline before the closing brace ends a trailing `//` comment. */

@@ -14,7 +14,7 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
 import { pacing } from '../capture-cost/pacing.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
-import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
+import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../kinds/request.ts';
 import { planCut, type TallCapture } from '../tall-pages/index.ts';
 import type { Truncation } from '../tall-pages/truncation.ts';
 import { compactPng } from './png.ts';

@@ -8,8 +8,8 @@
 // and costs a frame per viewport (a 15,000 px list: ~110 ms of CPU and ~330 ms).
 import type { CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { ScrollBounds, ScrollOutcome } from '../tall-pages/index.ts';
-import type { Waits } from '../wait-timeout/index.ts';
-import type { HopGuard } from './hops.ts';
+import type { Waits } from '../toolkit/waits.ts';
+import type { HopGuard } from '../toolkit/hops.ts';
 import type { InflightTracker } from './network-idle.ts';
 import { scrollWatcher } from './scroll-watchers.ts';
 

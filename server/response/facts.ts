@@ -4,8 +4,8 @@
 // the MCP result's `_meta`.
 import type { Figures } from '../../lib/visual-diff/compare.ts';
 import type { RenderResult } from '../render/pipeline.ts';
-import type { StepTiming } from '../render/steps.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { StepTiming } from '../toolkit/steps.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 /**
  * What the render found out about its picture: every member of the render's result except the

@@ -20,8 +20,8 @@
 // same reserve as captureOnTimeout's, server/wait-timeout/), and the scroll never goes below the
 // lowest row that can be captured.
 import { captureCost, type CostPart } from '../capture-cost/index.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
-import { captureReserveMs } from '../wait-timeout/index.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
+import { captureReserveMs } from '../toolkit/waits.ts';
 import { ENDLESS_GROWTH_VIEWPORTS } from './fields.ts';
 import type { Truncation, TruncationReason } from './truncation.ts';
 

@@ -6,7 +6,7 @@
 // request and the service were fine; what the capture depends on, the target, failed. Not 502
 // navigation_failed, which says the target could not be reached at all.
 import { TargetError } from '../errors.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 export function checkTargetStatus(req: ScreenshotRequest, status: number | undefined): void {
   if (req.failOnTargetError && req.url !== undefined && status !== undefined && status >= 400) throw new TargetError(status);

@@ -5,7 +5,7 @@
 // `waiting`/`waiting2`/`waiting3`).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STEPS } from '../../server/render/steps.ts';
+import { STEPS } from '../../server/toolkit/steps.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { call, shoot, show } from '../support/http.ts';

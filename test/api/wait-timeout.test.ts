@@ -5,7 +5,7 @@
 // (a quarter of the budget kept for clean-up and capture), so a cut costs 4.5 s, not 17.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { captureReserveMs } from '../../server/wait-timeout/index.ts';
+import { captureReserveMs } from '../../server/toolkit/waits.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { shoot, show, type Reply } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';
