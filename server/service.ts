@@ -2,6 +2,7 @@
 // -> reserve one credit -> render -> commit, or release on any failure (spec §1 billing: failed
 // requests and cached results are never billed). Knows nothing of HTTP: it answers the image and
 // its facts (server/response/facts.ts); the routes write them (server/response/).
+import { CONTENT_TYPES } from './kinds/image.ts';
 import type { Rect } from '../lib/visual-diff/diff.ts';
 import type { Account, Accounts } from './accounts/index.ts';
 import type { JointBill } from './accounts/joint-bill.ts';
@@ -17,8 +18,6 @@ import { checkViewportSize } from './render/capture.ts';
 import type { ScreenshotRequest } from './kinds/request.ts';
 import { validateRequest } from './request/validate.ts';
 import type { CaptureFacts } from './response/facts.ts';
-
-export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
 export interface CaptureOutcome {
   body: Buffer;

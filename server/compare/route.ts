@@ -14,7 +14,7 @@ import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Audience } from '../response/facts.ts';
 import { HEADER } from '../response/registry.ts';
 import { compareHeaders } from '../response/write.ts';
-import { CONTENT_TYPES } from '../service.ts';
+import { CONTENT_TYPES } from '../kinds/image.ts';
 import { COMPARE_PATH, compareBodyFromQuery } from './link.ts';
 import type { CompareOutcome, CompareService } from './service.ts';
 

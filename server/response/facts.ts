@@ -18,6 +18,21 @@ export type PictureFacts = Omit<RenderResult, 'body' | 'width' | 'height' | 'tim
   etag: string;
 };
 
+/**
+ * Every member of PictureFacts, at run time (the type is gone then): the result cache's entry shape
+ * is derived from it (server/cache/index.ts), so that a new fact makes a new shape by itself. The
+ * type check refuses a list that misses a fact or names one that is not.
+ */
+export const PICTURE_FACTS = {
+  bannerAction: true,
+  targetStatus: true,
+  finalUrl: true,
+  truncated: true,
+  waitTimedOut: true,
+  blockedRequests: true,
+  etag: true,
+} as const satisfies Record<keyof PictureFacts, true>;
+
 /** Everything one capture answer reports: the picture's facts and what this request did. */
 export interface CaptureFacts extends PictureFacts {
   format: ScreenshotRequest['format'];
