@@ -23,7 +23,6 @@ import { actionsField, cssField, delayField, jsField } from '../prepare/fields.t
 import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
-import { grayscaleField } from '../grayscale/fields.ts';
 
 // The spec's fields and bounds, and the request's type, live below the rooms (server/kinds/);
 // named here too for the many readers of the schema.
@@ -61,7 +60,6 @@ const extensionProperties = {
   delay: delayField,
   failOnTargetError: failOnTargetErrorField,
   fullPageMaxHeight: fullPageMaxHeightField,
-  grayscale: grayscaleField,
 } as const;
 
 const properties = { ...specProperties, ...extensionProperties } as const;

@@ -17,7 +17,6 @@ const NAMED = {
   viewport: 'setting the viewport',
   emulation: 'emulating the visitor',
   env: 'setting the page environment',
-  grayscale: 'rendering in grey',
   determinism: 'preparing a deterministic render',
   'cleanup-prep': 'preparing banner clean-up',
   blocking: 'preparing request blocking',
