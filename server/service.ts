@@ -48,7 +48,7 @@ export interface CaptureOptions {
   signal?: AbortSignal;
   /** Selectors whose elements' boxes the render measures (a comparison's ignoreSelectors): a cached picture has no layout, so it is rendered. */
   measure?: readonly string[];
-  /** Bill later, with other captures: the reservation is held by this bill instead of committed (server/compare/bill.ts). */
+  /** Bill later, with other captures: the reservation is held by this bill instead of committed (server/accounts/joint-bill.ts). */
   bill?: JointBill;
 }
 
@@ -120,7 +120,7 @@ export function createCaptureService(deps: ServiceDeps) {
       // captureOnTimeout: a capture cut short shows one moment of an unsettled page, not the
       // picture the request asks for; it is not stored (the next identical request renders
       // afresh and may get the settled page) and may not be reused (a signed link answers
-      // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/).
+      // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/fields.ts, server/toolkit/waits.ts).
       // So is a capture cut for time: how much of the page fits depends on the load of the
       // moment (server/tall-pages/).
       const partial = r.waitTimedOut.length > 0 || r.truncated?.reason === 'time';

@@ -46,7 +46,7 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-/** Set on the empty 403 the proxy answers for a refused absolute-URI request; server/render/hops.ts reads it. */
+/** Set on the empty 403 the proxy answers for a refused absolute-URI request; server/toolkit/hops.ts reads it. */
 export const PROXY_REFUSAL_HEADER = 'x-egress-blocked';
 
 const RECENT_MAX = 500;

@@ -17,7 +17,7 @@
 // With fullPageMaxHeight the rule is off: the user's bound decides how much of a feed they get.
 //
 // The lazy-content steps end early enough to leave the capture its reserve of the budget (the
-// same reserve as captureOnTimeout's, server/wait-timeout/), and the scroll never goes below the
+// same reserve as captureOnTimeout's, server/toolkit/waits.ts), and the scroll never goes below the
 // lowest row that can be captured.
 import { captureCost, type CostPart } from '../capture-cost/index.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';

@@ -1,4 +1,4 @@
-// captureOnTimeout (server/wait-timeout/): a page that never settles is captured
+// captureOnTimeout (server/wait-timeout/fields.ts, server/toolkit/waits.ts): a page that never settles is captured
 // as it is when the request asks for it, billed as a success, with x-wait-timed-out naming the
 // waits that did not finish; without the option the spec's 504 render_timeout is unchanged.
 // The server runs with RENDER_BUDGET_MS=6000: the waits of captureOnTimeout end at 6000 - 1500
