@@ -37,10 +37,7 @@ const FILES: Record<string, StaticFile> = {
   ...Object.fromEntries(
     readdirSync(new URL('./static/', import.meta.url))
       .filter((f) => f.endsWith('.js'))
-      .map((f) => [
-      `/playground/${f}`,
-      load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8'),
-    ]),
+      .map((f) => [`/playground/${f}`, load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8')]),
   ),
   '/playground/style.css': load(new URL('./static/style.css', import.meta.url), 'text/css; charset=utf-8'),
   '/playground/headers.json': staticFile(Buffer.from(JSON.stringify(playgroundHeaders())), 'application/json; charset=utf-8'),
