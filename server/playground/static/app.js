@@ -179,7 +179,8 @@ $('key').value = sessionStorage.getItem(KEY_STORE) ?? '';
 $('key').addEventListener('input', () => sessionStorage.setItem(KEY_STORE, $('key').value.trim()));
 for (const r of document.querySelectorAll('input[name=source]')) r.addEventListener('change', showSource);
 $('form').addEventListener('submit', submit);
-for (const type of ['input', 'change']) $('form').addEventListener(type, (e) => e.target !== $('key') && refresh());
+// The code follows every keystroke; the address bar each finished edit (a change), not each key.
+for (const type of ['input', 'change']) $('form').addEventListener(type, (e) => e.target !== $('key') && refresh({ address: type === 'change' }));
 window.addEventListener('hashchange', () => (openLink(), refresh({ address: false })));
 wirePanel();
 buildForm()
