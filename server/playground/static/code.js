@@ -37,13 +37,13 @@ export function snippets({ url, body, text, key, type, file }) {
   ].join('\n');
   const js = [
     `// Node 18 or later, as an ES module (file.mjs): API_KEY=... node file.mjs`,
-    `import { writeFile } from 'node:fs/promises';`,
+    `import { writeFile } from "node:fs/promises";`,
     ``,
     `const body = ${text};`,
     ``,
     `const res = await fetch(${JSON.stringify(url)}, {`,
-    `  method: 'POST',`,
-    `  headers: { ${JSON.stringify(key)}: \`Bearer \${process.env.API_KEY}\`, ${JSON.stringify(type)}: 'application/json' },`,
+    `  method: "POST",`,
+    `  headers: { ${JSON.stringify(key)}: \`Bearer \${process.env.API_KEY}\`, ${JSON.stringify(type)}: "application/json" },`,
     `  body: JSON.stringify(body, null, 2),`,
     `});`,
     `if (!res.ok) throw new Error(\`\${res.status}: \${await res.text()}\`);`,
