@@ -56,6 +56,7 @@ const viewportLength = (what: string, def: number) =>
 /** The fields of spec §2.1 and §2.2. */
 export const specProperties = {
   url: {
+    'x-group': 'page',
     type: 'string',
     format: 'uri',
     description:
@@ -63,17 +64,20 @@ export const specProperties = {
     'x-rule': 'an absolute http or https URL',
   },
   html: {
+    'x-group': 'page',
     type: 'string',
     description: `Markup rendered as the page, at most ${HTML_MAX_BYTES} UTF-8 bytes. Exactly one of url and html. Never stored.`,
     'x-rule': 'a string of HTML',
   },
   fullPage: {
+    'x-group': 'picture',
     type: 'boolean',
     default: false,
     description: 'Capture the whole scrollable page instead of the viewport. Ignored when selector is set.',
     'x-rule': 'a boolean',
   },
   format: {
+    'x-group': 'picture',
     type: 'string',
     enum: ['png', 'jpeg', 'webp'],
     default: 'png',
@@ -81,6 +85,7 @@ export const specProperties = {
     'x-rule': 'one of "png", "jpeg", "webp"',
   },
   quality: {
+    'x-group': 'picture',
     type: 'number',
     minimum: 1,
     maximum: 100,
@@ -88,6 +93,7 @@ export const specProperties = {
     'x-rule': 'a number between 1 and 100',
   },
   viewport: {
+    'x-group': 'picture',
     type: 'object',
     description: 'The browser window the page lays out in. width and height are both required when viewport is given.',
     'x-rule': 'an object with width and height',
@@ -106,14 +112,20 @@ export const specProperties = {
     required: ['width', 'height'],
     default: VIEWPORT_DEFAULT,
   },
-  selector: { ...cssSelector, description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).' },
+  selector: {
+    ...cssSelector,
+    'x-group': 'picture',
+    description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).',
+  },
   omitBackground: {
+    'x-group': 'picture',
     type: 'boolean',
     default: false,
     description: 'Transparent background where the page has none (png, webp), instead of white.',
     'x-rule': 'a boolean',
   },
   waitUntil: {
+    'x-group': 'waiting',
     type: 'string',
     enum: ['load', 'networkidle0', 'networkidle2'],
     default: 'networkidle2',
@@ -121,17 +133,31 @@ export const specProperties = {
       'When the page counts as loaded: load = the load event; networkidle0 = no request in flight for 500 ms; networkidle2 = at most 2 in flight for 500 ms.',
     'x-rule': 'one of "load", "networkidle0", "networkidle2"',
   },
-  waitForSelector: { ...cssSelector, description: 'Wait until an element matching this CSS selector is in the document before capturing.' },
+  waitForSelector: {
+    ...cssSelector,
+    'x-group': 'waiting',
+    description: 'Wait until an element matching this CSS selector is in the document before capturing.',
+  },
   blockCookieBanners: {
+    'x-group': 'banners',
     type: 'boolean',
     default: true,
     description: 'Reject or hide cookie banners, consent popups and overlays before capture (consent is never given).',
     'x-rule': 'a boolean',
   },
-  hideSelectors: selectorList(
-    `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
-  ),
-  blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
+  hideSelectors: {
+    ...selectorList(
+      `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
+    ),
+    'x-group': 'banners',
+  },
+  blockAds: {
+    'x-group': 'banners',
+    type: 'boolean',
+    default: false,
+    description: 'Also hide common ad slots and ad iframes (best effort).',
+    'x-rule': 'a boolean',
+  },
 } as const;
 
 /** The TypeScript type of an object schema's properties after defaults (a defaulted field is always there). */

@@ -9,8 +9,9 @@
 // `x-rule` is the wording of a field's rule: a field error reads "<field> must be <x-rule>", so that
 // every message names its field (spec §2.1 rule 3). Cross-field rules live in `allOf`, each with an
 // `x-message` that is the whole error message when that rule fails. `x-max-bytes` bounds a string
-// in UTF-8 bytes (JSON Schema's maxLength counts characters). The annotations are stripped from
-// what clients see (publicSchema()).
+// in UTF-8 bytes (JSON Schema's maxLength counts characters). `x-group` says which group of options
+// a field belongs to (./groups.ts). The annotations are stripped from what clients see
+// (publicSchema()), but for the groups that /openapi.json keeps for forms.
 import type { FromSchema } from 'json-schema-to-ts';
 import { specProperties, type ScreenshotRequest } from '../kinds/request.ts';
 import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
@@ -23,6 +24,7 @@ import { actionsField, cssField, delayField, jsField } from '../prepare/fields.t
 import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
+import { FIELD_GROUPS, inGroup, type FieldGroup } from './groups.ts';
 
 // The spec's fields and bounds, and the request's type, live below the rooms (server/kinds/);
 // named here too for the many readers of the schema.
@@ -45,24 +47,21 @@ export {
  * each defined beside the code that acts on it (its room's fields.ts).
  */
 const extensionProperties = {
-  cacheTtl: cacheTtlField,
-  deterministic: deterministicField,
-  ...emulationFields, // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
-  headers: headersField,
-  cookies: cookiesField,
-  captureOnTimeout: captureOnTimeoutField,
-  css: cssField,
-  js: jsField,
-  actions: actionsField,
-  blockResourceTypes: blockResourceTypesField,
-  blockUrls: blockUrlsField,
-  clip: clipField,
-  delay: delayField,
-  failOnTargetError: failOnTargetErrorField,
-  fullPageMaxHeight: fullPageMaxHeightField,
+  ...inGroup('caching', { cacheTtl: cacheTtlField }),
+  ...inGroup('picture', { deterministic: deterministicField }),
+  ...inGroup('visitor', emulationFields), // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
+  ...inGroup('page', { headers: headersField, cookies: cookiesField }),
+  ...inGroup('waiting', { captureOnTimeout: captureOnTimeoutField }),
+  ...inGroup('prepare', { css: cssField, js: jsField, actions: actionsField }),
+  ...inGroup('prepare', { blockResourceTypes: blockResourceTypesField, blockUrls: blockUrlsField }),
+  ...inGroup('picture', { clip: clipField }),
+  ...inGroup('waiting', { delay: delayField }), // a room of its own (prepare) but a wait to the person setting it
+  ...inGroup('page', { failOnTargetError: failOnTargetErrorField }),
+  ...inGroup('picture', { fullPageMaxHeight: fullPageMaxHeightField }),
 } as const;
 
-const properties = { ...specProperties, ...extensionProperties } as const;
+// Every field names its group (./groups.ts): a field without one does not type-check.
+const properties = { ...specProperties, ...extensionProperties } as const satisfies Record<string, { readonly 'x-group': FieldGroup }>;
 
 /** The spec's field names, and the extensions' (docs, the conformance suite's profiles). */
 export const SPEC_FIELDS: readonly string[] = Object.keys(specProperties);
@@ -133,18 +132,23 @@ export const REQUEST_DEFAULTS: Readonly<Record<string, unknown>> = Object.fromEn
 /** The cross-field rules in words, for places that cannot carry `allOf` (tool schemas). */
 export const CROSS_FIELD_RULES: readonly string[] = crossFieldRules.map((r) => r['x-message']);
 
-/** The schema (this one, or one built on it: the compare request's) without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and MCP clients see it. */
-export function publicSchema(schema: object = screenshotRequestSchema): Record<string, unknown> {
+/**
+ * The schema (this one, or one built on it: the compare request's) without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and
+ * MCP clients see it. `{ groups: true }` (GET /openapi.json) keeps each field's `x-group` and lists the groups as `x-groups`, for forms.
+ */
+export function publicSchema(schema: object = screenshotRequestSchema, { groups = false } = {}): Record<string, unknown> {
+  const kept = (k: string) => (groups && k === 'x-group') || (!k.startsWith('x-') && k !== '$id');
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v && typeof v === 'object') {
       return Object.fromEntries(
         Object.entries(v)
-          .filter(([k]) => !k.startsWith('x-') && k !== '$id')
+          .filter(([k]) => kept(k))
           .map(([k, x]) => [k, strip(x)]),
       );
     }
     return v;
   };
-  return strip(schema) as Record<string, unknown>;
+  const out = strip(schema) as Record<string, unknown>;
+  return groups ? { ...out, 'x-groups': FIELD_GROUPS } : out;
 }
