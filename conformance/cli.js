@@ -5,5 +5,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('./bin.ts');
+const { main } = await import('./cli/bin.ts');
 process.exit(await main(process.argv.slice(2)));

@@ -13,8 +13,8 @@
 // are sure to pass it (custom markup, trap classes), with the reason in the manifest.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURES_DIR } from '../fixtures.ts';
-import type { Case, Need, Probe } from '../model.ts';
+import { FIXTURES_DIR } from '../fixture-pages/fixtures.ts';
+import type { Case, Need, Probe } from '../model/model.ts';
 import type { ConsentManifest as Manifest, ManifestEntry as ManifestFixture, ManifestProbe } from '../../fixtures/consent/manifest.ts';
 
 export const CONSENT_MANIFEST = path.join(FIXTURES_DIR, 'consent', 'manifest.json');

@@ -1,7 +1,7 @@
 // Core profile: waiting (spec §4.1 rules 5 and 6, §8 budget and idle window), clean-up (§4.1
 // rules 3 and 4: banners, hideSelectors, blockAds, scroll lock, the near-empty revert), private
 // targets (§4.1 rule 8) and authentication (§5). The MCP server (§4.2) is in mcp.ts.
-import type { Case } from '../model.ts';
+import type { Case } from '../model/model.ts';
 import { absent, BLUE, box, BUDGET_PLUS_SLACK_MS, color, GREEN, GREY, html, MAGENTA, png, RED, WHITE } from './helpers.ts';
 
 const VP = { width: 400, height: 300 };

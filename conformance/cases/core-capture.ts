@@ -1,6 +1,6 @@
 // Core profile: what comes back (spec §2.3), its size and content: formats, viewport and scale,
 // full page, the selector's box, omitBackground and quality (§2.1, §2.2, §4.1 rules 1, 2, 9).
-import type { Case, Probe, Region } from '../model.ts';
+import type { Case, Probe, Region } from '../model/model.ts';
 import { absent, alpha, around, BLUE, box, color, golden, GREEN, html, NAVY, png, quadrants, RED, WHITE, YELLOW } from './helpers.ts';
 
 const VP = { width: 400, height: 300 };

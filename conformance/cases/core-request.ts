@@ -1,6 +1,6 @@
 // Core profile: the request body (spec §2.1, §2.2), the error table (§7) and both sides of every
 // bound (§8). Mostly html-mode with tiny viewports, so these run anywhere and quickly.
-import type { Case } from '../model.ts';
+import type { Case } from '../model/model.ts';
 import { badRequest, color, around, GREEN, html, png, SMALL, WHITE } from './helpers.ts';
 
 const FAIL_RULES = ['7/failure-body', '2.4/failure-body'];

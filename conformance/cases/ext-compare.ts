@@ -3,7 +3,7 @@
 // /openapi.json declares the endpoint. The pages are flat blocks on white whose boxes are exact
 // in CSS pixels: a changed block must be found where it is, a masked change must not count, and
 // two captures of one page must give 0.
-import type { Case } from '../model.ts';
+import type { Case } from '../model/model.ts';
 import { absent, box, color } from './helpers.ts';
 
 const VP = { width: 200, height: 120 };

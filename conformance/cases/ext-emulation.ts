@@ -3,7 +3,7 @@
 // fixtures/pages/ext-emulation.html, reports what it sees as a 4 x 4 grid of blocks filling the
 // viewport; its JavaScript values are read by its first inline script. Probes look at block
 // centres in fractions of the image, so the same probe works at any viewport and scale.
-import type { Case, Region } from '../model.ts';
+import type { Case, Region } from '../model/model.ts';
 import { badRequest, BLUE, color, GREEN, html, png, RED, WHITE, YELLOW, absent, box } from './helpers.ts';
 
 /** The probe page's blocks, row by row (the page's own comment says what each shows). */

@@ -2,7 +2,7 @@
 // blockResourceTypes, blockUrls, clip, delay, failOnTargetError). Each case names the fields it
 // sends and runs only where the implementation's OpenAPI document declares them; each checks the
 // field's effect as pixels (or, for blocking, as pixels beside a capture without it).
-import type { Case, Probe, Region } from '../model.ts';
+import type { Case, Probe, Region } from '../model/model.ts';
 import { absent, BLUE, box, color, GREEN, html, png, RED, SMALL, YELLOW } from './helpers.ts';
 
 const VP = { ...SMALL };

@@ -2,7 +2,7 @@
 // server's server/tall-pages/). Run only where GET /openapi.json declares the field. The page is
 // the suite's 3000 px `tall` fixture (red, green, blue bands of 1000 px), so that the cut is seen
 // at a band edge: one CSS pixel more or less shows.
-import type { Case } from '../model.ts';
+import type { Case } from '../model/model.ts';
 import { badRequest, BLUE, box, color, GREEN, html, png, RED } from './helpers.ts';
 
 const FIELDS = ['fullPageMaxHeight'];

@@ -2,7 +2,7 @@
 // Every case names the fields it sends (`fields`) and runs only against an implementation whose
 // GET /openapi.json declares them; each checks the field's effect as pixels, beside a control
 // without it where the effect could be a coincidence.
-import type { Case } from '../model.ts';
+import type { Case } from '../model/model.ts';
 import { BLUE, box, color, GREEN, html, png, RED, SMALL } from './helpers.ts';
 
 const VP = { ...SMALL };

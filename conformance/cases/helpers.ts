@@ -1,5 +1,5 @@
 // Small constructors that keep the case files readable. They only build data.
-import type { Expectation, GoldenSpec, Probe, Region } from '../model.ts';
+import type { Expectation, GoldenSpec, Probe, Region } from '../model/model.ts';
 
 export const RED: [number, number, number] = [0xe0, 0x20, 0x20];
 export const GREEN: [number, number, number] = [0x20, 0xa0, 0x40];

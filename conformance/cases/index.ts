@@ -1,7 +1,7 @@
 // All cases (REST and MCP alike), and the selection of cases for a run (profiles). Cases are data;
 // see model.ts.
-import type { Case, Profile } from '../model.ts';
-import { RULES_BY_ID } from '../rules.ts';
+import type { Case, Profile } from '../model/model.ts';
+import { RULES_BY_ID } from '../model/rules.ts';
 import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';

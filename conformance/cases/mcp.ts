@@ -7,7 +7,7 @@
 // (derived here from the one schema, server/request/schema.ts, never a copy), 401 as a JSON-RPC
 // error, errors as isError "<code>: <message>", the 750,000-byte image budget, billing.
 import reference from '../data/reference-request.json' with { type: 'json' };
-import type { Case, Expectation, HttpRequestSpec, McpRequestSpec, Probe } from '../model.ts';
+import type { Case, Expectation, HttpRequestSpec, McpRequestSpec, Probe } from '../model/model.ts';
 
 const BLUE: [number, number, number] = [32, 64, 192];
 const GREEN: [number, number, number] = [32, 160, 64]; // fixtures/pages/plain.html

@@ -1,7 +1,7 @@
 // Reference profile: the reference server's decisions for what the spec leaves open (DESIGN §3):
 // error statuses and codes, response headers, billing and caching as seen through those headers.
 // An alternative implementation may choose otherwise; run it with --profile core.
-import type { Case, Expectation, Step } from '../model.ts';
+import type { Case, Expectation, Step } from '../model/model.ts';
 import { around, BLUE, box, color, GREEN, html, png, RED, YELLOW } from './helpers.ts';
 
 const VP = { width: 320, height: 240 };

@@ -2,7 +2,7 @@
 // canary listeners on loopback that must see zero connections. Needs the suite's fixture server and
 // canaries reachable by the implementation (same host). Off-machine address classes additionally
 // need --isolated-network: never send them to an implementation that could reach a real network.
-import type { Case, CanarySpelling } from '../model.ts';
+import type { Case, CanarySpelling } from '../model/model.ts';
 import { absent, box, BUDGET_PLUS_SLACK_MS, color, GREEN, html, MAGENTA, png } from './helpers.ts';
 
 const VP = { width: 320, height: 240 };

@@ -18,15 +18,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { selectCases } from '../cases/index.ts';
-import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
-import { fetchDeclaredFields } from '../declared-fields.ts';
-import { REPO_ROOT } from '../fixtures.ts';
-import { undiciClient } from '../http.ts';
-import type { Case } from '../model.ts';
-import { startReferenceTarget } from '../run-against-reference.ts';
+import { executeCase, unmetNeed, type RunEnv } from '../engine/execute.ts';
+import { fetchDeclaredFields } from '../engine/declared-fields.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { undiciClient } from '../engine/http.ts';
+import type { Case } from '../model/model.ts';
+import { startReferenceTarget } from '../reference/run-against-reference.ts';
 import { MUTANTS, type Mutant } from './mutants.ts';
 import { startProxy } from './proxy.ts';
-import { runIfEntry } from '../entry.ts';
+import { runIfEntry } from '../cli/entry.ts';
 
 async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);

@@ -1,7 +1,7 @@
 // The pairwise cases: one ordinary case (model.ts) per row of each profile's covering array
 // (plans.ts, covering.ts), with the request its values write and the oracle computed for them
 // (oracle.ts). Generated once per process; the same seed gives the same cases.
-import type { Case, Profile } from '../model.ts';
+import type { Case, Profile } from '../model/model.ts';
 import { coveringArray, type Row } from './covering.ts';
 import { Validity } from './validity.ts';
 import type { ExtSent } from './extension-values.ts';

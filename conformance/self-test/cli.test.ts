@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseArgs, UsageError } from '../options.ts';
-import { REPO_ROOT } from '../fixtures.ts';
+import { parseArgs, UsageError } from '../cli/options.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 
-const bin = path.join(REPO_ROOT, 'conformance', 'bin.ts');
+const bin = path.join(REPO_ROOT, 'conformance', 'cli', 'bin.ts');
 const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', bin, ...args], { encoding: 'utf8', cwd: REPO_ROOT });
 
 test('options: profiles, keys, fixtures, canary default', () => {

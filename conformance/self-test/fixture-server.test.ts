@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { startCanary } from '../canary.ts';
-import { startFixtureServer, type FixtureServer } from '../fixture-server.ts';
+import { startCanary } from '../engine/canary.ts';
+import { startFixtureServer, type FixtureServer } from '../fixture-pages/fixture-server.ts';
 
 let fx: FixtureServer;
 before(async () => (fx = await startFixtureServer()));

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '../fixtures.ts';
-import { startReferenceTarget, type ReferenceTarget } from '../run-against-reference.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { startReferenceTarget, type ReferenceTarget } from '../reference/run-against-reference.ts';
 
 const run = promisify(execFile);
 const work = mkdtempSync(path.join(os.tmpdir(), 'conformance-package-'));

@@ -7,12 +7,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { allCases } from '../cases/index.ts';
-import { compareImages } from '../compare.ts';
-import { decodeImage, encodePng, readPng } from '../image.ts';
-import { isMcpRequest, type Case } from '../model.ts';
-import { resolveValue } from '../resolve.ts';
-import { REPO_ROOT } from '../fixtures.ts';
-import { judge } from '../verdict.ts';
+import { compareImages } from '../engine/compare.ts';
+import { decodeImage, encodePng, readPng } from '../engine/image.ts';
+import { isMcpRequest, type Case } from '../model/model.ts';
+import { resolveValue } from '../engine/resolve.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { judge } from '../engine/verdict.ts';
 import { readFileSync } from 'node:fs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headless-shell';

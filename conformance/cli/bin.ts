@@ -1,20 +1,20 @@
 // screenshot-conformance: runs the conformance suite against any implementation of the spec.
 //   npx screenshot-conformance --base-url URL --api-key KEY [--profile core|reference|security] ...
-// (cli.js is the installed entry; `node --import tsx conformance/bin.ts` works in the repository.)
+// (cli.js is the installed entry; `node --import tsx conformance/cli/bin.ts` works in the repository.)
 // Exit status 0 only when every case passes or is an expected failure; usage errors exit 2.
 // See RUNNING.md.
 import path from 'node:path';
-import { allCases } from './cases/index.ts';
-import { formatCoverage, uncovered } from './coverage.ts';
-import { loadExpectations } from './expectations.ts';
-import { exportCases, loadExport } from './export.ts';
-import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
-import { requestsOf, type Case } from './model.ts';
+import { allCases } from '../cases/index.ts';
+import { formatCoverage, uncovered } from '../report/coverage.ts';
+import { loadExpectations } from '../engine/expectations.ts';
+import { exportCases, loadExport } from '../model/export.ts';
+import { startFixtureServer, type FixtureServer } from '../fixture-pages/fixture-server.ts';
+import { requestsOf, type Case } from '../model/model.ts';
 import { parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
-import { complete, formatPairwise, pairwiseCoverage } from './pairwise/coverage.ts';
-import { resolveValue, type ResolveContext } from './resolve.ts';
-import { casesOf, runSuite } from './runner.ts';
-import { targetInfo } from './target-info.ts';
+import { complete, formatPairwise, pairwiseCoverage } from '../pairwise/coverage.ts';
+import { resolveValue, type ResolveContext } from '../engine/resolve.ts';
+import { casesOf, runSuite } from '../engine/runner.ts';
+import { targetInfo } from '../engine/target-info.ts';
 import { runIfEntry } from './entry.ts';
 
 /** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */

@@ -3,7 +3,7 @@
 // Everything becomes 8-bit RGBA.
 import { PNG } from 'pngjs';
 import sharp from 'sharp';
-import { sniffType, type ImageType } from '../lib/visual-diff/sniff.ts';
+import { sniffType, type ImageType } from '../../lib/visual-diff/sniff.ts';
 
 export { sniffType, type ImageType };
 

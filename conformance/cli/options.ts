@@ -1,8 +1,8 @@
 // Run options: parsed from the command line by bin.ts (or built by a program) and given to the
 // runner (runner.ts runSuite).
 import path from 'node:path';
-import { PROFILES, type Profile } from './model.ts';
-import { REPO_ROOT } from './fixtures.ts';
+import { PROFILES, type Profile } from '../model/model.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 
 export const SUITE_VERSION = '1.1.0';
 

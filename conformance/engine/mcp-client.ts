@@ -11,8 +11,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpRequestSpec } from '../model.ts';
-import type { Observed } from '../exchange.ts';
+import type { McpRequestSpec } from '../model/model.ts';
+import type { Observed } from './exchange.ts';
 
 /** Thrown when a case cannot run against this implementation (its tool lacks a parameter). */
 export class SkipCase extends Error {}

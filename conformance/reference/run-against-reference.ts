@@ -1,5 +1,5 @@
 // Runs the conformance suite against a fresh reference server (what `npm test` calls):
-//   node --import tsx conformance/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
+//   node --import tsx conformance/reference/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
 //        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice]
 // It starts the suite's fixture server (two loopback origins), then the reference server via
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
@@ -19,15 +19,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { startServer } from '../server/start.ts';
-import { loadConfig } from '../server/config.ts';
-import { startFixtureServer } from './fixture-server.ts';
-import type { Profile } from './model.ts';
-import { SUITE_VERSION, type SuiteOptions } from './options.ts';
-import { REPO_ROOT } from './fixtures.ts';
-import { runSuite } from './runner.ts';
-import { targetInfo } from './target-info.ts';
-import { isolated, runIfEntry } from './entry.ts';
+import { startServer } from '../../server/start.ts';
+import { loadConfig } from '../../server/config.ts';
+import { startFixtureServer } from '../fixture-pages/fixture-server.ts';
+import type { Profile } from '../model/model.ts';
+import { SUITE_VERSION, type SuiteOptions } from '../cli/options.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { runSuite } from '../engine/runner.ts';
+import { targetInfo } from '../engine/target-info.ts';
+import { isolated, runIfEntry } from '../cli/entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'SCREENSHOT_CONFORMANCE_IN_NAMESPACE';
@@ -140,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
       fixtureOrigins: target.fixtureOrigins,
       canary: true,
       isolatedNetwork: inside,
-      expectations: path.join(here, 'expectations', 'reference.json'),
+      expectations: path.join(here, '..', 'expectations', 'reference.json'),
       updateGolden: o.updateGolden,
       goldenDir: path.join(REPO_ROOT, 'golden'),
       reportDir: o.report,
@@ -150,7 +150,7 @@ async function main(argv: string[]): Promise<number> {
         const t = await targetInfo(target.baseUrl, target.apiKeys[0]!);
         return {
           ...t,
-          info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info },
+          info: { implementation: 'reference server (in-process, conformance/reference/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info },
         };
       })(),
     };

@@ -6,17 +6,17 @@
 // Programmatic entry (what bin.ts and the self-tests use; a subject engine can too):
 //   const result = await runSuite(options);   // options: see options.ts SuiteOptions
 //   result.exitCode, result.tally (pass, fail, skip, expectedFailure, unexpectedPass, byProfile)
-import { selectCases } from './cases/index.ts';
+import { selectCases } from '../cases/index.ts';
 import { fetchDeclaredFields } from './declared-fields.ts';
 import { executeCase, unmetNeed, type Attachment, type RunEnv } from './execute.ts';
 import { loadExpectations } from './expectations.ts';
 import { undiciClient, type HttpClient } from './http.ts';
-import { McpSessions } from './mcp/client.ts';
-import { isMcpRequest, requestsOf, type Case, type Check } from './model.ts';
-import type { SuiteOptions } from './options.ts';
-import { writeReports } from './report/files.ts';
-import { Console } from './report/console.ts';
-import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from './report/records.ts';
+import { McpSessions } from './mcp-client.ts';
+import { isMcpRequest, requestsOf, type Case, type Check } from '../model/model.ts';
+import type { SuiteOptions } from '../cli/options.ts';
+import { writeReports } from '../report/files.ts';
+import { Console } from '../report/console.ts';
+import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from '../report/records.ts';
 
 export interface RunResult {
   exitCode: number;
