@@ -1,34 +1,12 @@
-// Run options: parsed from the command line by bin.ts (or built by a program) and given to the
-// runner (runner.ts runSuite).
+// The command line's flags (one parser: node's util.parseArgs) turned into run options
+// (engine/options.ts SuiteOptions) and the flags of the command line itself (list, export, ...).
 import path from 'node:path';
-import { PROFILES, type Profile } from '../model/model.ts';
+import { parseArgs as parseFlags } from 'node:util';
 import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { SUITE_VERSION, type SuiteOptions } from '../engine/options.ts';
+import { PROFILES, type Profile } from '../model/model.ts';
 
-export const SUITE_VERSION = '1.1.0';
-
-export interface SuiteOptions {
-  baseUrl: string;
-  apiKeys: string[];
-  freshKey?: string;
-  mcpUrl?: string;
-  mcpFreshKey?: string;
-  profiles: Profile[];
-  /** Fixture origins as the implementation reaches them (empty: url-mode cases are skipped). */
-  fixtureOrigins: string[];
-  canary: boolean;
-  isolatedNetwork: boolean;
-  expectations?: string;
-  updateGolden: boolean;
-  goldenDir: string;
-  reportDir: string;
-  /** Cases run at the same time (default 2). */
-  workers: number;
-  grep?: string;
-  /** Run the cases of an export (--export) instead of the suite's own (--cases DIR). */
-  casesDir?: string;
-  /** Filled in by bin.ts: what the target reports about itself (for the JSON report). */
-  target?: { chromium?: string; info?: Record<string, unknown> };
-}
+export { SUITE_VERSION, type SuiteOptions };
 
 export class UsageError extends Error {}
 
@@ -62,6 +40,7 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
   --cases DIR             run the cases of such an export instead of the suite's own
   --coverage              print the rule coverage matrix and exit (non-zero if a spec rule has no case)
   --serve-fixtures        only serve the fixtures (with --fixtures-port) until interrupted
+  --version               print the suite's version and exit
   --help`;
 
 export interface CliFlags {
@@ -72,7 +51,41 @@ export interface CliFlags {
   fixturesPorts?: number[];
   fixturesHost: string;
   help: boolean;
+  version: boolean;
 }
+
+/** Every flag the command line takes (--api-key may repeat; --x=value and --x value alike). */
+const FLAGS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string', multiple: true },
+  'fresh-key': { type: 'string' },
+  'mcp-url': { type: 'string' },
+  'mcp-fresh-key': { type: 'string' },
+  profile: { type: 'string' },
+  'fixtures-port': { type: 'string' },
+  'fixtures-url': { type: 'string' },
+  'fixtures-host': { type: 'string' },
+  canary: { type: 'boolean' },
+  'isolated-network': { type: 'boolean' },
+  expectations: { type: 'string' },
+  'update-golden': { type: 'boolean' },
+  report: { type: 'string' },
+  workers: { type: 'string' },
+  grep: { type: 'string' },
+  list: { type: 'boolean' },
+  export: { type: 'string' },
+  cases: { type: 'string' },
+  coverage: { type: 'boolean' },
+  'serve-fixtures': { type: 'boolean' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const list = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function isLoopbackUrl(u: string): boolean {
   try {
@@ -84,143 +97,59 @@ function isLoopbackUrl(u: string): boolean {
 }
 
 export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFlags } {
-  const o: Partial<SuiteOptions> & { apiKeys: string[] } = { apiKeys: [] };
-  const flags: CliFlags = { list: false, coverage: false, serveFixtures: false, fixturesHost: '127.0.0.1', help: false };
-  let canary: boolean | undefined;
-  let profiles: Profile[] = ['core'];
-  let fixtureUrls: string[] = [];
-  const args = [...argv];
-  const value = (name: string): string => {
-    const v = args.shift();
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
-    return v;
+  let v;
+  try {
+    v = parseFlags({ args: argv, options: FLAGS, strict: true, allowPositionals: false, allowNegative: true }).values;
+  } catch (e) {
+    // util.parseArgs names the flag: "Unknown option '--x'", "Option '--grep <value>' argument missing"
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  const profiles = v.profile === undefined ? (['core'] as Profile[]) : (list(v.profile) as Profile[]);
+  for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be ${PROFILES.join(', ')}, got ${p}`);
+  const fixturesPorts = v['fixtures-port']?.split(',').map((s) => {
+    const n = Number(s);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--fixtures-port: bad port ${s}`);
+    return n;
+  });
+  const flags: CliFlags = {
+    list: v.list ?? false,
+    ...(v.export !== undefined ? { exportDir: path.resolve(v.export) } : {}),
+    coverage: v.coverage ?? false,
+    serveFixtures: v['serve-fixtures'] ?? false,
+    ...(fixturesPorts ? { fixturesPorts } : {}),
+    fixturesHost: v['fixtures-host'] ?? '127.0.0.1',
+    help: v.help ?? false,
+    version: v.version ?? false,
   };
-  while (args.length) {
-    let a = args.shift()!;
-    if (a.includes('=') && a.startsWith('--')) {
-      const [k, ...rest] = a.split('=');
-      args.unshift(rest.join('='));
-      a = k!;
-    }
-    switch (a) {
-      case '--base-url':
-        o.baseUrl = value(a);
-        break;
-      case '--api-key':
-        o.apiKeys.push(
-          ...value(a)
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-        );
-        break;
-      case '--fresh-key':
-        o.freshKey = value(a);
-        break;
-      case '--mcp-url':
-        o.mcpUrl = value(a);
-        break;
-      case '--mcp-fresh-key':
-        o.mcpFreshKey = value(a);
-        break;
-      case '--profile': {
-        profiles = value(a)
-          .split(',')
-          .map((s) => s.trim()) as Profile[];
-        for (const p of profiles) if (!PROFILES.includes(p)) throw new UsageError(`--profile must be ${PROFILES.join(', ')}, got ${p}`);
-        break;
-      }
-      case '--fixtures-port':
-        flags.fixturesPorts = value(a)
-          .split(',')
-          .map((s) => {
-            const n = Number(s);
-            if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--fixtures-port: bad port ${s}`);
-            return n;
-          });
-        break;
-      case '--fixtures-url':
-        fixtureUrls = value(a)
-          .split(',')
-          .map((s) => s.trim().replace(/\/+$/, ''));
-        break;
-      case '--fixtures-host':
-        flags.fixturesHost = value(a);
-        break;
-      case '--canary':
-        canary = true;
-        break;
-      case '--no-canary':
-        canary = false;
-        break;
-      case '--isolated-network':
-        o.isolatedNetwork = true;
-        break;
-      case '--expectations':
-        o.expectations = path.resolve(value(a));
-        break;
-      case '--update-golden':
-        o.updateGolden = true;
-        break;
-      case '--report':
-        o.reportDir = path.resolve(value(a));
-        break;
-      case '--workers':
-        o.workers = Math.max(1, Number(value(a)) || 1);
-        break;
-      case '--grep':
-        o.grep = value(a);
-        break;
-      case '--list':
-        flags.list = true;
-        break;
-      case '--export':
-        flags.exportDir = path.resolve(value(a));
-        break;
-      case '--cases':
-        o.casesDir = path.resolve(value(a));
-        break;
-      case '--coverage':
-        flags.coverage = true;
-        break;
-      case '--serve-fixtures':
-        flags.serveFixtures = true;
-        break;
-      case '--help':
-      case '-h':
-        flags.help = true;
-        break;
-      default:
-        throw new UsageError(`unknown option ${a}`);
-    }
-  }
-  const needsTarget = !flags.help && !flags.list && !flags.coverage && !flags.serveFixtures && !flags.exportDir;
-  if (needsTarget && !o.baseUrl) throw new UsageError('--base-url is required');
-  if (needsTarget && o.apiKeys.length === 0) throw new UsageError('--api-key is required');
-  if (o.baseUrl) {
+  const apiKeys = (v['api-key'] ?? []).flatMap(list);
+  const needsTarget = !flags.help && !flags.version && !flags.list && !flags.coverage && !flags.serveFixtures && !flags.exportDir;
+  if (needsTarget && !v['base-url']) throw new UsageError('--base-url is required');
+  if (needsTarget && apiKeys.length === 0) throw new UsageError('--api-key is required');
+  if (v['base-url']) {
     try {
-      new URL(o.baseUrl);
+      new URL(v['base-url']);
     } catch {
-      throw new UsageError(`--base-url is not a URL: ${o.baseUrl}`);
+      throw new UsageError(`--base-url is not a URL: ${v['base-url']}`);
     }
   }
+  const canary = v.canary ?? isLoopbackUrl(v['base-url'] ?? '');
   const options: SuiteOptions = {
-    baseUrl: o.baseUrl ?? '',
-    apiKeys: o.apiKeys,
-    freshKey: o.freshKey,
-    mcpUrl: o.mcpUrl,
-    mcpFreshKey: o.mcpFreshKey,
+    baseUrl: v['base-url'] ?? '',
+    apiKeys,
+    freshKey: v['fresh-key'],
+    mcpUrl: v['mcp-url'],
+    mcpFreshKey: v['mcp-fresh-key'],
     profiles,
-    fixtureOrigins: fixtureUrls,
-    canary: canary ?? isLoopbackUrl(o.baseUrl ?? ''),
-    isolatedNetwork: o.isolatedNetwork ?? false,
-    expectations: o.expectations,
-    updateGolden: o.updateGolden ?? false,
+    fixtureOrigins: list(v['fixtures-url']).map((s) => s.replace(/\/+$/, '')),
+    canary,
+    isolatedNetwork: v['isolated-network'] ?? false,
+    expectations: v.expectations !== undefined ? path.resolve(v.expectations) : undefined,
+    updateGolden: v['update-golden'] ?? false,
     goldenDir: path.join(REPO_ROOT, 'golden'),
-    reportDir: o.reportDir ?? path.resolve('conformance-report'),
-    workers: Math.min(o.workers ?? 2, 8),
-    grep: o.grep,
-    casesDir: o.casesDir,
+    reportDir: path.resolve(v.report ?? 'conformance-report'),
+    workers: Math.min(Math.max(1, Number(v.workers ?? 2) || 1), 8),
+    grep: v.grep,
+    casesDir: v.cases !== undefined ? path.resolve(v.cases) : undefined,
   };
   return { options, flags };
 }

@@ -1,8 +1,13 @@
 // Image decoding for probes and goldens: the type is sniffed from the bytes (never trusted from
-// the content-type), PNG is decoded with pngjs (lossless, exact), JPEG and WebP with sharp.
-// Everything becomes 8-bit RGBA.
+// the content-type), PNG is decoded with pngjs (lossless, exact), JPEG with jpeg-js (pure
+// JavaScript) and WebP with libwebp built to WebAssembly (@jsquash/webp), so that the suite
+// installs without a native image library. Everything becomes 8-bit RGBA.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
+import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
-import sharp from 'sharp';
 import { sniffType, type ImageType } from '../../lib/visual-diff/sniff.ts';
 
 export { sniffType, type ImageType };
@@ -30,16 +35,40 @@ export async function decodeImage(body: Buffer): Promise<DecodedImage> {
     const hasAlpha = meta.alpha === true || meta.colorType === 4 || meta.colorType === 6;
     return { type, width: png.width, height: png.height, data: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length), hasAlpha };
   }
-  const img = sharp(body, { limitInputPixels: false });
-  const meta = await img.metadata();
-  const raw = await img.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  if (type === 'jpeg') {
+    const img = jpeg.decode(body, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 1000, maxMemoryUsageInMB: 4096 });
+    return { type, width: img.width, height: img.height, data: img.data, hasAlpha: false };
+  }
+  await webpReady();
+  const img = await decodeWebp(body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer);
   return {
     type,
-    width: raw.info.width,
-    height: raw.info.height,
-    data: new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length),
-    hasAlpha: meta.hasAlpha === true,
+    width: img.width,
+    height: img.height,
+    data: new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.length),
+    hasAlpha: webpHasAlpha(body),
   };
+}
+
+let webp: Promise<void> | undefined;
+/** The codec's WebAssembly module, compiled once from the file the package ships (no fetch in Node). */
+function webpReady(): Promise<void> {
+  webp ??= (async () => {
+    const wasm = path.join(path.dirname(createRequire(import.meta.url).resolve('@jsquash/webp/decode.js')), 'codec', 'dec', 'webp_dec.wasm');
+    await initWebp(await WebAssembly.compile(readFileSync(wasm)));
+  })();
+  return webp;
+}
+
+/**
+ * Whether a WebP file declares an alpha channel: the VP8X header's alpha flag (extended format),
+ * or the alpha_is_used bit of a lossless (VP8L) header; simple lossy (VP8) files have none.
+ */
+export function webpHasAlpha(b: Buffer): boolean {
+  const chunk = b.toString('latin1', 12, 16);
+  if (chunk === 'VP8X') return (b[20]! & 0x10) !== 0;
+  if (chunk === 'VP8L') return ((b.readUInt32LE(21) >>> 28) & 1) === 1;
+  return false;
 }
 
 export function encodePng(img: Rgba): Buffer {

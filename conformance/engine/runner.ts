@@ -13,7 +13,7 @@ import { loadExpectations } from './expectations.ts';
 import { undiciClient, type HttpClient } from './http.ts';
 import { McpSessions } from './mcp-client.ts';
 import { isMcpRequest, requestsOf, type Case, type Check } from '../model/model.ts';
-import type { SuiteOptions } from '../cli/options.ts';
+import type { SuiteOptions } from './options.ts';
 import { writeReports } from '../report/files.ts';
 import { Console } from '../report/console.ts';
 import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from '../report/records.ts';

@@ -8,7 +8,7 @@
 //   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
 //      the suite's executor (the same code the runner uses), in-process, two at a time;
 //      the mutant is killed when at least one case fails;
-//   3. one mutant also through the whole command line (conformance/cli.js, a child process), which
+//   3. one mutant also through the whole command line (conformance/cli/bin.ts, a child process), which
 //      must exit non-zero.
 // Prints the kill rate; exits non-zero if the baseline fails or any mutant survives.
 // Honest scope: each mutant runs only the cases relevant to the rule it breaks (its `cases`), not
@@ -146,7 +146,9 @@ async function main(argv: string[]): Promise<number> {
           '--report',
           reportDir,
         ];
-        const child = spawn(process.execPath, [path.join(REPO_ROOT, 'conformance', 'cli.js'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'conformance', 'cli', 'bin.ts'), ...args], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
         const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
         console.log(
           `CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`,

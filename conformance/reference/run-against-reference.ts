@@ -23,7 +23,7 @@ import { startServer } from '../../server/start.ts';
 import { loadConfig } from '../../server/config.ts';
 import { startFixtureServer } from '../fixture-pages/fixture-server.ts';
 import type { Profile } from '../model/model.ts';
-import { SUITE_VERSION, type SuiteOptions } from '../cli/options.ts';
+import { SUITE_VERSION, type SuiteOptions } from '../engine/options.ts';
 import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 import { runSuite } from '../engine/runner.ts';
 import { targetInfo } from '../engine/target-info.ts';

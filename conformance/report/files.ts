@@ -8,7 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PIXELMATCH_OPTIONS, PIXELMATCH_VERSION } from '../engine/compare.ts';
-import { SUITE_VERSION, type SuiteOptions } from '../cli/options.ts';
+import { SUITE_VERSION, type SuiteOptions } from '../engine/options.ts';
 import { RULES, sectionOf } from '../model/rules.ts';
 import { describeTiming, machineLoad, tally, type CaseRecord } from './records.ts';
 

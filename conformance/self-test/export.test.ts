@@ -15,7 +15,7 @@ import { loadExport, schemaErrors } from '../model/export.ts';
 import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 import { fetchClient } from '../engine/http.ts';
 import { encodePng, solid } from '../engine/image.ts';
-import type { SuiteOptions } from '../cli/options.ts';
+import type { SuiteOptions } from '../engine/options.ts';
 import { runSuite } from '../engine/runner.ts';
 
 const BASE = 'http://impl.test';

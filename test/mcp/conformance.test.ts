@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { startFixtureServer, type FixtureServer } from '../../conformance/fixture-pages/fixture-server.ts';
 import { REPO_ROOT } from '../../conformance/fixture-pages/fixtures.ts';
-import type { SuiteOptions } from '../../conformance/cli/options.ts';
+import type { SuiteOptions } from '../../conformance/engine/options.ts';
 import type { CaseRecord } from '../../conformance/report/records.ts';
 import { runSuite } from '../../conformance/engine/runner.ts';
 import { OTHER_KEY as MCP_FRESH_KEY, startTestServer, TEST_KEY as MCP_KEY, type TestServer } from '../support/server.ts';

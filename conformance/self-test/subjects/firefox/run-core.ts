@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startFixtureServer } from '../../../fixture-pages/fixture-server.ts';
 import { REPO_ROOT } from '../../../fixture-pages/fixtures.ts';
-import type { SuiteOptions } from '../../../cli/options.ts';
+import type { SuiteOptions } from '../../../engine/options.ts';
 import { runSuite } from '../../../engine/runner.ts';
 import { startSubject } from './server.ts';
 import { isolated } from '../../../cli/entry.ts';
