@@ -59,6 +59,9 @@ function rulesOf(f: ManifestFixture): string[] {
   return [...r];
 }
 
+/** A few widespread banners (two CMPs, one site's own) that a service which never removes banners must fail on. */
+const BANNER_SAMPLE = new Set(['onetrust', 'cookiebot', 'custom-en']);
+
 export function consentCasesFrom(m: Manifest): Case[] {
   const out: Case[] = [];
   const toProbe = probe(m.colors.page);
@@ -88,6 +91,7 @@ export function consentCasesFrom(m: Manifest): Case[] {
     out.push({
       ...common,
       id: `consent.${f.id}`,
+      ...(BANNER_SAMPLE.has(f.id) ? { tags: ['never-removes-banners'] } : {}),
       must:
         f.kind === 'negative'
           ? `The service MUST leave "${f.title}" exactly as it is: it is not a banner.`

@@ -72,3 +72,6 @@ export const png = (width: number, height: number, probes: Probe[] = [], extra: 
 });
 
 export const html = (fixture: string, extra: Record<string, unknown> = {}) => ({ html: { $fixture: fixture }, ...extra });
+
+/** The case with these tags added (for cases a helper builds: see Case.tags). */
+export const tagged = <T extends { tags?: string[] }>(c: T, ...tags: string[]): T => ({ ...c, tags: [...(c.tags ?? []), ...tags] });

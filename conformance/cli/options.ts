@@ -34,6 +34,7 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
   --report DIR            report directory (default conformance-report/)
   --workers N             cases run at the same time (default 2, at most 8)
   --grep REGEX            only cases whose id matches
+  --tag TAG               only cases carrying this tag (a mutant's id: the cases it must fail)
   --list                  print the selected cases as JSON, directives resolved, and exit
   --export DIR            write every case as plain JSON (with its JSON Schema, the fixtures and
                           the goldens) for runners in any language, and exit
@@ -72,6 +73,7 @@ const FLAGS = {
   report: { type: 'string' },
   workers: { type: 'string' },
   grep: { type: 'string' },
+  tag: { type: 'string' },
   list: { type: 'boolean' },
   export: { type: 'string' },
   cases: { type: 'string' },
@@ -149,6 +151,7 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
     reportDir: path.resolve(v.report ?? 'conformance-report'),
     workers: Math.min(Math.max(1, Number(v.workers ?? 2) || 1), 8),
     grep: v.grep,
+    tag: v.tag,
     casesDir: v.cases !== undefined ? path.resolve(v.cases) : undefined,
   };
   return { options, flags };

@@ -23,6 +23,8 @@ export interface SuiteOptions {
   /** Cases run at the same time (default 2). */
   workers: number;
   grep?: string;
+  /** Only cases carrying this tag (Case.tags). */
+  tag?: string;
   /** Run the cases of an export (--export) instead of the suite's own (--cases DIR). */
   casesDir?: string;
   /** Filled in by bin.ts: what the target reports about itself (for the JSON report). */

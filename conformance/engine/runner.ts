@@ -43,11 +43,10 @@ export function runEnvOf(o: SuiteOptions, mcp?: McpSessions): RunEnv {
   };
 }
 
-/** The cases of a run: the given ones (an export) or the suite's, by profile, then --grep. */
-export function casesOf(o: Pick<SuiteOptions, 'profiles' | 'grep'>, all?: Case[]): Case[] {
-  const selected = selectCases(o.profiles, all);
+/** The cases of a run: the given ones (an export) or the suite's, by profile, then --grep and --tag. */
+export function casesOf(o: Pick<SuiteOptions, 'profiles' | 'grep' | 'tag'>, all?: Case[]): Case[] {
   const grep = o.grep ? new RegExp(o.grep) : null;
-  return grep ? selected.filter((c) => grep.test(c.id)) : selected;
+  return selectCases(o.profiles, all).filter((c) => (!grep || grep.test(c.id)) && (!o.tag || (c.tags ?? []).includes(o.tag)));
 }
 
 /** Cases that use the same fresh key must not overlap: their balances are read across steps. */

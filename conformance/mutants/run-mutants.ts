@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { selectCases } from '../cases/index.ts';
 import { executeCase, unmetNeed, type RunEnv } from '../engine/execute.ts';
 import { fetchDeclaredFields } from '../engine/declared-fields.ts';
@@ -24,7 +25,7 @@ import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 import { undiciClient } from '../engine/http.ts';
 import type { Case } from '../model/model.ts';
 import { startReferenceTarget } from '../reference/run-against-reference.ts';
-import { MUTANTS, type Mutant } from './mutants.ts';
+import { MUTANTS, selects, type Mutant } from './mutants.ts';
 import { startProxy } from './proxy.ts';
 import { runIfEntry } from '../cli/entry.ts';
 
@@ -51,13 +52,17 @@ async function runCases(cases: Case[], env: RunEnv): Promise<Array<{ c: Case; pa
 }
 
 function subset(m: Mutant, all: Case[], env: RunEnv): Case[] {
-  return all.filter((c) => m.cases.test(c.id) && unmetNeed(c, env) === null);
+  return all.filter((c) => selects(m, c) && unmetNeed(c, env) === null);
 }
 
 async function main(argv: string[]): Promise<number> {
-  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]!.split(',') : null;
-  const viaCli = !argv.includes('--no-cli');
-  const baselineFile = argv.includes('--baseline-from') ? argv[argv.indexOf('--baseline-from') + 1]! : null;
+  const { values: v } = parseArgs({
+    args: argv,
+    options: { only: { type: 'string' }, 'no-cli': { type: 'boolean', default: false }, 'baseline-from': { type: 'string' } },
+  });
+  const only = v.only ? v.only.split(',') : null;
+  const viaCli = !v['no-cli'];
+  const baselineFile = v['baseline-from'] ?? null;
   const earlier = new Map<string, string>(
     baselineFile
       ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict])
@@ -80,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
   let failed = false;
   try {
     // 1. baseline
-    const union = all.filter((c) => mutants.some((m) => m.cases.test(c.id)) && unmetNeed(c, env) === null);
+    const union = all.filter((c) => mutants.some((m) => selects(m, c)) && unmetNeed(c, env) === null);
     const known = union
       .filter((c) => earlier.has(c.id))
       .map((c) => ({ c, pass: earlier.get(c.id) === 'pass', why: `${earlier.get(c.id)} in ${baselineFile}` }));
@@ -139,8 +144,7 @@ async function main(argv: string[]): Promise<number> {
           target.apiKeys.join(','),
           '--fixtures-url',
           target.fixtureOrigins.join(','),
-          '--grep',
-          m.cases.source,
+          ...('tag' in m.cases ? ['--tag', m.cases.tag] : ['--grep', `^(${[...m.cases.ids].map((id) => id.replace(/\./g, '\\.')).join('|')})$`]),
           '--workers',
           '1',
           '--report',
