@@ -3,7 +3,7 @@
 # scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
 # inside a network namespace of its own -> the reference deployment (replicas behind HAProxy) ->
-# conformance suite against a fresh reference server (twice for core) -> mutants -> the core
+# conformance suite (packed and installed) against a fresh reference server (twice for core) -> mutants -> the core
 # profile against a second engine (the Firefox subject) -> core against both again, under load.
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
@@ -81,10 +81,10 @@ read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
-stage "conformance suite against a fresh reference server (core, reference, security, extensions)"
+stage "conformance suite, packed and installed as its users get it (--installed), against a fresh reference server (core, reference, security, extensions)"
 # core runs again twice (the second time on a warm cache) in the under-load stage below.
 clog=$(mktemp)
-timeout 900 node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+timeout 900 node --import tsx conformance/reference/run-against-reference.ts --installed 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -111,7 +111,7 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp)
-timeout 600 node --import tsx conformance/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
+timeout 600 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
