@@ -70,10 +70,24 @@ export function limitConnections(server: http.Server, l: ConnectionLimits, onRef
   // destroy the socket, render in progress or not). Node re-arms the socket's timer itself with
   // keepAliveTimeout after a response, and clears it when the next request arrives.
   server.on('timeout', (socket: Socket) => {
-    const r = current.get(socket);
-    const serverBusy = r !== undefined && r.req.complete && !r.res.headersSent;
-    if (serverBusy)
+    if (serverBusy(socket)) {
       socket.setTimeout(l.idleTimeoutMs); // rendering: look again later
-    else socket.destroy();
+      return;
+    }
+    // Timers run before the event loop reads its sockets. When this process was busy (a long
+    // synchronous step, a starved CPU) past the timeout, the client's next request may already
+    // sit unread in the socket: destroying now would answer it with a reset (ECONNRESET) although
+    // it arrived in time. So decide after this turn's reads: anything read since keeps it.
+    const readBefore = socket.bytesRead;
+    setImmediate(() => {
+      if (socket.destroyed) return;
+      if (socket.bytesRead > readBefore || serverBusy(socket)) socket.setTimeout(l.idleTimeoutMs);
+      else socket.destroy();
+    });
   });
+
+  function serverBusy(socket: Socket): boolean {
+    const r = current.get(socket);
+    return r !== undefined && r.req.complete && !r.res.headersSent;
+  }
 }
