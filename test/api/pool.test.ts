@@ -4,9 +4,10 @@
 // operational endpoints (/healthz, /readyz, /metrics, /openapi.json) answer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { promisify } from 'node:util';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
@@ -14,6 +15,7 @@ import { decode, near } from '../support/image.ts';
 import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
+const execFileAsync = promisify(execFile);
 const GREEN = [0, 170, 0];
 const viewport = { width: 64, height: 48 };
 
@@ -110,9 +112,11 @@ describe('hostile pages (DESIGN §4)', () => {
     assert.equal(r.status, 200, show(r));
     await sleep(500);
     const roots = [os.tmpdir(), '/tmp', os.homedir(), process.cwd(), srv.dataDir].filter((d, i, a) => existsSync(d) && a.indexOf(d) === i);
+    // Asynchronously: the server lives in this process, and a synchronous find (seconds on a busy
+    // machine) would stall it and its clients together.
     let found: string;
     try {
-      found = execFileSync('find', [...roots, '-xdev', '-name', `*${tag}*`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+      found = (await execFileAsync('find', [...roots, '-xdev', '-name', `*${tag}*`], { encoding: 'utf8', timeout: 60_000 })).stdout;
     } catch (e) {
       found = String((e as { stdout?: string }).stdout ?? ''); // find exits 1 on unreadable dirs
     }
