@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Agent, fetch } from 'undici';
 import { checkingIntervalMs, limitConnections, type ConnectionLimits } from './connections.ts';
 
@@ -56,5 +56,66 @@ test('a request that reached the server while its process was busy past the keep
     }
   } finally {
     await agent.close();
+  }
+});
+
+interface RawConnection {
+  socket: net.Socket;
+  /** Everything received so far. */
+  got(): string;
+  closed: Promise<void>;
+}
+
+/** A raw connection from 127.0.0.1; with `request`, sends it and waits for the answer (kept alive after). */
+async function connect(request?: string): Promise<RawConnection> {
+  const { port } = server.address() as AddressInfo;
+  const socket = net.connect({ port, host: '127.0.0.1' });
+  let got = '';
+  socket.on('data', (d) => (got += d.toString('latin1')));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  if (request) {
+    socket.write(request);
+    // the answer, or the end of the connection without one
+    await Promise.race([
+      closed,
+      new Promise<void>((resolve) => {
+        const check = () => (/\r\n\r\nok$/.test(got) ? resolve() : socket.once('data', check));
+        check();
+      }),
+    ]);
+  }
+  return { socket, got: () => got, closed };
+}
+const GET = 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n';
+
+test(`at the per-address limit (${limits.perAddress}), kept-alive connections between requests make room: the oldest is closed, the new one served`, async () => {
+  const pool = [];
+  for (let i = 0; i < limits.perAddress; i++) pool.push(await connect(GET));
+  try {
+    const extra = await connect(GET);
+    assert.match(extra.got(), /^HTTP\/1\.1 200 /, 'the new connection is served');
+    await pool[0]!.closed; // the oldest idle one made room
+    assert.equal(pool.slice(1).filter((c) => c.socket.destroyed).length, 0, 'only the oldest');
+    extra.socket.destroy();
+  } finally {
+    for (const c of pool) c.socket.destroy();
+    await Promise.all(pool.map((c) => c.closed));
+  }
+});
+
+test('connections that have sent nothing (or are busy) count fully: the next one from that address is refused, unread', async () => {
+  const held = [];
+  for (let i = 0; i < limits.perAddress; i++) held.push(await connect());
+  try {
+    const extra = await connect();
+    extra.socket.write(GET);
+    await extra.closed;
+    assert.equal(extra.got(), '', 'no answer on the refused connection');
+    assert.equal(held.filter((c) => c.socket.destroyed).length, 0, 'the held ones stay');
+  } finally {
+    for (const c of held) c.socket.destroy();
+    await Promise.all(held.map((c) => c.closed));
   }
 });
