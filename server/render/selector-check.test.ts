@@ -23,14 +23,17 @@ after(async () => {
 
 /** The page, except that the first `gone` asks meet a document that went away meanwhile (puppeteer's errors). */
 function navigatingAway(gone: string[]): Pick<Page, 'evaluate'> & { asks: number } {
-  const p = {
-    asks: 0,
-    evaluate: ((expression: string) => {
-      const message = gone[p.asks++];
-      return message ? Promise.reject(new Error(message)) : page.evaluate(expression);
-    }) as Page['evaluate'],
+  let asks = 0;
+  const evaluate = (expression: string): Promise<unknown> => {
+    const message = gone[asks++];
+    return message ? Promise.reject(new Error(message)) : page.evaluate(expression);
   };
-  return p;
+  return {
+    get asks() {
+      return asks;
+    },
+    evaluate: evaluate as Page['evaluate'],
+  };
 }
 
 test('the browser decides: a CSS selector parses, a broken one does not', async () => {
