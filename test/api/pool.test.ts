@@ -69,9 +69,9 @@ describe('hostile pages (DESIGN §4)', () => {
       addEventListener('load', () => { alert('on load'); setTimeout(() => { confirm('later'); document.body.style.background = 'rgb(0,170,0)';
         document.body.insertAdjacentHTML('beforeend', '<i id=done></i>'); }, 300); });
     </script></body>`;
-    const r = await shoot(srv.url, { html, waitForSelector: '#done', viewport });
-    await green(r);
-    assert.ok(r.ms < 5000, `${r.ms} ms`);
+    // A dialog left open would hold the page (no #done, no green) until the budget: 504, never this
+    // green 200; how long the 200 took depends on the machine (5.1 s once at load 30 on 2 CPUs).
+    await green(await shoot(srv.url, { html, waitForSelector: '#done', viewport }));
   });
 
   test('a beforeunload handler does not block a navigation the page makes', async () => {
@@ -144,8 +144,7 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     assert.ok(crashed, 'found the page and crashed it');
     const r = await pending;
     assert.equal(r.status, 500, show(r));
-    assert.equal(r.json?.error, 'render_failed');
-    assert.ok(r.ms < 5500, `the crash ended the render, not the budget (${r.ms} ms)`);
+    assert.equal(r.json?.error, 'render_failed', 'the crash ended the render, not the budget (that is 504 render_timeout)');
     await green(await shoot(srv.url, { url: `${fx.origin}/green`, viewport }));
     assert.deepEqual(await backTo(srv, idle), idle);
   });
@@ -260,7 +259,8 @@ describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, 
     assert.equal(b.status, 503, show(b));
     assert.equal(b.json?.error, 'overloaded');
     assert.match(b.headers.get('retry-after') ?? '', /^[1-9]\d*$/, 'Retry-After in seconds');
-    assert.ok(b.ms < 1000, `refused at once (${b.ms} ms)`);
+    // refused at once, not after waiting for the slot: the other render (1.5 s of the page's own clock) is still going
+    assert.equal(small.server.pool.inFlight, 1, `refused while the other render was still going (${b.ms} ms)`);
     await green(await a);
   });
 
