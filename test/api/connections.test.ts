@@ -30,7 +30,7 @@ before(async () => {
     MAX_CONNECTIONS_PER_IP: String(CAP),
     // the 2000x2000 noise capture below takes ~2 s on an idle machine and over 5 s at load 25 on 2 CPUs:
     // its answer must not depend on the machine's speed (a budget cut is 504 render_timeout)
-    RENDER_BUDGET_MS: '30000',
+    RENDER_BUDGET_MS: '20000',
   });
   port = srv.server.port;
 });

@@ -12,18 +12,22 @@ import { PREFIX } from '../support/failure-context.ts';
 
 const reporter = path.resolve('test/support/failure-context.ts');
 
-test('one line per failed test, with load average, memory and the busiest processes; none for passes and suites', async () => {
+test('one line per failed test or failed hook, with load average, memory and the busiest processes; none for passes, the suite around a failed test, or tests its hook cancelled', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'failure-context-'));
   try {
     const file = path.join(dir, 'sample.test.mjs');
     writeFileSync(
       file,
-      `import { describe, test } from 'node:test';
+      `import { before, describe, test } from 'node:test';
 describe('a suite', () => {
   test('passes', () => {});
   test('fails', () => { throw new Error('boom'); });
 });
 test('also passes', () => {});
+describe('a suite whose hook fails', () => {
+  before(() => { throw new Error('no server'); });
+  test('cancelled', () => {});
+});
 `,
     );
     const run = await promisify(execFile)(
@@ -34,7 +38,8 @@ test('also passes', () => {});
     ).catch((e: { stdout: string; code: number }) => e);
     assert.equal((run as { code?: number }).code, 1, 'the run fails');
     const lines = run.stdout.split('\n').filter((l) => l.startsWith(PREFIX));
-    assert.equal(lines.length, 1, run.stdout);
+    assert.equal(lines.length, 2, run.stdout);
+    assert.match(lines[1]!, /^machine at failure: \S*sample\.test\.mjs:7 "a suite whose hook fails" after \d+ ms: load average /);
     assert.match(
       lines[0]!,
       /^machine at failure: \S*sample\.test\.mjs:4 "fails" after \d+ ms: load average \d+\.\d\d \d+\.\d\d \d+\.\d\d on \d+ CPUs; memory available \d+\.\d GiB of \d+\.\d GiB; busiest: .+ \(\d+\) [\d.]+% /,

@@ -90,8 +90,10 @@ export default async function* failureContext(source: AsyncIterable<TestEvent>):
   for await (const event of source) {
     if (event.type !== 'test:fail') continue;
     const { data } = event;
-    // a suite or a test that failed because a subtest did is not a failure of its own
-    if (data.details.type === 'suite' || (data.details.error as { failureType?: string }).failureType === 'subtestsFailed') continue;
+    // a suite that failed because a test in it did, or a test cancelled because its suite's hook
+    // failed, is not a failure of its own (the failed test or the suite's hook has the line)
+    const kind = (data.details.error as { failureType?: string }).failureType;
+    if (kind === 'subtestsFailed' || kind === 'cancelledByParent') continue;
     if (reported++ >= MAX_REPORTED) continue;
     const where = data.file ? `${path.relative(process.cwd(), data.file)}${data.line ? `:${data.line}` : ''}` : '?';
     yield `${PREFIX} ${where} "${data.name}" after ${Math.round(data.details.duration_ms)} ms: ${machineNow()}\n`;
