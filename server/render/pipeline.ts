@@ -29,6 +29,7 @@ import { Waits, watchMainDocument, type WaitStep } from '../toolkit/waits.ts';
 import { measureBoxes } from './boxes.ts';
 import { capture, rowLimit, type Capture } from './capture.ts';
 import { loadLazyContent } from './lazy.ts';
+import { selectorParses } from './selector-check.ts';
 import { InflightTracker } from './network-idle.ts';
 
 export interface RenderResult {
@@ -196,10 +197,6 @@ async function measure(ctx: RenderContext): Promise<void> {
 
 /** Waits until an element matches; a selector the page cannot parse is a 400 naming the field. */
 async function selectorIn(page: Page, selector: string): Promise<void> {
-  // Source text, not a function: the TS loader would inject helpers that do not exist in the page.
-  const valid = await page.evaluate(
-    `(() => { try { document.createDocumentFragment().querySelector(${JSON.stringify(selector)}); return true; } catch { return false; } })()`,
-  );
-  if (!valid) throw badRequest('waitForSelector must be a valid CSS selector');
+  if (!(await selectorParses(page, selector))) throw badRequest('waitForSelector must be a valid CSS selector');
   await page.waitForSelector(selector, { timeout: 0 });
 }
