@@ -34,6 +34,7 @@ import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
+import { peersRows, peersSection } from './peers.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 import { BENCH_KEY, benchEnv } from './server-env.ts';
 
@@ -53,6 +54,7 @@ const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}-flags`,
   `${os.tmpdir()}/bench-data-${process.pid}-blocking`,
   `${os.tmpdir()}/bench-data-${process.pid}-tall`,
+  `${os.tmpdir()}/bench-data-${process.pid}-peers`,
 ];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
@@ -103,6 +105,17 @@ const blocking = () =>
       return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
     },
   );
+// Real peers (bench/peers.ts): its own server, allowed to reach the many-hosts site.
+const peersRun = () =>
+  peersSection(
+    config.chromiumPath,
+    mix,
+    async (allow) => {
+      const s = await startServer(loadConfig({ ...benchEnv(dataDirs[4]!), EGRESS_ALLOW: allow.join(','), CACHE_TTL_SECONDS: '0' }));
+      return { shotUrl: `${s.url}/v1/screenshot`, key: BENCH_KEY, close: () => s.close() };
+    },
+    quick,
+  ).finally(() => rmSync(dataDirs[4]!, { recursive: true, force: true }));
 // Tall and endless pages, A/B (bench/tall.ts): its own server.
 const tallSection = async () => {
   try {
@@ -122,8 +135,14 @@ if (only === 'blocking') {
   for (const r of tallRows(t)) console.log(r.filter(Boolean).join(' | '));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
   process.exit(0);
+} else if (only === 'peers') {
+  const r = await peersRun();
+  for (const row of peersRows(r)) console.log(row.filter(Boolean).join(' | '));
+  console.log(`ratios.peers: ${JSON.stringify(r.ratios)}`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ peers: r, ratios: { peers: r.ratios.mix, peersManyHosts: r.ratios.manyHosts } }, null, 2));
+  process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows three sections, blocking, tall and compare (not ${only})`);
+  console.error(`bench: --only knows four sections, blocking, tall, compare and peers (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
