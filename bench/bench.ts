@@ -13,8 +13,8 @@
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
-// POST /v1/compare (bench/compare.ts, no browser). `--only blocking`, `--only tall` and
-// `--only compare` run one of those sections alone.
+// POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts).
+// `--only blocking`, `--only tall`, `--only compare` and `--only peers` run one section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -418,6 +418,10 @@ await ours.close();
 mark('blocking');
 results.blocking = await blocking();
 rows.push(...blockingRows(results.blocking as Awaited<ReturnType<typeof blocking>>));
+mark('peers');
+const peers = await peersRun();
+results.peers = peers;
+rows.push(...peersRows(peers));
 mark('compare');
 results.compare = await compareBench(quick);
 rows.push(...compareRows(results.compare as Awaited<ReturnType<typeof compareBench>>));
@@ -476,6 +480,9 @@ results.ratios = {
   pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
   fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },
   blocking: (results.blocking as Awaited<ReturnType<typeof blocking>>).ratios,
+  // ours over each real peer, waits aligned (bench/peers.ts): on the mix, and on the many-hosts page
+  peers: peers.ratios.mix,
+  peersManyHosts: peers.ratios.manyHosts,
 };
 mark('end');
 results.sectionSeconds = sectionSeconds;
