@@ -26,6 +26,10 @@ export interface SuiteOptions {
   grep?: string;
   /** Run the cases of an export (--export) instead of the suite's own (--cases DIR). */
   casesDir?: string;
+  /** The properties profile (properties/): its seed (random when not given; printed in every report), runs per property, a counterexample's path to replay. */
+  seed?: number;
+  runs?: number;
+  replayPath?: string;
   /** Filled in by bin.ts: what the target reports about itself (for the JSON report). */
   target?: { chromium?: string; info?: Record<string, unknown> };
 }
@@ -39,7 +43,12 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
   --profile P[,P]         core (default; the spec only), reference (core + DESIGN §3 decisions),
                           security (threat model; needs fixtures and canaries reachable),
                           extensions (request fields beyond the spec; each case runs only when
-                          the implementation's GET /openapi.json declares its fields)
+                          the implementation's GET /openapi.json declares its fields),
+                          properties (requests drawn from the schema, each judged by the spec;
+                          a failure is shrunk to the smallest request that still fails)
+  --seed N                properties: the seed (default random; every report prints it)
+  --runs N                properties: requests drawn per property (default 25, about 2 minutes)
+  --replay-path P         properties: replay the counterexample at this path (with its --seed)
   --fixtures-port N[,M]   serve the suite's fixtures on 127.0.0.1:N (and a second origin on M,
                           default N+1); the implementation must be allowed to reach them
   --fixtures-url U[,U2]   fixtures served elsewhere (started with --serve-fixtures); url cases use them
@@ -171,6 +180,16 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
       case '--grep':
         o.grep = value(a);
         break;
+      case '--seed':
+      case '--runs': {
+        const n = Number(value(a));
+        if (!Number.isInteger(n) || n < (a === '--runs' ? 1 : 0)) throw new UsageError(`${a} must be a whole number, got ${n}`);
+        o[a === '--seed' ? 'seed' : 'runs'] = n;
+        break;
+      }
+      case '--replay-path':
+        o.replayPath = value(a);
+        break;
       case '--list':
         flags.list = true;
         break;
@@ -221,6 +240,9 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
     workers: Math.min(o.workers ?? 2, 8),
     grep: o.grep,
     casesDir: o.casesDir,
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.runs !== undefined ? { runs: o.runs } : {}),
+    ...(o.replayPath !== undefined ? { replayPath: o.replayPath } : {}),
   };
   return { options, flags };
 }

@@ -1,6 +1,6 @@
 // Runs the conformance suite against a fresh reference server (what `npm test` calls):
 //   node --import tsx conformance/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
-//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice]
+//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice] [--seed N] [--runs N]
 // It starts the suite's fixture server (two loopback origins), then the reference server via
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
 // suite spreads cases over them so per-key limits and the free allowance are not the suite's own
@@ -108,6 +108,8 @@ function parse(argv: string[]) {
       report: { type: 'string', default: path.join(REPO_ROOT, 'conformance-report') },
       workers: { type: 'string', default: '2' },
       twice: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
     },
   });
   return {
@@ -118,6 +120,8 @@ function parse(argv: string[]) {
     report: path.resolve(v.report),
     workers: Number(v.workers),
     twice: v.twice,
+    ...(v.seed !== undefined ? { seed: Number(v.seed) } : {}),
+    ...(v.runs !== undefined ? { runs: Number(v.runs) } : {}),
   };
 }
 
@@ -146,6 +150,8 @@ async function main(argv: string[]): Promise<number> {
       reportDir: o.report,
       workers: o.workers,
       grep: o.grep,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.runs !== undefined ? { runs: o.runs } : {}),
       target: await (async () => {
         const t = await targetInfo(target.baseUrl, target.apiKeys[0]!);
         return {

@@ -17,6 +17,7 @@ import type { SuiteOptions } from './options.ts';
 import { writeReports } from './report/files.ts';
 import { Console } from './report/console.ts';
 import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from './report/records.ts';
+import { propertyCaseId, randomSeed, runProperties, selectProperties } from './properties/engine.ts';
 
 export interface RunResult {
   exitCode: number;
@@ -98,15 +99,21 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
  * Runs the cases. Long cases start first (they bound the run's length); cases sharing a fresh key
  * run one after the other. Never throws for a failing implementation.
  */
-export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean } = {}): Promise<RunResult> {
+export async function runSuite(given: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean } = {}): Promise<RunResult> {
   const all = opts.cases;
-  const expectations = loadExpectations(o.expectations, new Set((all ?? selectCases(['reference', 'security'])).map((c) => c.id)));
+  // properties/: not cases, run after them and reported as one case each (with the run's seed).
+  const properties = given.profiles.includes('properties') ? selectProperties(given.grep) : [];
+  const o = properties.length ? { ...given, seed: given.seed ?? randomSeed() } : given;
+  const expectations = loadExpectations(
+    o.expectations,
+    new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...selectProperties().map(propertyCaseId)]),
+  );
   const cases = casesOf(o, all);
   const mcp = o.mcpUrl && cases.some((c) => requestsOf(c).some(isMcpRequest)) ? new McpSessions(o.mcpUrl) : undefined;
-  const declaredFields = cases.some((c) => c.fields?.length) ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
+  const declaredFields = cases.some((c) => c.fields?.length) || properties.length ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
   const env = { ...runEnvOf(o, mcp), ...(declaredFields ? { declaredFields } : {}) };
   const http = opts.http ?? undiciClient;
-  const out = new Console(o, cases.length, opts.quiet ?? false);
+  const out = new Console(o, cases.length + properties.length, opts.quiet ?? false);
   const order = [...cases].sort((a, b) => Number(!!b.heavy) - Number(!!a.heavy) || (b.timeoutMs ?? 0) - (a.timeoutMs ?? 0));
   const records: CaseRecord[] = [];
   const locks = new Map<string, Promise<void>>();
@@ -132,11 +139,22 @@ export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: H
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.workers, order.length)) }, worker));
+    if (properties.length) {
+      if (!opts.quiet) console.log(`properties: seed ${o.seed} (--seed ${o.seed} draws the same requests again)`);
+      await runProperties(env, http, { ...o, seed: o.seed! }, (r) => {
+        const known = expectations.failures.get(r.case.id)?.reason;
+        const verdict: Verdict = known === undefined || r.verdict === 'skip' ? r.verdict : r.verdict === 'pass' ? 'unexpected-pass' : 'expected-failure';
+        const rec = { ...r, verdict, ...(known !== undefined && r.verdict !== 'skip' ? { reason: known } : {}) };
+        records.push(rec);
+        out.caseDone(rec);
+      });
+    }
   } finally {
     await mcp?.close();
   }
   const durationMs = performance.now() - t0;
-  records.sort((a, b) => cases.indexOf(a.case) - cases.indexOf(b.case));
+  const rank = (r: CaseRecord) => (r.case.profile === 'properties' ? cases.length : cases.indexOf(r.case));
+  records.sort((a, b) => rank(a) - rank(b));
   const t = tally(records);
   const exitCode = t.fail + t.unexpectedPass > 0 ? 1 : 0;
   writeReports(o, records, { durationMs, exitCode });

@@ -15,6 +15,8 @@ export interface Mutant {
   breaks: string;
   description: string;
   cases: RegExp;
+  /** Properties (properties/list.ts ids) also run against it, with the fixed seed. */
+  properties?: readonly string[];
   hooks: ProxyHooks;
 }
 

@@ -67,6 +67,7 @@ export class Console {
     );
     const bad = records.filter((r) => r.verdict === 'fail' || r.verdict === 'unexpected-pass');
     if (bad.length) console.log(`  failing: ${bad.map((r) => r.case.id).join(', ')}`);
+    if (this.o.profiles.includes('properties')) console.log(`  properties seed ${this.o.seed} (replay the run: --seed ${this.o.seed})`);
     const load = machineLoad();
     console.log(
       `  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`,

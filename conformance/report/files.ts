@@ -40,6 +40,7 @@ function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: n
       expectations: o.expectations ?? null,
       updateGolden: o.updateGolden,
       concurrency: o.workers,
+      ...(o.profiles.includes('properties') ? { properties: { seed: o.seed ?? null, runs: o.runs ?? null, replayPath: o.replayPath ?? null } } : {}),
       node: process.version,
       machine: machineLoad(),
       finishedAt: new Date().toISOString(),
@@ -112,11 +113,11 @@ ${checks ? `<ul>${checks}</ul>` : ''}${figures.length ? `<div class="imgs">${fig
   return `<!doctype html><html><head><meta charset="utf-8"><title>Screenshot conformance report</title><style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328}h3{margin:16px 0 4px}small{color:#6e7781;font-weight:400}
 .v{color:#fff;border-radius:4px;padding:1px 6px;font-size:12px}.rules{color:#6e7781;font-size:12px}
-ul{margin:4px 0;padding-left:20px}li.bad{color:#cf222e}li.ok{color:#1a7f37}table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}
+ul{margin:4px 0;padding-left:20px}li{white-space:pre-wrap}li.bad{color:#cf222e}li.ok{color:#1a7f37}table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}
 .imgs{display:flex;gap:12px;flex-wrap:wrap}figure{margin:0}img{max-width:420px;max-height:420px;border:1px solid #d0d7de;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px}
 section{border-top:1px solid #d0d7de}</style></head><body>
 <h1>Screenshot conformance report</h1>
-<p>Suite ${SUITE_VERSION} against <code>${esc(o.baseUrl)}</code>, profiles ${esc(o.profiles.join(', '))}${o.target?.chromium ? `, Chromium ${esc(o.target.chromium)}` : ''}. Exit status: <b>${exitCode}</b>.</p>
+<p>Suite ${SUITE_VERSION} against <code>${esc(o.baseUrl)}</code>, profiles ${esc(o.profiles.join(', '))}${o.seed !== undefined && o.profiles.includes('properties') ? `, properties seed ${o.seed}` : ''}${o.target?.chromium ? `, Chromium ${esc(o.target.chromium)}` : ''}. Exit status: <b>${exitCode}</b>.</p>
 <p>${t.pass} passed, ${t.fail} failed, ${t.skip} skipped, ${t.expectedFailure} expected failures, ${t.unexpectedPass} unexpected passes, of ${t.total}.</p>
 <table><tr><th>section</th><th>passed</th><th>failed</th><th>skipped</th><th>expected failures</th><th>unexpected passes</th></tr>${sections}</table>
 ${rows.join('\n')}

@@ -1,0 +1,145 @@
+// Runs the properties (list.ts) with fast-check: each property draws `runs` requests from its
+// generator with the run's seed, judges each against its oracle, and when one fails shrinks it to
+// the smallest request that still fails (at most SHRINK_BUDGET more exchanges). One CaseRecord per
+// property, so that the console, report.json, junit.xml and index.html show a property as they show
+// a case; a failure carries its shrunk request as JSON and as a curl line, the seed and the path
+// that replays it (replay.ts).
+import fc from 'fast-check';
+import { buildRequest, type ResolveContext } from '../resolve.ts';
+import { exchange, type Observed } from '../exchange.ts';
+import type { HttpClient } from '../http.ts';
+import type { RunEnv } from '../execute.ts';
+import type { Case, Check, HttpRequestSpec } from '../model.ts';
+import type { CaseRecord } from '../report/records.ts';
+import { describeFailure } from './replay.ts';
+import { PROPERTIES, type Property, type PropertyContext } from './list.ts';
+
+/** Runs per property when --runs is not given: the whole profile takes about 2 minutes on 2 cores against the reference. */
+export const DEFAULT_RUNS = 25;
+/** Exchanges spent shrinking a failure, at most: enough to strip most fields, bounded against a slow implementation. */
+export const SHRINK_BUDGET = 60;
+
+export interface PropertyOptions {
+  seed: number;
+  runs?: number;
+  /** fast-check's path of a counterexample (with the seed it was found with): replays that one request. */
+  replayPath?: string;
+  grep?: string;
+  /** Stop at the first failure without shrinking (the mutant runner: a kill is a kill). */
+  noShrink?: boolean;
+  /** Where the shrunk requests' bodies are written (the report directory). */
+  reportDir?: string;
+  workers: number;
+}
+
+export const propertyCaseId = (p: Pick<Property, 'id'>) => `properties.${p.id}`;
+
+/** The properties a run selects (--grep applies to `properties.<id>`). */
+export function selectProperties(grep?: string, ids?: readonly string[]): Property[] {
+  const re = grep ? new RegExp(grep) : null;
+  return PROPERTIES.filter((p) => (!ids || ids.includes(p.id)) && (!re || re.test(propertyCaseId(p))));
+}
+
+/** What one request drawn by a property did: what was sent, what came back, and the checks. */
+export interface Trial {
+  requests: HttpRequestSpec[];
+  checks: Check[];
+}
+
+/** Sends one request of a property (a fresh nonce each time: no cache answers an earlier run's fixture). */
+export async function send(ctx: PropertyContext, spec: HttpRequestSpec): Promise<Observed> {
+  return exchange(spec, resolveContext(ctx), ctx.http);
+}
+
+export function resolveContext(ctx: Pick<PropertyContext, 'env' | 'key'>): ResolveContext {
+  return {
+    baseUrl: ctx.env.baseUrl,
+    apiKey: ctx.key,
+    fixtureOrigins: ctx.env.fixtureOrigins,
+    nonce: Math.random().toString(36).slice(2, 10),
+  };
+}
+
+function caseOf(p: Property, request: HttpRequestSpec): Case {
+  return { id: propertyCaseId(p), must: p.must, rules: p.rules, profile: 'properties', request, expect: { status: '2xx' } };
+}
+
+async function runOne(p: Property, i: number, env: RunEnv, http: HttpClient, o: PropertyOptions): Promise<CaseRecord> {
+  const t0 = performance.now();
+  // Each property its own key, so that balances read across its requests are its own.
+  const key = env.apiKeys[i % env.apiKeys.length]!;
+  const ctx: PropertyContext = { env, http, key, ownKey: env.apiKeys.length >= PROPERTIES.length, declared: env.declaredFields };
+  const skip = p.skip?.(ctx);
+  if (skip) return { case: caseOf(p, { body: {} }), verdict: 'skip', reason: skip, durationMs: 0, checks: [], attachments: [] };
+  const runner = await p.start(ctx);
+  const runs = Math.max(1, Math.round((o.runs ?? DEFAULT_RUNS) * p.share));
+  let failing: { value: unknown; trial: Trial } | undefined;
+  let afterFailure = 0;
+  const property = fc.asyncProperty(runner.arbitrary, async (value) => {
+    if (failing && afterFailure++ >= SHRINK_BUDGET) return true; // the budget is spent: keep the smallest failure found
+    const trial = await runner.trial(value).catch(
+      (e: Error): Trial => ({ requests: [], checks: [{ name: 'exchange', pass: false, detail: `request failed: ${e.message}` }] }),
+    );
+    if (trial.checks.every((k) => k.pass)) return true;
+    failing = { value, trial };
+    return false;
+  });
+  const details = await fc.check(property, {
+    seed: o.seed,
+    numRuns: runs,
+    ...(o.replayPath ? { path: o.replayPath } : {}),
+    ...(o.noShrink ? { endOnFailure: true } : {}),
+  });
+  const durationMs = performance.now() - t0;
+  if (!details.failed || !failing) {
+    const detail = details.failed ? `fast-check: ${String(details.errorInstance)}` : `${details.numRuns} requests drawn with seed ${o.seed}, each as its oracle says`;
+    return {
+      case: caseOf(p, { body: {} }),
+      verdict: details.failed ? 'fail' : 'pass',
+      durationMs,
+      checks: [{ name: 'property', pass: !details.failed, detail }],
+      attachments: [],
+    };
+  }
+  const { trial } = failing;
+  const resolve = resolveContext(ctx);
+  const sent = trial.requests.map((r) => buildRequest(r, { ...resolve, apiKey: '$API_KEY' }));
+  const counterexample = describeFailure({
+    id: propertyCaseId(p),
+    seed: o.seed,
+    path: details.counterexamplePath ?? '',
+    runs,
+    found: details.numRuns,
+    shrinks: details.numShrinks,
+    requests: trial.requests,
+    sent,
+    reportDir: o.reportDir,
+  });
+  return {
+    case: caseOf(p, trial.requests[0] ?? { body: {} }),
+    verdict: 'fail',
+    durationMs,
+    checks: [...trial.checks.filter((k) => !k.pass), { name: 'smallest failing request', pass: false, detail: counterexample }],
+    attachments: [],
+  };
+}
+
+/** Runs the selected properties, `workers` at a time; `done` is called as each finishes. */
+export async function runProperties(env: RunEnv, http: HttpClient, o: PropertyOptions, done: (r: CaseRecord) => void = () => {}, ids?: readonly string[]): Promise<CaseRecord[]> {
+  const list = selectProperties(o.grep, ids);
+  const out: CaseRecord[] = new Array(list.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(o.workers, list.length)) }, async () => {
+      while (next < list.length) {
+        const i = next++;
+        out[i] = await runOne(list[i]!, PROPERTIES.indexOf(list[i]!), env, http, o);
+        done(out[i]!);
+      }
+    }),
+  );
+  return out;
+}
+
+/** A seed for a run that was given none (printed in every report, so the run can be replayed). */
+export const randomSeed = () => Math.floor(Math.random() * 2 ** 31);
