@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PROFILES, type Profile } from './model.ts';
 import { REPO_ROOT } from './fixtures.ts';
 
-export const SUITE_VERSION = '1.1.0';
+export const SUITE_VERSION = '1.2.0';
 
 export interface SuiteOptions {
   baseUrl: string;

@@ -81,10 +81,12 @@ read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
-stage "conformance suite against a fresh reference server (core, reference, security, extensions)"
-# core runs again twice (the second time on a warm cache) in the under-load stage below.
+stage "conformance suite against a fresh reference server (core, reference, security, extensions, properties)"
+# core runs again twice (the second time on a warm cache) in the under-load stage below. The
+# properties draw with a fixed seed, so that CI is repeatable (the mutants' properties use it too).
+PROPERTIES_SEED=20251127
 clog=$(mktemp)
-timeout 900 node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+timeout 1000 node --import tsx conformance/run-against-reference.ts --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -118,7 +120,8 @@ pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
-  timeout 400 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  # properties too, briefly (--runs 8): a second engine must meet the same oracles.
+  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

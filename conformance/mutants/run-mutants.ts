@@ -80,7 +80,10 @@ async function main(argv: string[]): Promise<number> {
   const viaCli = !argv.includes('--no-cli');
   const baselineFile = argv.includes('--baseline-from') ? argv[argv.indexOf('--baseline-from') + 1]! : null;
   const report = baselineFile
-    ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { runInfo?: { properties?: { seed?: number; runs?: number | null } }; results: Array<{ id: string; verdict: string }> })
+    ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as {
+        runInfo?: { properties?: { seed?: number; runs?: number | null } };
+        results: Array<{ id: string; verdict: string }>;
+      })
     : null;
   // A property's verdict in that report is a baseline only when it was drawn with this seed and the default runs.
   const sameDraw = report?.runInfo?.properties?.seed === MUTANT_SEED && report.runInfo.properties.runs == null;
@@ -126,7 +129,8 @@ async function main(argv: string[]): Promise<number> {
       propIds.filter((id) => !propKnown.includes(id)),
       env,
     );
-    for (const id of propKnown) propBase.set(`properties.${id}`, earlier.get(`properties.${id}`) === 'pass' ? '' : `${earlier.get(`properties.${id}`)} in ${baselineFile}`);
+    for (const id of propKnown)
+      propBase.set(`properties.${id}`, earlier.get(`properties.${id}`) === 'pass' ? '' : `${earlier.get(`properties.${id}`)} in ${baselineFile}`);
     for (const [id, why] of propBase) {
       console.log(`baseline: ${id} ${why ? `FAILS against the reference server: ${why}` : 'passes against the reference server'} (seed ${MUTANT_SEED})`);
       if (why) {
@@ -154,7 +158,7 @@ async function main(argv: string[]): Promise<number> {
         rows.push({ m, run: results.length, killedBy, meaningful: cases.some((c) => !baseBad.has(c.id)) || props.some((id) => !baseBad.has(id)) });
         const first = results.find((r) => !r.pass && !baseBad.has(r.c.id));
         console.log(
-          `${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${cases.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`,
+          `${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${results.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`,
         );
       } finally {
         await proxy.close();

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { buildRequest, type ResolveContext } from '../resolve.ts';
 import { exchange, type Observed } from '../exchange.ts';
 import type { HttpClient } from '../http.ts';
-import type { RunEnv } from '../execute.ts';
+import type { Attachment, RunEnv } from '../execute.ts';
+import { sniffType } from '../image.ts';
 import type { Case, Check, HttpRequestSpec } from '../model.ts';
 import type { CaseRecord } from '../report/records.ts';
 import { describeFailure } from './replay.ts';
@@ -44,6 +45,18 @@ export function selectProperties(grep?: string, ids?: readonly string[]): Proper
 export interface Trial {
   requests: HttpRequestSpec[];
   checks: Check[];
+  /** The answers, in the order of `requests` (shown with a failure: the pictures in index.html). */
+  responses?: Observed[];
+}
+
+/** A failing trial's answers as report attachments: images as they came, anything else as text. */
+function attachmentsOf(t: Trial): Attachment[] {
+  return (t.responses ?? []).map((res, i) => {
+    const name = `response${(t.responses?.length ?? 0) > 1 ? `-${i + 1}` : ''}`;
+    const type = sniffType(res.body);
+    if (type) return { name, contentType: `image/${type}`, body: res.body };
+    return { name: `${name}.txt`, contentType: 'text/plain', body: Buffer.from(`HTTP ${res.status}\n\n${res.body.subarray(0, 4096).toString('utf8')}`) };
+  });
 }
 
 /** Sends one request of a property (a fresh nonce each time: no cache answers an earlier run's fixture). */
@@ -77,9 +90,9 @@ async function runOne(p: Property, i: number, env: RunEnv, http: HttpClient, o: 
   let afterFailure = 0;
   const property = fc.asyncProperty(runner.arbitrary, async (value) => {
     if (failing && afterFailure++ >= SHRINK_BUDGET) return true; // the budget is spent: keep the smallest failure found
-    const trial = await runner.trial(value).catch(
-      (e: Error): Trial => ({ requests: [], checks: [{ name: 'exchange', pass: false, detail: `request failed: ${e.message}` }] }),
-    );
+    const trial = await runner
+      .trial(value)
+      .catch((e: Error): Trial => ({ requests: [], checks: [{ name: 'exchange', pass: false, detail: `request failed: ${e.message}` }] }));
     if (trial.checks.every((k) => k.pass)) return true;
     failing = { value, trial };
     return false;
@@ -92,7 +105,9 @@ async function runOne(p: Property, i: number, env: RunEnv, http: HttpClient, o: 
   });
   const durationMs = performance.now() - t0;
   if (!details.failed || !failing) {
-    const detail = details.failed ? `fast-check: ${String(details.errorInstance)}` : `${details.numRuns} requests drawn with seed ${o.seed}, each as its oracle says`;
+    const detail = details.failed
+      ? `fast-check: ${String(details.errorInstance)}`
+      : `${details.numRuns} requests drawn with seed ${o.seed}, each as its oracle says`;
     return {
       case: caseOf(p, { body: {} }),
       verdict: details.failed ? 'fail' : 'pass',
@@ -120,12 +135,18 @@ async function runOne(p: Property, i: number, env: RunEnv, http: HttpClient, o: 
     verdict: 'fail',
     durationMs,
     checks: [...trial.checks.filter((k) => !k.pass), { name: 'smallest failing request', pass: false, detail: counterexample }],
-    attachments: [],
+    attachments: attachmentsOf(trial),
   };
 }
 
 /** Runs the selected properties, `workers` at a time; `done` is called as each finishes. */
-export async function runProperties(env: RunEnv, http: HttpClient, o: PropertyOptions, done: (r: CaseRecord) => void = () => {}, ids?: readonly string[]): Promise<CaseRecord[]> {
+export async function runProperties(
+  env: RunEnv,
+  http: HttpClient,
+  o: PropertyOptions,
+  done: (r: CaseRecord) => void = () => {},
+  ids?: readonly string[],
+): Promise<CaseRecord[]> {
   const list = selectProperties(o.grep, ids);
   const out: CaseRecord[] = new Array(list.length);
   let next = 0;

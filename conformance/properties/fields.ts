@@ -110,12 +110,22 @@ function variants(node: SchemaNode, path: string[], names: string, deep: boolean
     if (node.maxLength !== undefined && !OPEN_BOUNDS.has(`${key}.maxLength`) && node.maxLength <= 100_000)
       out.push(fc.constant(m(`.${'x'.repeat(node.maxLength)}`, `${node.maxLength + 1} characters`)));
     if (node.format === 'uri')
-      out.push(fc.constantFrom('example.com/page', '/pages/x.html', 'ftp://example.com/', 'javascript:alert(1)', '').map((v) => m(v, 'not an absolute http(s) URL')));
+      out.push(
+        fc.constantFrom('example.com/page', '/pages/x.html', 'ftp://example.com/', 'javascript:alert(1)', '').map((v) => m(v, 'not an absolute http(s) URL')),
+      );
   }
   if (deep && type === 'array' && node.items && node.items.type !== 'object') {
     const item = node.items;
     const ok = validOf(item);
-    if (node.maxItems !== undefined) out.push(fc.constant(m(Array.from({ length: node.maxItems + 1 }, (_, i) => ok(i)), `${node.maxItems + 1} entries`)));
+    if (node.maxItems !== undefined)
+      out.push(
+        fc.constant(
+          m(
+            Array.from({ length: node.maxItems + 1 }, (_, i) => ok(i)),
+            `${node.maxItems + 1} entries`,
+          ),
+        ),
+      );
     for (const bad of variants(item, [...path, '[]'], names, false))
       out.push(
         fc.tuple(bad, fc.nat({ max: 3 })).map(([b, at]) => {

@@ -66,11 +66,17 @@ function billing(res: Observed): Check[] {
   const charged = res.headers['x-credits-charged'];
   if (charged === undefined || res.status !== 200) return [];
   const cached = res.headers['x-cache'] === 'hit';
-  return [{ name: 'one credit (none when cached)', pass: charged === (cached ? '0' : '1'), detail: `x-credits-charged ${charged}${cached ? ' on a cache hit' : ''}` }];
+  return [
+    { name: 'one credit (none when cached)', pass: charged === (cached ? '0' : '1'), detail: `x-credits-charged ${charged}${cached ? ' on a cache hit' : ''}` },
+  ];
 }
 
 /** A valid request's whole verdict: its oracle (size, type, magic bytes, alpha, strips), content-disposition, billing. */
-async function judgeShot(res: Observed, shot: ReturnType<typeof shotOf>, label = ''): Promise<{ checks: Check[]; image?: Awaited<ReturnType<typeof decodeImage>> }> {
+async function judgeShot(
+  res: Observed,
+  shot: ReturnType<typeof shotOf>,
+  label = '',
+): Promise<{ checks: Check[]; image?: Awaited<ReturnType<typeof decodeImage>> }> {
   const open = shot.sizes.length > 1;
   const expect: Expectation = {
     ...shot.expect,
@@ -93,7 +99,18 @@ async function judgeShot(res: Observed, shot: ReturnType<typeof shotOf>, label =
 const valid: Property = {
   id: 'valid',
   must: 'The service MUST answer every valid request with 200 and the picture it asks for: the exact size, type, magic bytes and alpha, every strip of the fixture as the spec puts it, content-disposition inline, one credit (none when cached).',
-  rules: ['2.3/success', '2.3/content-type', '2.3/content-disposition', '2.2/exact-frame', '2.2/bounds', '8/viewport-size', '8/scale', '8/quality', '8/hideSelectors', '1/billing-success'],
+  rules: [
+    '2.3/success',
+    '2.3/content-type',
+    '2.3/content-disposition',
+    '2.2/exact-frame',
+    '2.2/bounds',
+    '8/viewport-size',
+    '8/scale',
+    '8/quality',
+    '8/hideSelectors',
+    '1/billing-success',
+  ],
   share: 1.6,
   async start(ctx) {
     const arbitrary = validDraft({ url: ctx.env.fixtureOrigins.length > 0, declared: ctx.declared });
@@ -103,7 +120,7 @@ const valid: Property = {
         const shot = shotOf(d);
         const req = body(shot.body);
         const res = await send(ctx, req);
-        return { requests: [req], checks: (await judgeShot(res, shot)).checks };
+        return { requests: [req], checks: (await judgeShot(res, shot)).checks, responses: [res] };
       },
     };
   },
@@ -125,7 +142,13 @@ type Base = { viewport: { width: number; height: number }; format: string; fullP
 /** spec §4.1 rule 7, §7 row 3: a quality in range is malformed with png (or no format). */
 const qualityWithPng = fc
   .tuple(fc.constantFrom(1, 80, 100, 55.5), fc.constantFrom('png', undefined))
-  .map(([value, format]): Malformed & { format?: string } => ({ path: ['quality'], value, what: `with format ${format ?? '(none)'}`, names: 'quality', format }));
+  .map(([value, format]): Malformed & { format?: string } => ({
+    path: ['quality'],
+    value,
+    what: `with format ${format ?? '(none)'}`,
+    names: 'quality',
+    format,
+  }));
 
 function malformedBody(b: Base, m: Malformed & { format?: string }): Record<string, unknown> {
   const out: Record<string, unknown> = { html: { $fixture: 'plain' }, ...b, viewport: { ...b.viewport } };
@@ -158,11 +181,18 @@ const malformed: Property = {
     const read = async (): Promise<{ remaining?: number; charged: number; checks: Check[] }> => {
       const res = await send(ctx, TINY);
       const r = res.headers['x-credits-remaining'];
-      return { remaining: r === undefined ? undefined : Number(r), charged: Number(res.headers['x-credits-charged'] ?? 1), checks: everyAnswer(res, 'balance read: ') };
+      return {
+        remaining: r === undefined ? undefined : Number(r),
+        charged: Number(res.headers['x-credits-charged'] ?? 1),
+        checks: everyAnswer(res, 'balance read: '),
+      };
     };
     if (ctx.ownKey) balance = (await read()).remaining;
     return {
-      arbitrary: fc.record({ base, bad: fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...fields).chain(malformedOf) }, { weight: 1, arbitrary: qualityWithPng }) }),
+      arbitrary: fc.record({
+        base,
+        bad: fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...fields).chain(malformedOf) }, { weight: 1, arbitrary: qualityWithPng }),
+      }),
       async trial({ base: b, bad }) {
         const req = body(malformedBody(b, bad));
         const res = await send(ctx, req);
@@ -182,7 +212,7 @@ const malformed: Property = {
             balance = after.remaining;
           }
         }
-        return { requests: [req], checks };
+        return { requests: [req], checks, responses: [res] };
       },
     };
   },
@@ -191,7 +221,21 @@ const malformed: Property = {
 /** Names no version of the schema knows, of several scripts and shapes (and the names of Object's own members). */
 const unknownName = fc
   .oneof(
-    fc.constantFrom('futureOption', 'x-vendor', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '', ' ', 'viewportWidth', 'format2', 'ñame', '名前', '🙂'),
+    fc.constantFrom(
+      'futureOption',
+      'x-vendor',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '',
+      ' ',
+      'viewportWidth',
+      'format2',
+      'ñame',
+      '名前',
+      '🙂',
+    ),
     fc.string({ minLength: 1, maxLength: 10 }),
   )
   .filter((k) => !KNOWN_FIELDS.has(k) && k !== '__proto__');
@@ -241,9 +285,13 @@ const unknown: Property = {
         if (ja.image && jb.image) {
           const cmp = compareImages(ja.image, jb.image, { threshold: 0.1, maxDiffPixels: Infinity, maxDiffPixelRatio: 1 });
           const ratio = Number.isNaN(cmp.diffPixels) ? 1 : cmp.diffPixels / cmp.total;
-          checks.push({ name: 'the same picture as without them', pass: ratio <= 0.001, detail: `${(ratio * 100).toFixed(2)}% of pixels differ (${cmp.detail})` });
+          checks.push({
+            name: 'the same picture as without them',
+            pass: ratio <= 0.001,
+            detail: `${(ratio * 100).toFixed(2)}% of pixels differ (${cmp.detail})`,
+          });
         }
-        return { requests: [req, plain], checks };
+        return { requests: [req, plain], checks, responses: [a, b] };
       },
     };
   },
@@ -254,7 +302,10 @@ const ANY_FIELDS = ['fullPage', 'format', 'quality', 'viewport', 'selector', 'om
 const anyViewport = fc.oneof(
   fc.jsonValue({ maxDepth: 1 }),
   fc.record(
-    { width: fc.oneof(fc.integer({ min: -5, max: 400 }), fc.jsonValue({ maxDepth: 0 })), height: fc.oneof(fc.integer({ min: -5, max: 400 }), fc.jsonValue({ maxDepth: 0 })) },
+    {
+      width: fc.oneof(fc.integer({ min: -5, max: 400 }), fc.jsonValue({ maxDepth: 0 })),
+      height: fc.oneof(fc.integer({ min: -5, max: 400 }), fc.jsonValue({ maxDepth: 0 })),
+    },
     { requiredKeys: [] },
   ),
 );
@@ -262,7 +313,11 @@ const anyBody = fc.oneof(
   {
     weight: 6,
     arbitrary: fc
-      .record({ fields: fc.subarray(ANY_FIELDS, { minLength: 1, maxLength: 3 }), values: fc.array(fc.jsonValue({ maxDepth: 2 }), { minLength: 3, maxLength: 3 }), vp: anyViewport })
+      .record({
+        fields: fc.subarray(ANY_FIELDS, { minLength: 1, maxLength: 3 }),
+        values: fc.array(fc.jsonValue({ maxDepth: 2 }), { minLength: 3, maxLength: 3 }),
+        vp: anyViewport,
+      })
       .map(({ fields, values, vp }) => {
         const b: Record<string, unknown> = { html: { $fixture: 'plain' }, viewport: { width: 32, height: 32 } };
         fields.forEach((f, i) => (b[f] = f === 'viewport' ? vp : values[i]));
@@ -270,7 +325,10 @@ const anyBody = fc.oneof(
       }),
   },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v): HttpRequestSpec => ({ rawBody: JSON.stringify(v) })) },
-  { weight: 1, arbitrary: fc.constantFrom('', '{', '{"html": }', 'null', '[]', '"x"', '{"html":"<p>","html":1}').map((s): HttpRequestSpec => ({ rawBody: s })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('', '{', '{"html": }', 'null', '[]', '"x"', '{"html":"<p>","html":1}').map((s): HttpRequestSpec => ({ rawBody: s })),
+  },
 );
 
 const anyRequest: Property = {
@@ -283,7 +341,7 @@ const anyRequest: Property = {
       arbitrary: anyBody,
       async trial(req: HttpRequestSpec) {
         const res = await send(ctx, req);
-        return { requests: [req], checks: everyAnswer(res) };
+        return { requests: [req], checks: everyAnswer(res), responses: [res] };
       },
     };
   },
@@ -304,8 +362,12 @@ const deterministic: Property = {
         const a = await send(ctx, req);
         const b = await send(ctx, req);
         const checks = [...(await judgeShot(a, shot)).checks, ...everyAnswer(b, 'second: ')];
-        checks.push({ name: 'the same bytes twice', pass: a.status === 200 && b.status === 200 && a.body.equals(b.body), detail: `${a.body.length} and ${b.body.length} bytes` });
-        return { requests: [req], checks };
+        checks.push({
+          name: 'the same bytes twice',
+          pass: a.status === 200 && b.status === 200 && a.body.equals(b.body),
+          detail: `${a.body.length} and ${b.body.length} bytes`,
+        });
+        return { requests: [req], checks, responses: [a, b] };
       },
     };
   },

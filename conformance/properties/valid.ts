@@ -54,12 +54,13 @@ const LETTERS = ['a', 'z', 'é', 'ß', 'ж', 'я', 'α', 'カ', '名', '字', '�
 const ident = fc.string({ unit: fc.constantFrom(...LETTERS), minLength: 1, maxLength: 12 });
 
 /** A selector that matches nothing on the fixture (`.nope-` + letters), up to exactly 500 characters long. */
-const noMatch = fc.oneof(
-  { weight: 4, arbitrary: ident.map((s) => `.nope-${s}`) },
-  { weight: 1, arbitrary: fc.constant(`.nope-${'x'.repeat(494)}`) },
-);
+const noMatch = fc.oneof({ weight: 4, arbitrary: ident.map((s) => `.nope-${s}`) }, { weight: 1, arbitrary: fc.constant(`.nope-${'x'.repeat(494)}`) });
 const HIDE_LID = [LID.selector, `div${LID.selector}`, `[id="${LID.selector.slice(1)}"]`];
-const hideEntry = fc.oneof({ weight: 4, arbitrary: noMatch }, { weight: 2, arbitrary: fc.constantFrom(...HIDE_LID) }, { weight: 1, arbitrary: fc.constantFrom('html', 'body') });
+const hideEntry = fc.oneof(
+  { weight: 4, arbitrary: noMatch },
+  { weight: 2, arbitrary: fc.constantFrom(...HIDE_LID) },
+  { weight: 1, arbitrary: fc.constantFrom('html', 'body') },
+);
 
 const maybe = <T>(a: fc.Arbitrary<T>, weightNull = 1, weightValue = 1): fc.Arbitrary<T | null> =>
   fc.oneof({ weight: weightNull, arbitrary: fc.constant(null) }, { weight: weightValue, arbitrary: a });
@@ -77,7 +78,9 @@ export function validDraft(o: { url: boolean; declared: ReadonlySet<string> | un
   for (const f of EXTENSION_FIELDS)
     if (o.declared?.has(f.field)) ext[f.field] = maybe(fc.constantFrom(...f.values.map((v) => v.json)), 3, 1).map((v) => (v === null ? undefined : v));
   return fc.record({
-    source: o.url ? fc.oneof({ weight: 3, arbitrary: fc.constant('html' as const) }, { weight: 1, arbitrary: fc.constant('url' as const) }) : fc.constant('html' as const),
+    source: o.url
+      ? fc.oneof({ weight: 3, arbitrary: fc.constant('html' as const) }, { weight: 1, arbitrary: fc.constant('url' as const) })
+      : fc.constant('html' as const),
     viewport: maybe(fc.record({ width: side, height: side, fw: fraction, fh: fraction }), 1, 5),
     k: maybe(
       fc.oneof({ weight: 3, arbitrary: fc.constantFrom(20, 2, 80, 40, 10, 60) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 40 }).map((j) => 2 * j) }),
@@ -90,7 +93,10 @@ export function validDraft(o: { url: boolean; declared: ReadonlySet<string> | un
     quality: maybe(fc.oneof(fc.constantFrom(1, 100, 50.5, 99.9, 1.5), fc.integer({ min: 1, max: 100 })), 1, 2),
     omitBackground: maybe(fc.boolean()),
     hideSelectors: maybe(
-      fc.oneof({ weight: 4, arbitrary: fc.array(hideEntry, { maxLength: 4 }) }, { weight: 1, arbitrary: fc.array(hideEntry, { minLength: 50, maxLength: 50 }) }),
+      fc.oneof(
+        { weight: 4, arbitrary: fc.array(hideEntry, { maxLength: 4 }) },
+        { weight: 1, arbitrary: fc.array(hideEntry, { minLength: 50, maxLength: 50 }) },
+      ),
       2,
       1,
     ),

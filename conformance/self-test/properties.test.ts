@@ -20,7 +20,8 @@ import path from 'node:path';
 
 const ALL = new Set(Object.keys(REQUEST_SCHEMA.properties));
 /** Directives as the runner resolves them, for the validator (the page itself does not matter to it). */
-const resolved = (b: Record<string, unknown>) => JSON.parse(JSON.stringify(b).replace(/\{"\$fixture(Url)?":"[^"]*"\}/g, (_m, url) => (url ? '"https://example.com/p"' : '"<p>"')));
+const resolved = (b: Record<string, unknown>) =>
+  JSON.parse(JSON.stringify(b).replace(/\{"\$fixture(Url)?":"[^"]*"\}/g, (_m, url) => (url ? '"https://example.com/p"' : '"<p>"')));
 
 test('every drawn valid request passes the reference validation, within the pixel budget, at whole device pixels', () => {
   fc.assert(
@@ -56,7 +57,18 @@ test('the edges are drawn: exact limits, fractions, 50 hideSelectors, selectors 
     }),
     { seed: 7, numRuns: 400 },
   );
-  const want = ['10000', '1', 'scale 0.1', 'scale 4', 'fractional width', 'quality limit', 'fractional quality', '50 hideSelectors', '500 characters', 'selector outside ASCII'];
+  const want = [
+    '10000',
+    '1',
+    'scale 0.1',
+    'scale 4',
+    'fractional width',
+    'quality limit',
+    'fractional quality',
+    '50 hideSelectors',
+    '500 characters',
+    'selector outside ASCII',
+  ];
   for (const w of [...want, ...EXTENSION_FIELDS.map((f) => f.field)]) assert.ok(seen.has(w), `never drawn: ${w}`);
 });
 
