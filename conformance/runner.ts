@@ -141,7 +141,7 @@ export async function runSuite(given: SuiteOptions, opts: { cases?: Case[]; http
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.workers, order.length)) }, worker));
     if (properties.length) {
       if (!opts.quiet) console.log(`properties: seed ${o.seed} (--seed ${o.seed} draws the same requests again)`);
-      await runProperties(env, http, { ...o, seed: o.seed! }, (r) => {
+      await runProperties(env, http, { ...o, seed: o.seed!, known: new Set(expectations.failures.keys()) }, (r) => {
         const known = expectations.failures.get(r.case.id)?.reason;
         const verdict: Verdict = known === undefined || r.verdict === 'skip' ? r.verdict : r.verdict === 'pass' ? 'unexpected-pass' : 'expected-failure';
         const rec = { ...r, verdict, ...(known !== undefined && r.verdict !== 'skip' ? { reason: known } : {}) };

@@ -28,6 +28,8 @@ export interface PropertyOptions {
   grep?: string;
   /** Stop at the first failure without shrinking (the mutant runner: a kill is a kill). */
   noShrink?: boolean;
+  /** Properties listed as known failures (the expectations file): not shrunk again every run. */
+  known?: ReadonlySet<string>;
   /** Where the shrunk requests' bodies are written (the report directory). */
   reportDir?: string;
   workers: number;
@@ -67,7 +69,7 @@ export async function send(ctx: PropertyContext, spec: HttpRequestSpec): Promise
 export function resolveContext(ctx: Pick<PropertyContext, 'env' | 'key'>): ResolveContext {
   return {
     baseUrl: ctx.env.baseUrl,
-    apiKey: ctx.key,
+    apiKey: ctx.key(),
     fixtureOrigins: ctx.env.fixtureOrigins,
     nonce: Math.random().toString(36).slice(2, 10),
   };
@@ -77,11 +79,34 @@ function caseOf(p: Property, request: HttpRequestSpec): Case {
   return { id: propertyCaseId(p), must: p.must, rules: p.rules, profile: 'properties', request, expect: { status: '2xx' } };
 }
 
-async function runOne(p: Property, i: number, env: RunEnv, http: HttpClient, o: PropertyOptions): Promise<CaseRecord> {
+/**
+ * Keys: the property that reads the balance gets the first key to itself (given two or more);
+ * the others take turns over the rest, so that no key runs out of credits (an implementation
+ * with a free allowance per key, shrinking included).
+ */
+function keysOf(p: Property, keys: readonly string[]): Pick<PropertyContext, 'key' | 'ownKey'> {
+  if (p.readsBalance && keys.length >= 2) return { key: () => keys[0]!, ownKey: true };
+  const pool = keys.length >= 2 ? keys.slice(1) : keys;
+  let n = PROPERTIES.indexOf(p);
+  return { key: () => pool[n++ % pool.length]!, ownKey: false };
+}
+
+/**
+ * What a failure is: the names of its failing checks (and the status it got). A smaller request
+ * counts as the same failure only when it shares one of them, so that shrinking does not wander
+ * off to another failure (a key out of credits, a timeout) and report that instead.
+ */
+function signature(t: Trial): Set<string> {
+  return new Set(
+    t.checks
+      .filter((k) => !k.pass)
+      .map((k) => (k.name.endsWith('status') ? `${k.name} ${/got (\d+)/.exec(k.detail)?.[1] ?? ''}` : k.name).replace(/^.*?: (?=[a-z])/, '')),
+  );
+}
+
+async function runOne(p: Property, env: RunEnv, http: HttpClient, o: PropertyOptions): Promise<CaseRecord> {
   const t0 = performance.now();
-  // Each property its own key, so that balances read across its requests are its own.
-  const key = env.apiKeys[i % env.apiKeys.length]!;
-  const ctx: PropertyContext = { env, http, key, ownKey: env.apiKeys.length >= PROPERTIES.length, declared: env.declaredFields };
+  const ctx: PropertyContext = { env, http, ...keysOf(p, env.apiKeys), declared: env.declaredFields };
   const skip = p.skip?.(ctx);
   if (skip) return { case: caseOf(p, { body: {} }), verdict: 'skip', reason: skip, durationMs: 0, checks: [], attachments: [] };
   const runner = await p.start(ctx);
@@ -94,6 +119,10 @@ async function runOne(p: Property, i: number, env: RunEnv, http: HttpClient, o: 
       .trial(value)
       .catch((e: Error): Trial => ({ requests: [], checks: [{ name: 'exchange', pass: false, detail: `request failed: ${e.message}` }] }));
     if (trial.checks.every((k) => k.pass)) return true;
+    if (failing) {
+      const first = signature(failing.trial);
+      if (![...signature(trial)].some((x) => first.has(x))) return true; // another failure: not a smaller one of this
+    }
     failing = { value, trial };
     return false;
   });
@@ -154,7 +183,7 @@ export async function runProperties(
     Array.from({ length: Math.max(1, Math.min(o.workers, list.length)) }, async () => {
       while (next < list.length) {
         const i = next++;
-        out[i] = await runOne(list[i]!, PROPERTIES.indexOf(list[i]!), env, http, o);
+        out[i] = await runOne(list[i]!, env, http, { ...o, noShrink: o.noShrink || o.known?.has(propertyCaseId(list[i]!)) });
         done(out[i]!);
       }
     }),

@@ -18,9 +18,9 @@ import { shotOf, validDraft } from './valid.ts';
 export interface PropertyContext {
   env: RunEnv;
   http: HttpClient;
-  /** The key this property sends. */
-  key: string;
-  /** No other property sends this key (balances read across requests are this property's own). */
+  /** The key of this property's next request. */
+  key(): string;
+  /** No other property sends this property's key (balances read across its requests are its own). */
   ownKey: boolean;
   declared?: ReadonlySet<string>;
 }
@@ -37,6 +37,8 @@ export interface Property {
   rules: string[];
   /** This property's runs: --runs times this (its requests cost more or less than one capture). */
   share: number;
+  /** It reads the balance across its requests: it gets a key no other property sends. */
+  readsBalance?: boolean;
   /** Why it cannot run against this implementation, or null. */
   skip?(ctx: PropertyContext): string | null;
   start(ctx: PropertyContext): Promise<Runner<any>>;
@@ -175,6 +177,7 @@ const malformed: Property = {
   must: 'The service MUST answer a request with exactly one malformed known field with 400 bad_request whose message names that field, and charge nothing for it.',
   rules: ['2.1/rule-3', '7/row-4', '7/row-2', '7/row-3', '2.4/failure-body', '7/failure-body', '1/billing-failed'],
   share: 1.6,
+  readsBalance: true,
   async start(ctx) {
     const fields = fieldsFor(ctx.declared);
     let balance: number | undefined;
