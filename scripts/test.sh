@@ -3,7 +3,7 @@
 # scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
 # inside a network namespace of its own -> the reference deployment (replicas behind HAProxy) ->
-# conformance suite against a fresh reference server (twice for core) -> mutants -> the core
+# conformance suite (packed and installed) against a fresh reference server (twice for core) -> mutants -> the core
 # profile against a second engine (the Firefox subject) -> core against both again, under load.
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
@@ -81,12 +81,13 @@ read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
-stage "conformance suite against a fresh reference server (core, reference, security, extensions, properties)"
+stage "conformance suite, packed and installed as its users get it (--installed), against a fresh reference server (core, reference, security, extensions, properties)"
 # core runs again twice (the second time on a warm cache) in the under-load stage below. The
-# properties draw with a fixed seed, so that CI is repeatable (the mutants' properties use it too).
+# properties draw with a fixed seed, so that CI is repeatable (run-mutants.ts MUTANT_SEED: this
+# run is the baseline of the mutants' properties).
 PROPERTIES_SEED=20251127
 clog=$(mktemp)
-timeout 1000 node --import tsx conformance/run-against-reference.ts --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
+timeout 1000 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -113,15 +114,15 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp)
-timeout 600 node --import tsx conformance/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
+timeout 600 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
-  # properties too, briefly (--runs 8): a second engine must meet the same oracles.
-  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  # properties too, briefly (--runs 6): a second engine is held to the same oracles.
+  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 6 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

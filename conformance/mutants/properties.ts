@@ -6,7 +6,7 @@ import type { Mutant } from './mutants.ts';
 import { body, jsonResponse } from './proxy.ts';
 
 type Body = Record<string, any>;
-const NO_CASE = /^$/;
+const NO_CASE = { ids: new Set<string>() };
 const viewportOf = (b: Body): Body | null => (b.viewport && typeof b.viewport === 'object' && !Array.isArray(b.viewport) ? b.viewport : null);
 const refuse = (message: string) => ({ respond: jsonResponse(400, { error: 'bad_request', message }) });
 

@@ -5,12 +5,12 @@
 // a case; a failure carries its shrunk request as JSON and as a curl line, the seed and the path
 // that replays it (replay.ts).
 import fc from 'fast-check';
-import { buildRequest, type ResolveContext } from '../resolve.ts';
-import { exchange, type Observed } from '../exchange.ts';
-import type { HttpClient } from '../http.ts';
-import type { Attachment, RunEnv } from '../execute.ts';
-import { sniffType } from '../image.ts';
-import type { Case, Check, HttpRequestSpec } from '../model.ts';
+import { buildRequest, type ResolveContext } from '../engine/resolve.ts';
+import { exchange, type Observed } from '../engine/exchange.ts';
+import type { HttpClient } from '../engine/http.ts';
+import type { Attachment, RunEnv } from '../engine/execute.ts';
+import { sniffType } from '../engine/image.ts';
+import type { Case, Check, HttpRequestSpec } from '../model/model.ts';
 import type { CaseRecord } from '../report/records.ts';
 import { describeFailure } from './replay.ts';
 import { PROPERTIES, type Property, type PropertyContext } from './list.ts';

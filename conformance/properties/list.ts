@@ -3,14 +3,14 @@
 // also held to the rules every answer keeps: no 5xx but 504 render_timeout, every failure JSON
 // {error, message} (spec §2.4, §7).
 import fc from 'fast-check';
-import type { RunEnv } from '../execute.ts';
-import type { Observed } from '../exchange.ts';
-import type { HttpClient } from '../http.ts';
-import { decodeImage } from '../image.ts';
-import { compareImages } from '../compare.ts';
-import type { Check, Expectation, HttpRequestSpec } from '../model.ts';
+import type { RunEnv } from '../engine/execute.ts';
+import type { Observed } from '../engine/exchange.ts';
+import type { HttpClient } from '../engine/http.ts';
+import { decodeImage } from '../engine/image.ts';
+import { compareImages } from '../engine/compare.ts';
+import type { Check, Expectation, HttpRequestSpec } from '../model/model.ts';
 import { FIXTURE_NAME, LATE } from '../pairwise/fixture.ts';
-import { judge, snippet } from '../verdict.ts';
+import { judge, snippet } from '../engine/verdict.ts';
 import { send, type Trial } from './engine.ts';
 import { fieldsFor, KNOWN_FIELDS, malformedOf, type Malformed } from './fields.ts';
 import { shotOf, validDraft } from './valid.ts';

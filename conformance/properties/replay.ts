@@ -4,8 +4,8 @@
 // that replay exactly that request. Bodies too long for one line are written beside the report.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { HttpRequest } from '../http.ts';
-import type { HttpRequestSpec } from '../model.ts';
+import type { HttpRequest } from '../engine/http.ts';
+import type { HttpRequestSpec } from '../model/model.ts';
 
 /** Longer bodies go to a file (curl --data-binary @file). */
 const INLINE_MAX = 1500;

@@ -5,7 +5,7 @@
 // request comes with its oracle, computed as the pairwise cases' is (pairwise/oracle.ts): the exact
 // size, type, alpha and the colour of every strip it shows.
 import fc from 'fast-check';
-import type { Expectation } from '../model.ts';
+import type { Expectation } from '../model/model.ts';
 import { EXTENSION_FIELDS, type ExtSent } from '../pairwise/extension-values.ts';
 import { CARD_SELECTORS, FIXTURE_NAME, FIXTURE_PATH, LATE, LID } from '../pairwise/fixture.ts';
 import { DEFAULT_SCALE, frameOf, outputOf } from '../pairwise/frame.ts';

@@ -2,7 +2,7 @@
 // printed above it as they happen; otherwise (CI logs, pipes) one line per case. At the end the
 // counts per profile and per spec section, the failing checks, and how long the run took at
 // which concurrency. scripts/test.sh reads the "total" line.
-import type { SuiteOptions } from '../options.ts';
+import type { SuiteOptions } from '../engine/options.ts';
 import { cpus, describeTiming, duration, machineLoad, tally, type CaseRecord, type Counts } from './records.ts';
 
 const MARK = { pass: '✓', fail: '✗', skip: '-', 'expected-failure': '~', 'unexpected-pass': '!' } as const;
@@ -53,7 +53,7 @@ export class Console {
     return `  [${this.done}/${this.total}] ${Math.round((100 * this.done) / Math.max(1, this.total))}%, ${this.failed} failed, ${duration(elapsed)} elapsed${Number.isFinite(eta) ? `, about ${duration(eta)} left` : ''}`;
   }
 
-  summary(records: CaseRecord[], durationMs: number): void {
+  summary(records: CaseRecord[], durationMs: number, note?: string): void {
     if (this.quiet) return;
     if (this.tty) process.stdout.write('\r\x1b[K');
     const t = tally(records);
@@ -67,7 +67,7 @@ export class Console {
     );
     const bad = records.filter((r) => r.verdict === 'fail' || r.verdict === 'unexpected-pass');
     if (bad.length) console.log(`  failing: ${bad.map((r) => r.case.id).join(', ')}`);
-    if (this.o.profiles.includes('properties')) console.log(`  properties seed ${this.o.seed} (replay the run: --seed ${this.o.seed})`);
+    if (note) console.log(`  ${note}`);
     const load = machineLoad();
     console.log(
       `  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { attachCleanup, CLEANUP_BUDGET_MS, type CleanupOptions } from './index.ts';
-import { CONSENT_DIR } from '../../conformance/fixtures.ts';
+import { CONSENT_DIR } from '../../conformance/fixture-pages/fixtures.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 let chromium: LaunchedBrowser;

@@ -1,6 +1,6 @@
 // The suite's second subject engine, what `npm test` runs:
 //   node --import tsx conformance/self-test/subjects/firefox/run-core.ts [--grep RE] [--workers N] [--report DIR] [--no-isolate]
-//        [--profile core,properties --seed N --runs N]
+//        [--profile core,properties] [--seed N] [--runs N]
 // Starts the suite's fixture server and the Firefox subject (server.ts, port 0, the fixture origins
 // allowed), runs the `core` profile against it with this folder's expectations.json, and exits
 // non-zero when a case fails unexpectedly or an expected failure passes (the suite's own verdict).
@@ -10,13 +10,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { startFixtureServer } from '../../../fixture-server.ts';
-import { REPO_ROOT } from '../../../fixtures.ts';
-import type { SuiteOptions } from '../../../options.ts';
-import type { Profile } from '../../../model.ts';
-import { runSuite } from '../../../runner.ts';
+import { startFixtureServer } from '../../../fixture-pages/fixture-server.ts';
+import { REPO_ROOT } from '../../../fixture-pages/fixtures.ts';
+import type { SuiteOptions } from '../../../engine/options.ts';
+import { runSuite } from '../../../engine/runner.ts';
+import type { Profile } from '../../../model/model.ts';
+import { propertiesExplorer } from '../../../properties/index.ts';
 import { startSubject } from './server.ts';
-import { isolated } from '../../../entry.ts';
+import { isolated } from '../../../cli/entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'FIREFOX_SUBJECT_IN_NAMESPACE';
@@ -79,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
         info: { implementation: 'firefox subject (conformance/self-test/subjects/firefox)', browser: subject.browserVersion },
       },
     };
-    return (await runSuite(options)).exitCode;
+    return (await runSuite(options, { explorer: propertiesExplorer(options) })).exitCode;
   } finally {
     await subject.close();
     await fixtures.close();

@@ -1,21 +1,24 @@
+#!/usr/bin/env node
 // screenshot-conformance: runs the conformance suite against any implementation of the spec.
 //   npx screenshot-conformance --base-url URL --api-key KEY [--profile core|reference|security] ...
-// (cli.js is the installed entry; `node --import tsx conformance/bin.ts` works in the repository.)
+// The installed package runs this file compiled (dist/conformance/cli/bin.js, package.json "bin");
+// in the repository, `node --import tsx conformance/cli/bin.ts` (npm run conformance) runs the source.
 // Exit status 0 only when every case passes or is an expected failure; usage errors exit 2.
 // See RUNNING.md.
 import path from 'node:path';
-import { allCases } from './cases/index.ts';
-import { formatCoverage, uncovered } from './coverage.ts';
-import { loadExpectations } from './expectations.ts';
-import { exportCases, loadExport } from './export.ts';
-import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
-import { requestsOf, type Case } from './model.ts';
-import { parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
-import { complete, formatPairwise, pairwiseCoverage } from './pairwise/coverage.ts';
-import { resolveValue, type ResolveContext } from './resolve.ts';
-import { casesOf, runSuite } from './runner.ts';
-import { targetInfo } from './target-info.ts';
+import { allCases } from '../cases/index.ts';
+import { formatCoverage, uncovered } from '../report/coverage.ts';
+import { loadExpectations } from '../engine/expectations.ts';
+import { exportCases, loadExport } from '../model/export.ts';
+import { startFixtureServer, type FixtureServer } from '../fixture-pages/fixture-server.ts';
+import { requestsOf, type Case } from '../model/model.ts';
+import { parseArgs, SUITE_VERSION, USAGE, UsageError, type SuiteOptions } from './options.ts';
+import { complete, formatPairwise, pairwiseCoverage } from '../pairwise/coverage.ts';
+import { resolveValue, type ResolveContext } from '../engine/resolve.ts';
+import { casesOf, runSuite } from '../engine/runner.ts';
+import { targetInfo } from '../engine/target-info.ts';
 import { runIfEntry } from './entry.ts';
+import { propertiesExplorer } from '../properties/index.ts';
 
 /** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */
 export function listed(c: Case, o: SuiteOptions): unknown {
@@ -50,6 +53,10 @@ export async function main(argv: string[]): Promise<number> {
   const { options, flags } = parsed;
   if (flags.help) {
     console.log(USAGE);
+    return 0;
+  }
+  if (flags.version) {
+    console.log(SUITE_VERSION);
     return 0;
   }
   let cases: Case[];
@@ -103,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     options.target = await targetInfo(options.baseUrl, options.apiKeys[0]!);
-    return (await runSuite(options, options.casesDir ? { cases } : {})).exitCode;
+    return (await runSuite(options, { ...(options.casesDir ? { cases } : {}), explorer: propertiesExplorer(options) })).exitCode;
   } finally {
     await fixtures?.close();
   }

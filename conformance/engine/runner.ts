@@ -6,18 +6,34 @@
 // Programmatic entry (what bin.ts and the self-tests use; a subject engine can too):
 //   const result = await runSuite(options);   // options: see options.ts SuiteOptions
 //   result.exitCode, result.tally (pass, fail, skip, expectedFailure, unexpectedPass, byProfile)
-import { selectCases } from './cases/index.ts';
+import { selectCases } from '../cases/index.ts';
 import { fetchDeclaredFields } from './declared-fields.ts';
 import { executeCase, unmetNeed, type Attachment, type RunEnv } from './execute.ts';
 import { loadExpectations } from './expectations.ts';
 import { undiciClient, type HttpClient } from './http.ts';
-import { McpSessions } from './mcp/client.ts';
-import { isMcpRequest, requestsOf, type Case, type Check } from './model.ts';
+import { McpSessions } from './mcp-client.ts';
+import { isMcpRequest, requestsOf, type Case, type Check } from '../model/model.ts';
 import type { SuiteOptions } from './options.ts';
-import { writeReports } from './report/files.ts';
-import { Console } from './report/console.ts';
-import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from './report/records.ts';
-import { propertyCaseId, randomSeed, runProperties, selectProperties } from './properties/engine.ts';
+import { writeReports } from '../report/files.ts';
+import { Console } from '../report/console.ts';
+import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from '../report/records.ts';
+
+/**
+ * Checks that are not cases but report as cases, one record each, run after the cases: the
+ * `properties` profile (properties/index.ts propertiesExplorer). Whoever starts a run passes it,
+ * so that the engine imports nothing of what it runs.
+ */
+export interface Explorer {
+  /** Every id it may report (what an expectations file may list). */
+  ids: readonly string[];
+  /** How many records this run adds. */
+  count: number;
+  /** One line for the console and the HTML report (the seed that replays the run). */
+  note: string;
+  /** What report.json's runInfo says about it. */
+  runInfo: Record<string, unknown>;
+  run(env: RunEnv, http: HttpClient, known: ReadonlySet<string>, done: (r: CaseRecord) => void): Promise<void>;
+}
 
 export interface RunResult {
   exitCode: number;
@@ -44,11 +60,10 @@ export function runEnvOf(o: SuiteOptions, mcp?: McpSessions): RunEnv {
   };
 }
 
-/** The cases of a run: the given ones (an export) or the suite's, by profile, then --grep. */
-export function casesOf(o: Pick<SuiteOptions, 'profiles' | 'grep'>, all?: Case[]): Case[] {
-  const selected = selectCases(o.profiles, all);
+/** The cases of a run: the given ones (an export) or the suite's, by profile, then --grep and --tag. */
+export function casesOf(o: Pick<SuiteOptions, 'profiles' | 'grep' | 'tag'>, all?: Case[]): Case[] {
   const grep = o.grep ? new RegExp(o.grep) : null;
-  return grep ? selected.filter((c) => grep.test(c.id)) : selected;
+  return selectCases(o.profiles, all).filter((c) => (!grep || grep.test(c.id)) && (!o.tag || (c.tags ?? []).includes(o.tag)));
 }
 
 /** Cases that use the same fresh key must not overlap: their balances are read across steps. */
@@ -99,21 +114,19 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
  * Runs the cases. Long cases start first (they bound the run's length); cases sharing a fresh key
  * run one after the other. Never throws for a failing implementation.
  */
-export async function runSuite(given: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean } = {}): Promise<RunResult> {
+export async function runSuite(
+  o: SuiteOptions,
+  opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean; explorer?: Explorer } = {},
+): Promise<RunResult> {
   const all = opts.cases;
-  // properties/: not cases, run after them and reported as one case each (with the run's seed).
-  const properties = given.profiles.includes('properties') ? selectProperties(given.grep) : [];
-  const o = properties.length ? { ...given, seed: given.seed ?? randomSeed() } : given;
-  const expectations = loadExpectations(
-    o.expectations,
-    new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...selectProperties().map(propertyCaseId)]),
-  );
+  const explorer = opts.explorer;
+  const expectations = loadExpectations(o.expectations, new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...(explorer?.ids ?? [])]));
   const cases = casesOf(o, all);
   const mcp = o.mcpUrl && cases.some((c) => requestsOf(c).some(isMcpRequest)) ? new McpSessions(o.mcpUrl) : undefined;
-  const declaredFields = cases.some((c) => c.fields?.length) || properties.length ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
+  const declaredFields = cases.some((c) => c.fields?.length) || explorer ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
   const env = { ...runEnvOf(o, mcp), ...(declaredFields ? { declaredFields } : {}) };
   const http = opts.http ?? undiciClient;
-  const out = new Console(o, cases.length + properties.length, opts.quiet ?? false);
+  const out = new Console(o, cases.length + (explorer?.count ?? 0), opts.quiet ?? false);
   const order = [...cases].sort((a, b) => Number(!!b.heavy) - Number(!!a.heavy) || (b.timeoutMs ?? 0) - (a.timeoutMs ?? 0));
   const records: CaseRecord[] = [];
   const locks = new Map<string, Promise<void>>();
@@ -139,9 +152,9 @@ export async function runSuite(given: SuiteOptions, opts: { cases?: Case[]; http
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.workers, order.length)) }, worker));
-    if (properties.length) {
-      if (!opts.quiet) console.log(`properties: seed ${o.seed} (--seed ${o.seed} draws the same requests again)`);
-      await runProperties(env, http, { ...o, seed: o.seed!, known: new Set(expectations.failures.keys()) }, (r) => {
+    if (explorer) {
+      if (!opts.quiet) console.log(explorer.note);
+      await explorer.run(env, http, new Set(expectations.failures.keys()), (r) => {
         const known = expectations.failures.get(r.case.id)?.reason;
         const verdict: Verdict = known === undefined || r.verdict === 'skip' ? r.verdict : r.verdict === 'pass' ? 'unexpected-pass' : 'expected-failure';
         const rec = { ...r, verdict, ...(known !== undefined && r.verdict !== 'skip' ? { reason: known } : {}) };
@@ -153,11 +166,11 @@ export async function runSuite(given: SuiteOptions, opts: { cases?: Case[]; http
     await mcp?.close();
   }
   const durationMs = performance.now() - t0;
-  const rank = (r: CaseRecord) => (r.case.profile === 'properties' ? cases.length : cases.indexOf(r.case));
+  const rank = (r: CaseRecord) => (cases.includes(r.case) ? cases.indexOf(r.case) : cases.length); // an explorer's records last
   records.sort((a, b) => rank(a) - rank(b));
   const t = tally(records);
   const exitCode = t.fail + t.unexpectedPass > 0 ? 1 : 0;
-  writeReports(o, records, { durationMs, exitCode });
-  out.summary(records, durationMs);
+  writeReports(o, records, { durationMs, exitCode, ...(explorer ? { explorer } : {}) });
+  out.summary(records, durationMs, explorer?.note);
   return { exitCode, tally: t, records, durationMs };
 }
