@@ -114,13 +114,13 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
  * Runs the cases. Long cases start first (they bound the run's length); cases sharing a fresh key
  * run one after the other. Never throws for a failing implementation.
  */
-export async function runSuite(
-  o: SuiteOptions,
-  opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean; explorer?: Explorer } = {},
-): Promise<RunResult> {
+export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean; explorer?: Explorer } = {}): Promise<RunResult> {
   const all = opts.cases;
   const explorer = opts.explorer;
-  const expectations = loadExpectations(o.expectations, new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...(explorer?.ids ?? [])]));
+  const expectations = loadExpectations(
+    o.expectations,
+    new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...(explorer?.ids ?? [])]),
+  );
   const cases = casesOf(o, all);
   const mcp = o.mcpUrl && cases.some((c) => requestsOf(c).some(isMcpRequest)) ? new McpSessions(o.mcpUrl) : undefined;
   const declaredFields = cases.some((c) => c.fields?.length) || explorer ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;

@@ -19,7 +19,15 @@ export function propertiesExplorer(o: SuiteOptions): Explorer | undefined {
       runProperties(
         env,
         http,
-        { seed, runs, workers: o.workers, reportDir: o.reportDir, known, ...(o.grep ? { grep: o.grep } : {}), ...(o.replayPath ? { replayPath: o.replayPath } : {}) },
+        {
+          seed,
+          runs,
+          workers: o.workers,
+          reportDir: o.reportDir,
+          known,
+          ...(o.grep ? { grep: o.grep } : {}),
+          ...(o.replayPath ? { replayPath: o.replayPath } : {}),
+        },
         done,
       ).then(() => undefined),
   };
