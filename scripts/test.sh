@@ -121,8 +121,8 @@ pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
-  # properties too, briefly (--runs 6): a second engine is held to the same oracles.
-  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 6 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  # properties too, briefly (--runs 8): a second engine is held to the same oracles.
+  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
