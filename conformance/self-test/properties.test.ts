@@ -14,6 +14,9 @@ import { undiciClient } from '../engine/http.ts';
 import type { RunEnv } from '../engine/execute.ts';
 import { EXTENSION_FIELDS } from '../pairwise/extension-values.ts';
 import { runProperties } from '../properties/engine.ts';
+import { propertiesExplorer } from '../properties/index.ts';
+import { PROPERTIES } from '../properties/list.ts';
+import { parseArgs, UsageError } from '../cli/options.ts';
 import { fieldsFor, KNOWN_FIELDS, malformedOf, REQUEST_SCHEMA, SPEC_FIELDS } from '../properties/fields.ts';
 import { shotOf, validDraft, MAX_PIXELS } from '../properties/valid.ts';
 import path from 'node:path';
@@ -147,4 +150,32 @@ test('a failure is shrunk to the smallest request, told as JSON and curl with se
   } finally {
     impl.server.close();
   }
+});
+
+test('--seed, --runs and --replay-path reach the properties, and every report carries the seed', () => {
+  const { options } = parseArgs([
+    '--base-url',
+    'http://impl.test',
+    '--api-key',
+    'k',
+    '--profile',
+    'core,properties',
+    '--seed',
+    '5',
+    '--runs',
+    '3',
+    '--replay-path',
+    '1:2',
+  ]);
+  assert.deepEqual([options.seed, options.runs, options.replayPath], [5, 3, '1:2']);
+  assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--runs', '0']), UsageError);
+  assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--seed', 'x']), UsageError);
+  const explorer = propertiesExplorer(options)!;
+  assert.equal(explorer.count, PROPERTIES.length);
+  assert.match(explorer.note, /seed 5, 3 runs per property, replaying path 1:2/);
+  assert.deepEqual(explorer.runInfo, { properties: { seed: 5, runs: 3, defaultRuns: false, replayPath: '1:2' } });
+  assert.equal(propertiesExplorer({ ...options, profiles: ['core'] }), undefined);
+  const drawn = propertiesExplorer({ ...options, seed: undefined, grep: '^properties\\.valid$' })!;
+  assert.equal(drawn.count, 1);
+  assert.match(drawn.note, /seed \d+/); // a run without --seed draws one and says which
 });
