@@ -36,7 +36,7 @@ const server = setupServer(
     });
   }),
 );
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+before(() => server.listen({ onUnhandledFrame: 'error' }));
 after(() => {
   server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,7 @@ const server = setupServer(
     ),
   ),
 );
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+before(() => server.listen({ onUnhandledFrame: 'error' }));
 after(() => server.close());
 
 const env: RunEnv = {
