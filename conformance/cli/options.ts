@@ -151,6 +151,9 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
   };
   const seed = whole('seed', 0);
   const runs = whole('runs', 1);
+  // A path is one property's: replaying it in another would draw something else.
+  if (v['replay-path'] !== undefined && !v.grep)
+    throw new UsageError("--replay-path replays one property: add --grep '^properties\\.<id>$' (the report prints the whole command)");
   const options: SuiteOptions = {
     baseUrl: v['base-url'] ?? '',
     apiKeys,

@@ -153,23 +153,12 @@ test('a failure is shrunk to the smallest request, told as JSON and curl with se
 });
 
 test('--seed, --runs and --replay-path reach the properties, and every report carries the seed', () => {
-  const { options } = parseArgs([
-    '--base-url',
-    'http://impl.test',
-    '--api-key',
-    'k',
-    '--profile',
-    'core,properties',
-    '--seed',
-    '5',
-    '--runs',
-    '3',
-    '--replay-path',
-    '1:2',
-  ]);
+  const flags = ['--base-url', 'http://impl.test', '--api-key', 'k', '--profile', 'core,properties', '--seed', '5', '--runs', '3'];
+  const { options } = parseArgs([...flags, '--grep', '^properties', '--replay-path', '1:2']);
   assert.deepEqual([options.seed, options.runs, options.replayPath], [5, 3, '1:2']);
   assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--runs', '0']), UsageError);
   assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--seed', 'x']), UsageError);
+  assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--replay-path', '1:2']), /--grep/);
   const explorer = propertiesExplorer(options)!;
   assert.equal(explorer.count, PROPERTIES.length);
   assert.match(explorer.note, /seed 5, 3 runs per property, replaying path 1:2/);
