@@ -26,7 +26,7 @@ import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from '.
 export interface Explorer {
   /** Every id it may report (what an expectations file may list). */
   ids: readonly string[];
-  /** How many records this run adds. */
+  /** How many records this run adds (0: its profile is not selected; only its ids count then). */
   count: number;
   /** One line for the console and the HTML report (the seed that replays the run). */
   note: string;
@@ -116,10 +116,11 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
  */
 export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean; explorer?: Explorer } = {}): Promise<RunResult> {
   const all = opts.cases;
-  const explorer = opts.explorer;
+  // An explorer always names its ids (an expectations file may list them); it runs only when it has something to run.
+  const explorer = opts.explorer?.count ? opts.explorer : undefined;
   const expectations = loadExpectations(
     o.expectations,
-    new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...(explorer?.ids ?? [])]),
+    new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...(opts.explorer?.ids ?? [])]),
   );
   const cases = casesOf(o, all);
   const mcp = o.mcpUrl && cases.some((c) => requestsOf(c).some(isMcpRequest)) ? new McpSessions(o.mcpUrl) : undefined;

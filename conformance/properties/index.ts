@@ -5,14 +5,16 @@ import type { SuiteOptions } from '../engine/options.ts';
 import type { Explorer } from '../engine/runner.ts';
 import { DEFAULT_RUNS, propertyCaseId, randomSeed, runProperties, selectProperties } from './engine.ts';
 
-/** The properties of this run (none unless its profiles include `properties`). */
-export function propertiesExplorer(o: SuiteOptions): Explorer | undefined {
-  if (!o.profiles.includes('properties')) return undefined;
+/**
+ * The properties of this run: none (count 0) unless its profiles include `properties`, but their
+ * ids always, so that an expectations file listing them serves every profile.
+ */
+export function propertiesExplorer(o: SuiteOptions): Explorer {
   const seed = o.seed ?? randomSeed();
   const runs = o.runs ?? DEFAULT_RUNS;
   return {
     ids: selectProperties().map(propertyCaseId),
-    count: selectProperties(o.grep).length,
+    count: o.profiles.includes('properties') ? selectProperties(o.grep).length : 0,
     note: `properties seed ${seed}, ${runs} runs per property${o.replayPath ? `, replaying path ${o.replayPath}` : ''} (--seed ${seed} draws the same requests again)`,
     runInfo: { properties: { seed, runs, defaultRuns: o.runs === undefined, replayPath: o.replayPath ?? null } },
     run: (env, http, known, done) =>

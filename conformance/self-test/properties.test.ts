@@ -159,12 +159,16 @@ test('--seed, --runs and --replay-path reach the properties, and every report ca
   assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--runs', '0']), UsageError);
   assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--seed', 'x']), UsageError);
   assert.throws(() => parseArgs(['--base-url', 'http://impl.test', '--api-key', 'k', '--replay-path', '1:2']), /--grep/);
-  const explorer = propertiesExplorer(options)!;
+  const explorer = propertiesExplorer(options);
   assert.equal(explorer.count, PROPERTIES.length);
   assert.match(explorer.note, /seed 5, 3 runs per property, replaying path 1:2/);
   assert.deepEqual(explorer.runInfo, { properties: { seed: 5, runs: 3, defaultRuns: false, replayPath: '1:2' } });
-  assert.equal(propertiesExplorer({ ...options, profiles: ['core'] }), undefined);
-  const drawn = propertiesExplorer({ ...options, seed: undefined, grep: '^properties\\.valid$' })!;
+  assert.equal(propertiesExplorer({ ...options, profiles: ['core'] }).count, 0); // nothing runs, the ids still count for an expectations file
+  assert.deepEqual(
+    propertiesExplorer({ ...options, profiles: ['core'] }).ids,
+    PROPERTIES.map((p) => `properties.${p.id}`),
+  );
+  const drawn = propertiesExplorer({ ...options, seed: undefined, grep: '^properties\\.valid$' });
   assert.equal(drawn.count, 1);
   assert.match(drawn.note, /seed \d+/); // a run without --seed draws one and says which
 });
