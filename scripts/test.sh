@@ -46,10 +46,13 @@ stage "HAProxy for the cluster tests"
 if HAPROXY_PATH="$(bash scripts/setup-haproxy.sh | tail -1)"; then export HAPROXY_PATH; "$HAPROXY_PATH" -v | head -1; else echo "no HAProxy"; fail=$((fail + 1)); failed_stages+=(haproxy); fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs test/harness conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
-timeout 1200 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+# beside the spec reporter, one line per failed test with the machine's load, memory and busiest
+# processes at that moment (test/support/failure-context.ts)
+machine=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./test/support/failure-context.ts --test-reporter-destination=stdout)
+timeout 1200 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
@@ -66,7 +69,7 @@ fi
 stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
 klog=$(mktemp)
 started=$(date +%s)
-timeout 600 node --import tsx --test --test-reporter=spec --test-timeout=500000 test/cluster/*.test.ts 2>&1 | tee "$klog"
+timeout 600 node --import tsx --test "${machine[@]}" --test-timeout=500000 test/cluster/*.test.ts 2>&1 | tee "$klog"
 status=${PIPESTATUS[0]}
 count_node "$klog"
 [ "$status" = 0 ] || failed_stages+=(cluster)
@@ -145,6 +148,7 @@ for f in "$log" "${slog:-}" "$klog"; do
   elif grep -q '^ *not ok ' "$f"; then why=$(grep -A14 '^ *not ok ' "$f")
   else continue; fi
   echo "--- why, from $(basename "$f"):"; grep -v '^ *at ' <<<"$why" | head -60
+  grep '^machine at failure:' "$f" | head -10
 done
 [ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
 echo "tests: $pass passed, $fail failed"

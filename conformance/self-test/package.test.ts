@@ -68,6 +68,17 @@ test("the installed node_modules holds none of the server's packages, and weighs
   assert.ok(mb < 40, `node_modules is ${mb.toFixed(1)} MB`);
 });
 
+test('a dependency the suite shares with the server is pinned to the same version in both (one copy in the lockfile and the image)', () => {
+  const read = (f: string) => JSON.parse(readFileSync(path.join(REPO_ROOT, f), 'utf8')) as { dependencies: Record<string, string> };
+  const suite = read('conformance/package.json').dependencies;
+  const server = read('package.json').dependencies;
+  const differ = Object.keys(suite).filter((name) => server[name] !== undefined && server[name] !== suite[name]);
+  assert.deepEqual(
+    differ.map((name) => `${name}: suite ${suite[name]}, server ${server[name]}`),
+    [],
+  );
+});
+
 test('the package and the suite agree on the version, which --version prints', async () => {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'conformance', 'package.json'), 'utf8')) as { version: string };
   assert.equal(pkg.version, SUITE_VERSION);
