@@ -6,7 +6,7 @@
 // picture ours does.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 
 export interface Baseline {
   url: string;

@@ -24,7 +24,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { startServer } from '../server/start.ts';
 import { loadConfig } from '../server/config.ts';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 import { startBaselineServer, type Baseline } from './baselines.ts';
 import { startFloor } from './floor.ts';
 import { formatByKind } from './cpu.ts';

@@ -11,7 +11,7 @@
 // asks again only after ~1 s (docs/performance.md, "Hosts that fail").
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 import { egressLaunchArgs, startEgressGuard } from '../server/egress/index.ts';
 import { createDnsResolver } from '../server/egress/resolver.ts';
 import { loadConfig } from '../server/config.ts';

@@ -3,7 +3,7 @@
 // page.screenshot with the request's type, quality and fullPage). A request waits for a free
 // worker, as ours waits for a free render slot, so open-loop latency includes the queue.
 import type { Page } from 'puppeteer-core';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 import type { Sample } from './measure.ts';
 import type { BenchPage } from './pages.ts';
 

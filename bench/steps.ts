@@ -7,11 +7,11 @@
 // (SETTLE_MS) so that its work is counted in it. Medians are not taken: the figures are means of N
 // rounds. HTTP, validation and the ledger are not in it (bench/breakdown.ts has them end to end).
 import type { CDPSession, Page } from 'puppeteer-core';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 import { scrollThrough } from '../server/render/lazy.ts';
 import { compactPng } from '../server/render/png.ts';
 import { scrollWatcher } from '../server/render/scroll-watchers.ts';
-import { prepareSlot } from '../server/render/slot.ts';
+import { prepareSlot } from '../server/toolkit/slot.ts';
 import { loadConfig } from '../server/config.ts';
 import { cpuNow, formatByKind, PROCESS_KINDS, type ByKind } from './cpu.ts';
 import { buildPages, type BenchPage } from './pages.ts';

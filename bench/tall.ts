@@ -18,7 +18,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { captureCost } from '../server/capture-cost/index.ts';
 import { loadConfig, type Config } from '../server/config.ts';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 import { capture } from '../server/render/capture.ts';
 import { validateRequest } from '../server/request/validate.ts';
 import { startServer } from '../server/start.ts';

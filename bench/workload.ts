@@ -3,7 +3,7 @@
 // returns plain figures; bench.ts prints them and writes them to --json.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Page } from 'puppeteer-core';
-import { launchBrowser } from '../server/render/browser.ts';
+import { launchBrowser } from '../server/toolkit/browser.ts';
 import { capture } from '../server/render/capture.ts';
 import { validateRequest } from '../server/request/validate.ts';
 import { cpuPerCapture, type CpuPerCapture } from './cpu.ts';

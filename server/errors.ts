@@ -2,7 +2,7 @@
 // Render, request, egress and accounts code throw ServiceError (or a subclass); only
 // server/http/errors.ts turns them into responses. The error table of docs/api.md is generated from
 // this list by a test.
-import { HTML_MAX_BYTES, RENDER_BUDGET_MAX_MS } from './request/schema.ts';
+import { HTML_MAX_BYTES, RENDER_BUDGET_MAX_MS } from './kinds/request.ts';
 
 export const ERROR_CATALOGUE = {
   bad_request: {

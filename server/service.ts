@@ -2,9 +2,10 @@
 // -> reserve one credit -> render -> commit, or release on any failure (spec §1 billing: failed
 // requests and cached results are never billed). Knows nothing of HTTP: it answers the image and
 // its facts (server/response/facts.ts); the routes write them (server/response/).
+import { CONTENT_TYPES } from './kinds/image.ts';
 import type { Rect } from '../lib/visual-diff/diff.ts';
 import type { Account, Accounts } from './accounts/index.ts';
-import type { JointBill } from './compare/bill.ts';
+import type { JointBill } from './accounts/joint-bill.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
 import { checkClipSize } from './clip/index.ts';
@@ -14,11 +15,9 @@ import { pictureOf } from './http-caching/picture.ts';
 import type { Metrics } from './metrics.ts';
 import type { BrowserPool } from './pool/index.ts';
 import { checkViewportSize } from './render/capture.ts';
-import type { ScreenshotRequest } from './request/schema.ts';
+import type { ScreenshotRequest } from './kinds/request.ts';
 import { validateRequest } from './request/validate.ts';
 import type { CaptureFacts } from './response/facts.ts';
-
-export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
 export interface CaptureOutcome {
   body: Buffer;
@@ -49,7 +48,7 @@ export interface CaptureOptions {
   signal?: AbortSignal;
   /** Selectors whose elements' boxes the render measures (a comparison's ignoreSelectors): a cached picture has no layout, so it is rendered. */
   measure?: readonly string[];
-  /** Bill later, with other captures: the reservation is held by this bill instead of committed (server/compare/bill.ts). */
+  /** Bill later, with other captures: the reservation is held by this bill instead of committed (server/accounts/joint-bill.ts). */
   bill?: JointBill;
 }
 
@@ -121,7 +120,7 @@ export function createCaptureService(deps: ServiceDeps) {
       // captureOnTimeout: a capture cut short shows one moment of an unsettled page, not the
       // picture the request asks for; it is not stored (the next identical request renders
       // afresh and may get the settled page) and may not be reused (a signed link answers
-      // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/).
+      // `public, no-cache`). Billed all the same: the render was done (server/wait-timeout/fields.ts, server/toolkit/waits.ts).
       // So is a capture cut for time: how much of the page fits depends on the load of the
       // moment (server/tall-pages/).
       const partial = r.waitTimedOut.length > 0 || r.truncated?.reason === 'time';

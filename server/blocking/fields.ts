@@ -1,5 +1,6 @@
 // The request fields of request blocking, spread into the one request schema
-// (server/request/schema.ts). What they do is in ./index.ts. This file imports nothing.
+// (server/request/schema.ts). What they do is in ./index.ts. This file imports only the request kinds.
+import type { FieldsOf } from '../kinds/request.ts';
 
 export const BLOCK_URLS_MAX = 50;
 export const BLOCK_URL_MAX_CHARS = 2000;
@@ -30,3 +31,8 @@ export const blockUrlsField = {
     "`*://*.doubleclick.net/*`, `*/ads/*`, `*.woff2`. The page's own document is never blocked.",
   'x-rule': `an array of at most ${BLOCK_URLS_MAX} URL patterns`,
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ blockResourceTypes: typeof blockResourceTypesField; blockUrls: typeof blockUrlsField }> {}
+}

@@ -17,9 +17,8 @@
 // (the proxy every connection of the browser uses, DESIGN §4). Blocked requests are never counted
 // as in flight by the network-idle waits (ignores(), server/render/network-idle.ts), so a page
 // that keeps asking for a blocked URL still settles.
-import type { CDPSession, HTTPRequest, Page, Protocol } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { CDPSession, HTTPRequest, Protocol } from 'puppeteer-core';
+import { disposer, type PageContext, type Step } from '../toolkit/step.ts';
 import { Blocklist } from './rules.ts';
 import { REFUSED_WEBSOCKET_URL, websocketGuard } from './websocket.ts';
 
@@ -63,15 +62,16 @@ export interface Blocking {
   ignores(r: HTTPRequest): boolean;
   /** Requests refused so far. */
   readonly count: number;
-  dispose(): void;
 }
 
-const NOTHING: Blocking = { ignores: () => false, count: 0, dispose() {} };
+/** The part of the render's context this room writes: undefined when the request blocks nothing. */
+export type BlockingContext = PageContext & { blocking?: Blocking };
 
-/** Arms the page before it loads anything; a request that blocks nothing costs nothing. */
-export async function startBlocking(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline): Promise<Blocking> {
+/** The render step: arms the page before it loads anything; a request that blocks nothing costs nothing. */
+export const startBlocking: Step<BlockingContext> = async (ctx) => {
+  const { page, client, req, deadline } = ctx;
   const list = Blocklist.of(req);
-  if (!list) return NOTHING;
+  if (!list) return;
   let count = 0;
   const offs: Array<() => void> = [];
   const patterns = list.fetchPatterns();
@@ -123,11 +123,11 @@ export async function startBlocking(page: Page, client: CDPSession, req: Screens
     const { frameTree } = await client.send('Page.getFrameTree');
     await arm(client, frameTree.frame.id);
   });
-  return {
+  ctx.blocking = {
     ignores: (r) => list.blocks(r.url(), r.resourceType(), r.isNavigationRequest() && r.frame() === page.mainFrame()),
     get count() {
       return count;
     },
-    dispose: () => offs.splice(0).forEach((off) => off()),
   };
-}
+  return disposer(() => offs.splice(0).forEach((off) => off()));
+};

@@ -6,7 +6,7 @@
 // which the idle count reads, tells them apart. So when only one of xhr and fetch is blocked, a
 // paused XHR is decided by its Network type (verdict 'ask').
 import type { Protocol } from 'puppeteer-core';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { BlockableType } from './fields.ts';
 
 /** The protocol's resource types behind each blockable name (websocket: refused in the page, websocket.ts). */

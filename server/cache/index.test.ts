@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateRequest } from '../request/validate.ts';
-import { cacheKey, canonicalJson } from './index.ts';
+import { PICTURE_FACTS } from '../response/facts.ts';
+import { cacheKey, canonicalJson, entryShape } from './index.ts';
 
 test('cacheKey: identical normalised requests share a key, per account; any field difference does not', () => {
   const k = (acc: string, body: object) => cacheKey(acc, validateRequest(body));
@@ -22,4 +23,15 @@ test('cacheKey: identical normalised requests share a key, per account; any fiel
 
 test('canonicalJson sorts keys at every level and drops undefined', () => {
   assert.equal(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: undefined, w: null }], c: 'x' } }), '{"a":{"c":"x","d":[2,{"w":null,"y":1}]},"b":1}');
+});
+
+test('the entry shape is derived from the facts an entry holds: a new fact makes new keys by itself', () => {
+  const req = validateRequest({ url: 'https://example.com' });
+  // x-final-url's fact, added after the first shape: entries stored without it are never read.
+  assert.match(entryShape(), /\bfinalUrl\b/);
+  for (const fact of Object.keys(PICTURE_FACTS)) assert.ok(entryShape().split(/[:,]/).includes(fact), fact);
+  const withNewFact = entryShape({ ...PICTURE_FACTS, someNewFact: true });
+  assert.notEqual(withNewFact, entryShape());
+  assert.notEqual(cacheKey('acc_1', req, '', withNewFact), cacheKey('acc_1', req), 'a new fact: another key');
+  assert.equal(cacheKey('acc_1', req, '', entryShape({ ...PICTURE_FACTS })), cacheKey('acc_1', req), 'the same facts: the same key');
 });

@@ -7,9 +7,9 @@
 // browser's version; `html` results are never cached or written anywhere (spec §1, DESIGN §3),
 // and cacheKey refuses them.
 import { createHash } from 'node:crypto';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { ServiceError } from '../errors.ts';
-import type { PictureFacts } from '../response/facts.ts';
+import { PICTURE_FACTS, type PictureFacts } from '../response/facts.ts';
 
 export interface CachedResult {
   body: Buffer;
@@ -54,10 +54,14 @@ export function canonicalJson(v: unknown): string {
 
 /**
  * The shape of a stored entry, part of every key: replicas that store another shape (during a
- * rolling upgrade) never read each other's entries, which expire by themselves. Bump it when
- * CachedResult changes.
+ * rolling upgrade) never read each other's entries, which expire by themselves. Derived from what
+ * an entry holds, the picture's facts (PICTURE_FACTS, response/facts.ts): a fact added to the
+ * render's result makes a new shape by itself, so an entry stored without it is never answered.
  */
-const ENTRY_SHAPE = 'picture-facts';
+export function entryShape(facts: Readonly<Record<string, true>> = PICTURE_FACTS): string {
+  return `picture-facts:${Object.keys(facts).sort().join(',')}`;
+}
+const ENTRY_SHAPE = entryShape();
 
 /**
  * The cache key of a validated url-mode request for one account: the account id and a SHA-256 of
@@ -65,10 +69,10 @@ const ENTRY_SHAPE = 'picture-facts';
  * (validateRequest has applied the defaults and normalised the URL, so `{url}` and
  * `{url, format: "png"}` share an entry; a new Chromium renders afresh).
  */
-export function cacheKey(accountId: string, req: ScreenshotRequest, browserVersion = ''): string {
+export function cacheKey(accountId: string, req: ScreenshotRequest, browserVersion = '', shape = ENTRY_SHAPE): string {
   if (req.html !== undefined || req.url === undefined) throw new Error('cacheKey: html results are never cached');
   return `${accountId}:${createHash('sha256')
-    .update(`${ENTRY_SHAPE}\n${browserVersion}\n${canonicalJson(req)}`)
+    .update(`${shape}\n${browserVersion}\n${canonicalJson(req)}`)
     .digest('base64url')}`;
 }
 

@@ -19,62 +19,8 @@ import { changedSinceMark, lookAgain, watchLateChanges } from './last-look.ts';
 import { survey, type Survey } from './sniff.ts';
 import { withTimeout } from './time-limit.ts';
 
-export interface CleanupOptions {
-  blockCookieBanners: boolean;
-  hideSelectors: string[];
-  blockAds: boolean;
-  /**
-   * false: the page renders without its scripts (server/emulation/). The CMP driver is skipped
-   * then: it waits on timers, which do not fire in such a page, and a consent platform needs its
-   * scripts to show a banner or to take a rejection at all; what the markup itself shows is hidden
-   * by the DOM clean-up, which needs no timers. Absent: on.
-   */
-  javaScriptEnabled?: boolean;
-}
-
-/**
- * What the clean-up did, sent as `x-banner-action`: `none`, `hidden`, `hidden:<cmp>`, `reverted`,
- * `rejected:<cmp>`. The token before ':' is the action; the CMP name (autoconsent's rule name,
- * lower-case, [a-z0-9.-]) follows where known.
- */
-export type BannerAction = string;
-
-export interface CleanupReport {
-  action: BannerAction;
-  /** CMP that was rejected or detected, if any. */
-  cmp: string | null;
-  /** Per-frame autoconsent state (frames where the driver ran and that still exist). */
-  frames: FrameConsentState[];
-  /** Opt-out results reported by any frame, including frames removed since. */
-  optOuts: OptOutEvent[];
-  dom: DomResult | null;
-  /** The last look's DOM pass, when the page added or revealed something after the clean-up. */
-  late?: DomResult | null;
-  /** Labels of clicks the guard refused (should stay empty). */
-  blockedClicks: string[];
-  /** The early look held: the page was surveyed when it loaded and had not changed since. */
-  early?: boolean;
-  durationMs: number;
-  /** Set when the clean-up failed unexpectedly (the page is then captured as it is). */
-  error?: string;
-}
-
-export interface CleanupSession {
-  /** Called after content is loaded and waits are done; must finish before `deadline` (epoch ms). */
-  finish(deadline: number): Promise<BannerAction>;
-  /**
-   * Called after finish(), right before the capture: hides a banner the page added since the
-   * clean-up looked (last-look.ts) and returns the action to report. Must finish before `deadline`.
-   */
-  lastLook(deadline: number): Promise<BannerAction>;
-  /** Details of the last finish() (for logs and tests). */
-  readonly report: CleanupReport | null;
-  /**
-   * Removes what the session registered on the page (the report binding; finish() does this
-   * itself). For error paths where finish() is never called. Idempotent.
-   */
-  dispose(): Promise<void>;
-}
+export type { BannerAction, CleanupOptions, CleanupReport, CleanupSession } from './session.ts';
+import type { BannerAction, CleanupOptions, CleanupReport, CleanupSession } from './session.ts';
 
 /** Upper bound of the clean-up's own time (the CMP opt-out included), inside the render budget. */
 export const CLEANUP_BUDGET_MS = 2000;

@@ -1,5 +1,6 @@
 // The request field `clip`, spread into the one request schema (server/request/schema.ts). What it
-// does is in ./index.ts. This file imports nothing.
+// does is in ./index.ts. This file imports only the request kinds.
+import type { FieldsOf } from '../kinds/request.ts';
 
 /** The largest coordinate or side of a clip, in CSS pixels (the output ceiling bounds the rest). */
 export const CLIP_MAX = 100_000;
@@ -29,3 +30,8 @@ export const clipField = {
     'first); what lies beyond the page shows its background. Not with selector. A region over the output size limit is a 400.',
   'x-rule': 'an object with integer x, y, width and height',
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ clip: typeof clipField }> {}
+}

@@ -6,8 +6,8 @@
 // (the scroll of server/render/lazy.ts); without, the page is as it loaded. Not with selector (a
 // cross-field rule of the schema).
 import { badRequest } from '../errors.ts';
-import { maxSide } from '../render/capture.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { maxSide } from '../kinds/image.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 /** The image size of a clip: its CSS size times the scale factor, rounded as the capture rounds it. */
 export function clipImageSize(req: ScreenshotRequest): { width: number; height: number } | undefined {

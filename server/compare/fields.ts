@@ -1,7 +1,7 @@
 // The fields POST /v1/compare adds to a capture request: the baseline to compare with, and how to
 // compare (docs/compare.md). Spread into the compare request's schema (./schema.ts), which is the
 // capture request's schema (server/request/schema.ts) plus these.
-import { HIDE_SELECTORS_MAX, selectorList } from '../request/schema.ts';
+import { HIDE_SELECTORS_MAX, selectorList } from '../kinds/request.ts';
 
 /** Decoded bytes of a `baseline.image`; over this the answer is 413 payload_too_large. Its base64 text fits the JSON body limit (server/http/app.ts). */
 export const BASELINE_IMAGE_MAX_BYTES = 10_000_000;

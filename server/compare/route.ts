@@ -6,7 +6,7 @@
 // links (server/links/route.ts).
 import type { NextFunction, Request, Response } from 'express';
 import { cachePolicy } from '../http-caching/cache-control.ts';
-import { whileConnected } from '../http/while-connected.ts';
+import { whileConnected } from '../edge/while-connected.ts';
 import { signedLinkOf } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import type { Metrics } from '../metrics.ts';
@@ -14,7 +14,7 @@ import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Audience } from '../response/facts.ts';
 import { HEADER } from '../response/registry.ts';
 import { compareHeaders } from '../response/write.ts';
-import { CONTENT_TYPES } from '../service.ts';
+import { CONTENT_TYPES } from '../kinds/image.ts';
 import { COMPARE_PATH, compareBodyFromQuery } from './link.ts';
 import type { CompareOutcome, CompareService } from './service.ts';
 

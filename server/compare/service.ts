@@ -8,7 +8,7 @@ import { UndecodablePicture, type DiffPool } from '../../lib/visual-diff/index.t
 import type { Account, Accounts } from '../accounts/index.ts';
 import { badRequest, ServiceError } from '../errors.ts';
 import type { CaptureOptions, CaptureOutcome, CaptureService } from '../service.ts';
-import { JointBill } from './bill.ts';
+import { JointBill } from '../accounts/joint-bill.ts';
 import type { CompareFacts } from '../response/facts.ts';
 import { validateCompareRequest } from './validate.ts';
 

@@ -1,5 +1,6 @@
 // The request field of deterministic pictures, spread into the one request schema
 // (server/request/schema.ts). What it does is in ./index.ts.
+import type { FieldsOf } from '../kinds/request.ts';
 export const deterministicField = {
   type: 'boolean',
   default: false,
@@ -10,3 +11,8 @@ export const deterministicField = {
     'zone UTC (unless reducedMotion or timezone say otherwise), web fonts and images are loaded and decoded, animated images show their first frame, videos their poster (or first frame).',
   'x-rule': 'a boolean',
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ deterministic: typeof deterministicField }> {}
+}

@@ -1,8 +1,8 @@
 // Deterministic pictures (request field `deterministic`): two captures of the same page
 // give the same bytes. Visual monitoring compares captures; everything that moves on its own must
-// therefore stand still, the same way every time. Called from the render pipeline
-// (server/render/pipeline.ts) through prepareDeterminism (before the page loads) and the returned
-// settle() (just before the capture).
+// therefore stand still, the same way every time. Two steps of the render pipeline
+// (server/render/pipeline.ts): prepareDeterminism (before the page loads) and freeze (just before
+// the capture).
 //
 // Before the page loads:
 // - virtual time (page/virtual-time.js) in every document: Date/performance.now start at
@@ -34,8 +34,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CDPSession, Frame, Page } from 'puppeteer-core';
 import sharp from 'sharp';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import type { Step } from '../toolkit/step.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const VIRTUAL_TIME = readFileSync(path.join(here, 'page', 'virtual-time.js'), 'utf8');
@@ -60,15 +60,9 @@ export interface SettleReport {
   unreadable: string[];
 }
 
-export interface Freezer {
-  /** Freezes the page for the capture (a render step); a no-op unless the request is deterministic. */
-  settle(deadline: Deadline): Promise<void>;
-}
-
-const NOTHING: Freezer = { settle: async () => {} };
-
-export async function prepareDeterminism(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline): Promise<Freezer> {
-  if (!req.deterministic) return NOTHING;
+/** The render step before the page loads: virtual time. */
+export const prepareDeterminism: Step = async ({ page, req, deadline }) => {
+  if (!req.deterministic) return;
   // Virtual time runs on the page's own timers: in a page rendered without its scripts
   // (javaScriptEnabled false) none fire, and no script of the page reads the clock either.
   if (req.javaScriptEnabled) {
@@ -77,8 +71,13 @@ export async function prepareDeterminism(page: Page, client: CDPSession, req: Sc
       await page.evaluate(VIRTUAL_TIME); // html mode: setContent writes into this very realm
     });
   }
-  return { settle: (d) => d.step('freeze', () => settle(page, client, d)) };
-}
+};
+
+/** The render step right before the capture: freezes the page; a no-op unless the request is deterministic. */
+export const freeze: Step = async ({ page, client, req, deadline, hops }) => {
+  if (!req.deterministic) return;
+  await hops.guard(deadline.step('freeze', () => settle(page, client, deadline)));
+};
 
 async function settle(page: Page, client: CDPSession, deadline: Deadline): Promise<void> {
   const spare = () => Math.max(0, deadline.remaining() - CAPTURE_RESERVE_MS);

@@ -2,7 +2,7 @@
 // reaches a blocked address"): turns a policy verdict for a URL into the domain errors the HTTP
 // layer maps. It decides nothing itself: the policy (policy.ts) does, the same one the proxy uses.
 import { NavigationFailed, TargetBlocked } from '../errors.ts';
-import { parseTargetUrl, TargetError } from './host.ts';
+import { parseTargetUrl, MalformedTarget } from './host.ts';
 import type { Policy } from './policy.ts';
 
 /**
@@ -16,7 +16,7 @@ export async function checkUrl(policy: Policy, url: string): Promise<string> {
   try {
     parsed = parseTargetUrl(url);
   } catch (e) {
-    if (e instanceof TargetError) throw new TargetBlocked(e.message);
+    if (e instanceof MalformedTarget) throw new TargetBlocked(e.message);
     throw e;
   }
   const v = await policy.check(parsed.target);

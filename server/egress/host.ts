@@ -14,7 +14,8 @@ export interface Target {
   origin: string;
 }
 
-export class TargetError extends Error {}
+/** An address that does not parse as a target (refused as blocked; not the 424 TargetError of server/errors.ts). */
+export class MalformedTarget extends Error {}
 
 const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
@@ -22,7 +23,7 @@ function fromParsed(u: URL, scheme: string): Target {
   let host = u.hostname; // already canonical: WHATWG host parser ran
   if (host.startsWith('[')) host = host.slice(1, -1);
   else if (host.endsWith('.')) host = host.slice(0, -1); // "localhost." means localhost
-  if (host === '' || host.endsWith('.')) throw new TargetError('the host is empty or malformed');
+  if (host === '' || host.endsWith('.')) throw new MalformedTarget('the host is empty or malformed');
   const port = u.port === '' ? DEFAULT_PORT[scheme]! : Number(u.port);
   const isIp = parseIp(host) !== null;
   const origin = `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -39,12 +40,12 @@ export function parseTargetUrl(raw: string): { target: Target; href: string } {
   try {
     u = new URL(raw);
   } catch {
-    throw new TargetError('url must be an absolute http or https URL');
+    throw new MalformedTarget('url must be an absolute http or https URL');
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new TargetError(`url scheme ${JSON.stringify(u.protocol.slice(0, 20))} is not allowed (only http and https)`);
+    throw new MalformedTarget(`url scheme ${JSON.stringify(u.protocol.slice(0, 20))} is not allowed (only http and https)`);
   }
-  if (u.username !== '' || u.password !== '') throw new TargetError('url must not contain userinfo (user:password@)');
+  if (u.username !== '' || u.password !== '') throw new MalformedTarget('url must not contain userinfo (user:password@)');
   return { target: fromParsed(u, u.protocol), href: u.href };
 }
 
@@ -53,18 +54,18 @@ export function parseTargetUrl(raw: string): { target: Target; href: string } {
  * the same WHATWG parser, so the proxy and the pre-navigation check agree on every spelling.
  */
 export function parseAuthority(authority: string, defaultPort: number): Target {
-  if (!/^[^\s/?#@\\]+$/.test(authority)) throw new TargetError('malformed authority');
+  if (!/^[^\s/?#@\\]+$/.test(authority)) throw new MalformedTarget('malformed authority');
   let u: URL;
   try {
     u = new URL(`http://${authority}/`);
   } catch {
-    throw new TargetError('malformed authority');
+    throw new MalformedTarget('malformed authority');
   }
   const t = fromParsed(u, 'http:');
   // URL drops an explicit :80 for http:; keep what was asked for.
   const m = /:(\d{1,5})$/.exec(authority);
   const port = m ? Number(m[1]) : defaultPort;
-  if (port < 1 || port > 65535) throw new TargetError('port out of range');
+  if (port < 1 || port > 65535) throw new MalformedTarget('port out of range');
   return { ...t, port, origin: `${t.host.includes(':') ? `[${t.host}]` : t.host}:${port}` };
 }
 

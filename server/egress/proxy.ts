@@ -11,7 +11,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { parseAuthority, parseTargetUrl, TargetError, type Target } from './host.ts';
+import { parseAuthority, parseTargetUrl, MalformedTarget, type Target } from './host.ts';
+import { dial, filterHeaders, pipeBoth, writeRaw } from './wire.ts';
 import type { Policy, Verdict } from './policy.ts';
 
 export type ProxyEventKind = 'connect' | 'http' | 'upgrade';
@@ -45,86 +46,10 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-/** Set on the empty 403 the proxy answers for a refused absolute-URI request; server/render/hops.ts reads it. */
+/** Set on the empty 403 the proxy answers for a refused absolute-URI request; server/toolkit/hops.ts reads it. */
 export const PROXY_REFUSAL_HEADER = 'x-egress-blocked';
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 const RECENT_MAX = 500;
-
-/** Never called for IP literals; present so that no code path can resolve a name at dial time. */
-const refuseLookup = ((_h: string, _o: unknown, cb: (e: Error) => void) =>
-  cb(new Error('egress proxy: names are never resolved at dial time'))) as unknown as net.LookupFunction;
-
-/** Connects to the first reachable address of a checked answer, in order. */
-function dial(addresses: string[], port: number, timeoutMs: number): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    let i = 0;
-    let lastErr: Error = new Error('no address');
-    const next = () => {
-      const ip = addresses[i++];
-      if (ip === undefined) return reject(lastErr);
-      if (net.isIP(ip) === 0) return reject(new Error('refusing to dial a name'));
-      const s = net.connect({ host: ip, port, lookup: refuseLookup });
-      const t = setTimeout(() => s.destroy(new Error(`connect to ${ip} timed out`)), timeoutMs);
-      s.once('connect', () => {
-        clearTimeout(t);
-        s.removeAllListeners('error');
-        resolve(s);
-      });
-      s.once('error', (e) => {
-        clearTimeout(t);
-        lastErr = e;
-        next();
-      });
-    };
-    next();
-  });
-}
-
-function filterHeaders(raw: string[], keepUpgrade: boolean): string[] {
-  const named = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection') raw[i + 1]!.split(',').forEach((t) => named.add(t.trim().toLowerCase()));
-  }
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const k = raw[i]!.toLowerCase();
-    if (k === 'host') continue;
-    if (keepUpgrade && (k === 'upgrade' || k === 'connection')) {
-      out.push(raw[i]!, raw[i + 1]!);
-      continue;
-    }
-    if (HOP_BY_HOP.has(k) || named.has(k)) continue;
-    out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
-}
-
-function writeRaw(sock: Duplex, status: string): void {
-  if (!sock.writable) return void sock.destroy();
-  sock.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\nX-Egress-Blocked: 1\r\n\r\n`);
-}
-
-function pipeBoth(a: Duplex, b: net.Socket, idleMs: number): void {
-  const done = () => {
-    a.destroy();
-    b.destroy();
-  };
-  a.on('error', done).on('close', done);
-  b.on('error', done).on('close', done);
-  b.setTimeout(idleMs, done);
-  a.pipe(b).pipe(a);
-}
 
 export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
   const connectTimeout = opts.connectTimeoutMs ?? 10_000;
@@ -188,7 +113,7 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     let target: Target;
     try {
       const parsed = parseTargetUrl(req.url ?? '');
-      if (!(req.url ?? '').toLowerCase().startsWith('http:')) throw new TargetError('only http: is proxied without CONNECT');
+      if (!(req.url ?? '').toLowerCase().startsWith('http:')) throw new MalformedTarget('only http: is proxied without CONNECT');
       target = parsed.target;
     } catch (e) {
       return refuse(
@@ -233,7 +158,7 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     client.on('error', () => client.destroy());
     let target: Target;
     try {
-      if (!/:\d{1,5}$/.test(req.url ?? '')) throw new TargetError('CONNECT needs host:port');
+      if (!/:\d{1,5}$/.test(req.url ?? '')) throw new MalformedTarget('CONNECT needs host:port');
       target = parseAuthority(req.url!, 0);
     } catch (e) {
       record(
@@ -264,7 +189,7 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     try {
       target = parseTargetUrl(req.url ?? '').target;
       u = new URL(req.url!);
-      if (u.protocol !== 'http:') throw new TargetError('only http: upgrades are proxied');
+      if (u.protocol !== 'http:') throw new MalformedTarget('only http: upgrades are proxied');
     } catch (e) {
       record(
         'upgrade',

@@ -4,7 +4,7 @@
 // when the presets changed. GET /v1/devices (./route.ts) serves what is here.
 import { createRequire } from 'node:module';
 import { KnownDevices } from 'puppeteer-core';
-import { screenshotRequestSchema } from '../request/schema.ts';
+import { specProperties } from '../kinds/request.ts';
 import { DEVICE_NAMES } from './fields.ts';
 
 export type DeviceName = (typeof DEVICE_NAMES)[number];
@@ -31,7 +31,7 @@ export const DEVICES_VERSION = `puppeteer-core@${puppeteerVersion}`;
  */
 function preset(name: DeviceName): DevicePreset {
   const d = KnownDevices[name];
-  const scale = screenshotRequestSchema.properties.viewport.properties.deviceScaleFactor;
+  const scale = specProperties.viewport.properties.deviceScaleFactor;
   const v = d.viewport;
   return {
     name,

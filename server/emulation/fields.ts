@@ -6,6 +6,7 @@
 // deterministic with timezone and reducedMotion, is in ./resolve.ts.
 // This file is shipped with the conformance suite (package.json "files"): it imports only
 // puppeteer-core, a dependency of that package too.
+import type { FieldsOf } from '../kinds/request.ts';
 import { KnownDevices } from 'puppeteer-core';
 
 export const USER_AGENT_MAX_CHARS = 512;
@@ -146,3 +147,8 @@ export const emulationFields = {
   javaScriptEnabled: javaScriptEnabledField,
   userAgent: userAgentField,
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<typeof emulationFields> {}
+}

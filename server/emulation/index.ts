@@ -1,6 +1,6 @@
 // Emulating the visitor (request fields in ./fields.ts, resolved by ./resolve.ts): applied to the
 // prepared page before it loads, so that the page's first inline script already sees every value,
-// in url and html mode. Called from the render pipeline (server/render/pipeline.ts) as one step.
+// in url and html mode. One step of the render pipeline (server/render/pipeline.ts).
 // The page is one render's own (a fresh incognito context), so nothing here outlives the request.
 //
 // How each value reaches the page (Chromium 156, measured with the pool's flags):
@@ -24,18 +24,12 @@
 // Every frame of the page runs in the page's renderer (the pool's Chromium has no strict site
 // isolation) and sees all of it; an out-of-process frame would not (test/api/emulation.test.ts
 // checks a cross-site iframe).
-import type { CDPSession, Page, WebWorker } from 'puppeteer-core';
+import type { Page, WebWorker } from 'puppeteer-core';
 import { badRequest } from '../errors.ts';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
+import { disposer, type Step } from '../toolkit/step.ts';
 import { devicePreset } from './devices.ts';
 import { timezoneField } from './fields.ts';
-
-export interface Emulation {
-  dispose(): void;
-}
-
-const NOTHING: Emulation = { dispose() {} };
 
 type MediaFeature = { name: string; value: string };
 
@@ -62,14 +56,9 @@ function asksForAny(req: ScreenshotRequest): boolean {
   );
 }
 
-export async function applyEmulation(
-  page: Page,
-  client: CDPSession,
-  req: ScreenshotRequest,
-  targetUrl: string | undefined,
-  deadline: Deadline,
-): Promise<Emulation> {
-  if (!asksForAny(req)) return NOTHING;
+/** The render step, before the page loads. */
+export const applyEmulation: Step = async ({ page, client, req, url: targetUrl, deadline }) => {
+  if (!asksForAny(req)) return;
   return deadline.step('emulation', async () => {
     if (req.device !== undefined) {
       const p = devicePreset(req.device);
@@ -94,9 +83,9 @@ export async function applyEmulation(
       await page.setGeolocation(req.geolocation);
     }
     if (!req.javaScriptEnabled) await page.setJavaScriptEnabled(false);
-    return { dispose };
+    return disposer(dispose);
   });
-}
+};
 
 /** The browser's ICU may know fewer zones than ours: its refusal is the caller's 400 too. */
 async function setTimezone(page: Page, zone: string): Promise<void> {

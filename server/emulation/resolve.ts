@@ -9,7 +9,7 @@
 // - deterministic: fixes the time zone (UTC) and prefers-reduced-motion (reduce) unless the
 //   request fixes them itself: an explicit timezone or reducedMotion wins, and the capture stays
 //   deterministic because the value is the request's, not the server's (server/determinism/).
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import { devicePreset } from './devices.ts';
 import { canonicalLocale, canonicalTimeZone } from './formats.ts';
 

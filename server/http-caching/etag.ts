@@ -1,6 +1,6 @@
 // The picture's validator: a strong ETag on every image, the SHA-256 of its bytes, so that the same
 // picture always has the same tag (a deterministic capture of an unchanged page included), and
-// If-None-Match compared against it (server/http-caching/send.ts answers 304).
+// If-None-Match compared against it (server/edge/send-capture.ts answers 304).
 import { createHash } from 'node:crypto';
 
 /** `"<base64url SHA-256 of the bytes>"`: a strong validator (RFC 9110 §8.8.3). */

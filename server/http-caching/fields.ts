@@ -1,6 +1,7 @@
 // The request field of HTTP caching, defined here and spread into the one request schema
 // (server/request/schema.ts), which validation, types, /openapi.json, the MCP tool and the
 // playground derive from. CACHE_TTL_SECONDS (server/config.ts) has the same bound.
+import type { FieldsOf } from '../kinds/request.ts';
 
 const DAY_SECONDS = 86_400;
 /** The longest a capture may be reused (and a CDN may keep a signed link's image). */
@@ -16,3 +17,8 @@ export const cacheTtlField = {
     '`Cache-Control: public, max-age=` this, at most until the link expires. Not part of the cache key.',
   'x-rule': `an integer number of seconds between 0 and ${CACHE_TTL_MAX_SECONDS}`,
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ cacheTtl: typeof cacheTtlField }> {}
+}

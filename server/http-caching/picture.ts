@@ -10,7 +10,7 @@
 // short is never stored (server/service.ts), so every stored capture is of a page that settled,
 // the same picture with or without the option.
 import { createHash } from 'node:crypto';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 const digest = (v: unknown) => `sha256:${createHash('sha256').update(JSON.stringify(v)).digest('base64url')}`;
 

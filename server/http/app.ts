@@ -1,13 +1,7 @@
-// Routes. Thin: authenticate, hand the body to the capture service, write bytes or the error.
-//   POST /v1/screenshot   spec §4.1
-//   GET  /v1/screenshot?...&signature=   a signed render link (server/links/)
-//   POST /v1/compare      a capture compared with a baseline (server/compare/), GET its signed links
-//   GET  /openapi.json    generated from the one request schema
-//   GET  /v1/devices      the device presets of the `device` field (server/emulation/)
-//   GET  /healthz /readyz /metrics   for deployments
-//   GET  /  /playground/*  the playground page (server/playground/), GET /README.md the docs
-//   OPTIONS on any of them: 204 with Allow (+ CORS preflight answers for CORS_ORIGINS; cors.ts)
-//   /mcp                  the agent-tool server (spec §4.2), mounted by the caller
+// Routes, as one table (routes() below): each path, the method it is for and its handlers. The
+// registrations, the 405 answers (with Allow), OPTIONS and the CORS preflights (cors.ts) all derive
+// from it; /mcp is listed there and answered by the router the caller mounts. Thin: authenticate,
+// hand the body to the capture service, write bytes or the error.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Accounts } from '../accounts/index.ts';
@@ -20,7 +14,7 @@ import { compareLink, comparePost } from '../compare/route.ts';
 import type { CompareService } from '../compare/service.ts';
 import type { CaptureService } from '../service.ts';
 import { cachePolicy } from '../http-caching/cache-control.ts';
-import { sendCapture } from '../http-caching/send.ts';
+import { sendCapture } from '../edge/send-capture.ts';
 import { signedLinkRoute } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
@@ -31,7 +25,7 @@ import { cors } from './cors.ts';
 import type { Drain } from './drain.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { whileConnected } from './while-connected.ts';
+import { whileConnected } from '../edge/while-connected.ts';
 
 /** JSON body limit: html may be HTML_MAX_BYTES (request/schema.ts), and JSON escaping can grow it several times. */
 export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -57,19 +51,85 @@ export interface AppDeps {
   links?: VerifyDeps;
 }
 
-/** Methods of each known path, for OPTIONS and CORS preflights (cors.ts). /mcp is mounted by the caller. */
-const ROUTES: Record<string, string> = {
-  '/v1/screenshot': 'POST',
-  [COMPARE_PATH]: 'POST',
-  '/mcp': 'POST',
-  '/': 'GET, HEAD',
-  '/README.md': 'GET, HEAD',
-  '/openapi.json': 'GET, HEAD',
-  [DEVICES_PATH]: 'GET, HEAD',
-  '/healthz': 'GET, HEAD',
-  '/readyz': 'GET, HEAD',
-  '/metrics': 'GET, HEAD',
-};
+type Handler = express.RequestHandler;
+
+/** One path of the API. */
+export interface Route {
+  path: string;
+  /** The method it is for: what Allow names (OPTIONS, 405, CORS preflights). GET answers HEAD too. */
+  method: 'GET' | 'POST';
+  /** Its handlers; none when a router mounted by the caller answers it (/mcp) or the feature is off (compare). */
+  handlers?: Handler[];
+  /** A router answering the path (and its own sub-paths: the playground's files), mounted at the route's place. */
+  router?: express.Router;
+  /** GET on a POST route: a signed link of it (server/links/); not named in Allow, a GET without a signature is 405. */
+  link?: Handler;
+}
+
+/** Allow's methods of a route (OPTIONS adds itself). */
+const allowOf = (r: Route) => (r.method === 'GET' ? 'GET, HEAD' : 'POST');
+
+/** The table. */
+function routes(deps: AppDeps): Route[] {
+  const json = [requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true })];
+  const verify = deps.links ?? { db: undefined, kek: null };
+  const compare = deps.compare && { compare: deps.compare, metrics: deps.metrics, verify };
+  return [
+    // spec §4.1
+    {
+      path: '/v1/screenshot',
+      method: 'POST',
+      handlers: [requireAuth(deps.accounts), ...json, screenshotPost(deps)],
+      link: signedLinkRoute({ capture: deps.capture, metrics: deps.metrics, verify }),
+    },
+    // a capture compared with a baseline (server/compare/), answered 404 when the server has no compare service
+    {
+      path: COMPARE_PATH,
+      method: 'POST',
+      handlers: compare && [requireAuth(deps.accounts), ...json, comparePost(compare)],
+      link: compare && compareLink(compare),
+    },
+    // the agent-tool server (spec §4.2), mounted by the caller (deps.mount)
+    { path: '/mcp', method: 'POST' },
+    // the playground page (server/playground/) and its files
+    { path: '/', method: 'GET', router: playgroundRoutes() },
+    { path: '/README.md', method: 'GET', handlers: [readmeRoute()] },
+    // generated from the one request schema
+    { path: '/openapi.json', method: 'GET', handlers: [(_req, res) => void res.json(openApiDocument())] },
+    // the device presets of the `device` field (server/emulation/)
+    { path: DEVICES_PATH, method: 'GET', handlers: [devicesRoute()] },
+    // for deployments
+    {
+      path: '/healthz',
+      method: 'GET',
+      handlers: [(_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null, node: process.version })],
+    },
+    { path: '/readyz', method: 'GET', handlers: [readyz(deps)] },
+    { path: '/metrics', method: 'GET', handlers: [metrics(deps)] },
+  ];
+}
+
+function screenshotPost(deps: AppDeps): Handler {
+  return async (req: Request, res: Response) => {
+    const cache = cachePolicy(req.get(REQUEST_HEADER.cacheControl));
+    const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.capture(res.locals.account, req.body, { cache, signal }));
+    sendCapture(req, res, out, { kind: 'private' });
+  };
+}
+
+function readyz(deps: AppDeps): Handler {
+  return async (_req, res) => {
+    // 503 tells a balancer to send work elsewhere: draining (SIGTERM), queue full, no browser.
+    const why = await deps.readiness();
+    res.status(why ? 503 : 200).json(why ? { error: 'overloaded', message: why } : { status: 'ready' });
+  };
+}
+
+function metrics(deps: AppDeps): Handler {
+  return async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  };
+}
 
 function requireJson(req: Request, _res: Response, next: NextFunction) {
   // Checked on the header itself: req.is() answers null for an empty body.
@@ -101,48 +161,15 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
-  app.use(cors({ origins: deps.corsOrigins ?? [], routes: ROUTES }));
-
-  app.post(
-    '/v1/screenshot',
-    requireAuth(deps.accounts),
-    requireJson,
-    express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
-    async (req: Request, res: Response) => {
-      const cache = cachePolicy(req.get(REQUEST_HEADER.cacheControl));
-      const out = await whileConnected(res, deps.metrics.outcomes, (signal) => deps.capture(res.locals.account, req.body, { cache, signal }));
-      sendCapture(req, res, out, { kind: 'private' });
-    },
-  );
-  app.get('/v1/screenshot', signedLinkRoute({ capture: deps.capture, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } }));
-  app.all('/v1/screenshot', methodNotAllowed('POST'));
-  if (deps.compare) {
-    const compare = { compare: deps.compare, metrics: deps.metrics, verify: deps.links ?? { db: undefined, kek: null } };
-    app.post(
-      COMPARE_PATH,
-      requireAuth(deps.accounts),
-      requireJson,
-      express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
-      comparePost(compare),
-    );
-    app.get(COMPARE_PATH, compareLink(compare));
-    app.all(COMPARE_PATH, methodNotAllowed('POST'));
+  const table = routes(deps);
+  app.use(cors({ origins: deps.corsOrigins ?? [], routes: Object.fromEntries(table.map((r) => [r.path, allowOf(r)])) }));
+  for (const r of table) {
+    if (r.router) app.use(r.router);
+    if (r.handlers) app[r.method === 'GET' ? 'get' : 'post'](r.path, ...r.handlers);
+    if (r.link) app.get(r.path, r.link);
+    // Any other method on a path answered here: 405 with Allow (registered last: app.all matches every method).
+    if (r.router || r.handlers || r.link) app.all(r.path, methodNotAllowed(r.method));
   }
-
-  app.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
-  app.get(DEVICES_PATH, devicesRoute());
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', chromium: deps.browserVersion() ?? null, node: process.version }));
-  app.get('/readyz', async (_req, res) => {
-    // 503 tells a balancer to send work elsewhere: draining (SIGTERM), queue full, no browser.
-    const why = await deps.readiness();
-    res.status(why ? 503 : 200).json(why ? { error: 'overloaded', message: why } : { status: 'ready' });
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
-  app.use(playgroundRoutes());
-  app.get('/README.md', readmeRoute());
-  for (const p of ['/openapi.json', DEVICES_PATH, '/healthz', '/readyz', '/metrics', '/', '/README.md']) app.all(p, methodNotAllowed('GET'));
 
   deps.mount?.(app);
 

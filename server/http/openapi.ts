@@ -26,7 +26,7 @@ import { REQUEST_HEADERS } from '../request/headers.ts';
 import { publicSchema } from '../request/schema.ts';
 import type { Audience } from '../response/facts.ts';
 import { openApiHeaders } from '../response/openapi.ts';
-import { CONTENT_TYPES } from '../service.ts';
+import { CONTENT_TYPES } from '../kinds/image.ts';
 
 /** Codes that are not about a capture request at all (the catalogue lists them for other routes). */
 const NOT_FROM_REQUESTS: Partial<Record<ErrorCode, string>> = {

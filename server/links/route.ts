@@ -8,8 +8,8 @@
 // without a query is not a link: it goes on to the 405 (Allow: POST) of the path.
 import type { NextFunction, Request, Response } from 'express';
 import { badRequest } from '../errors.ts';
-import { sendCapture } from '../http-caching/send.ts';
-import { whileConnected } from '../http/while-connected.ts';
+import { sendCapture } from '../edge/send-capture.ts';
+import { whileConnected } from '../edge/while-connected.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CaptureService } from '../service.ts';
 import { parseQuery, SIGNED_PATH, type Pair } from './canonical.ts';

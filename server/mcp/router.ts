@@ -19,7 +19,7 @@ import { ServiceError } from '../errors.ts';
 import { cachePolicy, type CachePolicy } from '../http-caching/cache-control.ts';
 import { authenticate, sendMcpUnauthorized } from '../http/auth.ts';
 import { BODY_LIMIT_BYTES } from '../http/app.ts';
-import { whileConnected } from '../http/while-connected.ts';
+import { whileConnected } from '../edge/while-connected.ts';
 import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';

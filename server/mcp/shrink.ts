@@ -17,7 +17,9 @@ const QUALITIES = [80, 65, 50] as const;
 const MAX_SCALE_STEPS = 12;
 const MIN_EDGE = 16;
 
-export type ImageFormat = 'png' | 'jpeg' | 'webp';
+import type { ImageFormat } from '../kinds/image.ts';
+
+export type { ImageFormat };
 
 export interface Limits {
   maxBytes: number;

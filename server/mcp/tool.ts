@@ -9,7 +9,7 @@
 // - Success: an image content block (base64 data, mimeType) and one short text block (size,
 //   format, what the banner cleanup did, credits). Images over the MCP budget are re-encoded or
 //   downscaled (shrink.ts) and the text says so, for the model. The same facts as data, for
-//   programs, are in the result's `_meta["screenshot-service/capture"]` (CaptureFacts: the image
+//   programs, are in the result's `_meta["screenshot-service/capture"]` (ToolCaptureFacts: the image
 //   returned and, under `changed`, what it was before and what was done). Not `structuredContent`:
 //   Claude Code drops the image blocks of a result that has it (anthropics/claude-code#54737), and
 //   a tool with structured output must declare an outputSchema that clients then check. Not a
@@ -17,6 +17,7 @@
 //   client untouched and is not shown to the model.
 // - Failure: `isError: true` with one text block whose first line is "<error code>: <message>",
 //   the codes and messages of the REST error catalogue (server/errors.ts); never an empty result.
+import { CONTENT_TYPES } from '../kinds/image.ts';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Account } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
@@ -28,8 +29,6 @@ import { REASON_WORDS } from '../tall-pages/truncation.ts';
 import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
 
 export const TOOL_NAME = 'take_screenshot';
-
-const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
 export function toolDefinition(): Tool {
   return {
@@ -76,7 +75,7 @@ interface ImageFacts {
  * changed; then the facts the REST answer sends as headers, as the response registry puts them in
  * `_meta` (credits, cache, bannerAction, targetStatus, truncatedFromHeight and truncationReason, waitTimedOut...).
  */
-export type CaptureFacts = ImageFacts & {
+export type ToolCaptureFacts = ImageFacts & {
   mimeType: string;
   /** Present only when the capture was re-encoded or downscaled to fit the MCP result budget. */
   changed?: {
@@ -124,18 +123,18 @@ export async function callTakeScreenshot(args: Record<string, unknown> | undefin
   }
   return {
     content: [
-      { type: 'image', data: fitted.data.toString('base64'), mimeType: MIME[fitted.format] },
+      { type: 'image', data: fitted.data.toString('base64'), mimeType: CONTENT_TYPES[fitted.format] },
       { type: 'text', text: summary(out, fitted) },
     ],
-    _meta: { [CAPTURE_META_KEY]: captureFacts(out, fitted) },
+    _meta: { [CAPTURE_META_KEY]: toolCaptureFacts(out, fitted) },
   };
 }
 
-export function captureFacts(out: CaptureOutcome, f: FittedImage): CaptureFacts {
+export function toolCaptureFacts(out: CaptureOutcome, f: FittedImage): ToolCaptureFacts {
   const s = f.shrunk;
   return {
     format: f.format,
-    mimeType: MIME[f.format],
+    mimeType: CONTENT_TYPES[f.format],
     width: f.width,
     height: f.height,
     bytes: f.data.length,

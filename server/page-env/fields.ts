@@ -2,6 +2,7 @@
 // are sent to the target's own origin only (./index.ts). Spread into
 // the one request schema (server/request/schema.ts); the bounds below are stated there, so
 // validation, /openapi.json, the MCP tool and the playground know them.
+import type { FieldsOf } from '../kinds/request.ts';
 
 export const HEADERS_MAX = 20;
 export const HEADER_NAME_MAX_CHARS = 64;
@@ -104,3 +105,8 @@ export const cookiesField = {
     '{name, value} pairs. Never logged or stored (the cache key holds a hash).',
   'x-rule': `an array of at most ${COOKIES_MAX} {name, value} objects`,
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ headers: typeof headersField; cookies: typeof cookiesField }> {}
+}

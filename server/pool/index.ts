@@ -4,10 +4,10 @@
 // (slot-render.ts). This file only joins them: a permit, then the render, then the permit back.
 import { EventEmitter } from 'node:events';
 import { Admission, type Refusal } from '../admission/index.ts';
-import type { LaunchedBrowser, LaunchOptions } from '../render/browser.ts';
-import { Deadline } from '../render/deadline.ts';
+import type { LaunchedBrowser, LaunchOptions } from '../toolkit/browser.ts';
+import { Deadline } from '../toolkit/deadline.ts';
 import type { PipelineDeps, RenderResult } from '../render/pipeline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { SandboxSettings } from '../sandbox/index.ts';
 import { renderInSlot } from './slot-render.ts';
 import { BrowserSupervisor, type Log } from './supervisor.ts';

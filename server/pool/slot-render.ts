@@ -2,10 +2,10 @@
 // pipeline raced against the page's crash, then the context's disposal. Browser-level failures
 // become render_failed (DESIGN §3); a browser that cannot close a context is hung and replaced.
 import { RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
-import type { Deadline } from '../render/deadline.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
 import { runPipeline, type PipelineDeps, type RenderResult } from '../render/pipeline.ts';
-import { prepareSlot, type Slot } from '../render/slot.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { prepareSlot, type Slot } from '../toolkit/slot.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { BrowserSupervisor, Generation } from './supervisor.ts';
 
 const DISPOSE_TIMEOUT_MS = 5000; // a context that cannot be closed in this time means a hung browser

@@ -1,11 +1,11 @@
 // The browser supervisor: one long-lived Chromium at a time (a generation), with concurrency + 1
-// isolated contexts prepared ahead of demand (server/render/slot.ts). A browser that crashes,
+// isolated contexts prepared ahead of demand (server/toolkit/slot.ts). A browser that crashes,
 // disconnects or hangs is replaced at once; one that has served `recycleAfter` renders is retired
 // and replaced (DESIGN §4: a long-lived browser grows). A retired browser closes once its renders
 // are done. Knows nothing of requests or the queue.
 import { shuttingDown } from '../admission/index.ts';
-import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from '../render/browser.ts';
-import { prepareSlot, type Slot } from '../render/slot.ts';
+import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from '../toolkit/browser.ts';
+import { prepareSlot, type Slot } from '../toolkit/slot.ts';
 import type { SandboxSettings } from '../sandbox/index.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;

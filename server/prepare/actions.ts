@@ -7,9 +7,8 @@
 // selector_not_found naming the action; selectors are never quoted back.
 import type { CDPSession, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import { badRequest, RenderFailed, SelectorNotFound, ServiceError } from '../errors.ts';
-import { sleep, type Deadline } from '../render/deadline.ts';
-import type { HopGuard } from '../render/hops.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { sleep, type Deadline } from '../toolkit/deadline.ts';
+import type { Step } from '../toolkit/step.ts';
 import { evaluateInPage } from './evaluate.ts';
 import { ACTION_KINDS, type ActionKind } from './fields.ts';
 
@@ -26,7 +25,7 @@ export function kindOf(action: Action): ActionKind {
   return kind;
 }
 
-export async function runActions(page: Page, client: CDPSession, req: ScreenshotRequest, deadline: Deadline, hops: HopGuard): Promise<void> {
+export const runActions: Step = async ({ page, client, req, deadline, hops }) => {
   for (const [i, action] of (req.actions ?? []).entries()) {
     const kind = kindOf(action as Action);
     const field = `actions[${i}].${kind}`;
@@ -36,7 +35,7 @@ export async function runActions(page: Page, client: CDPSession, req: Screenshot
     });
     await deadline.step(`action-${i}`, () => hops.guard(work), `actions[${i}] (${kind})`);
   }
-}
+};
 
 async function run(page: Page, client: CDPSession, action: Action, kind: ActionKind, field: string, deadline: Deadline): Promise<void> {
   const arg = action[kind];

@@ -3,9 +3,7 @@
 // style attributes and loaded sheets; the banner clean-up relies on the same), and which the page's
 // DOM does not show. Constructed stylesheets ignore @import (no extra load). Applied once the
 // document has loaded (./index.ts says why then); the text is never logged.
-import type { CDPSession } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { Step } from '../toolkit/step.ts';
 import { evaluateInPage } from './evaluate.ts';
 
 /** The source that adopts `css` (a JSON string literal: the text cannot close the expression). */
@@ -13,8 +11,8 @@ export function adoptStylesheet(css: string): string {
   return `(() => { const s = new CSSStyleSheet(); s.replaceSync(${JSON.stringify(css)}); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s]; })()`;
 }
 
-export async function applyCss(client: CDPSession, req: ScreenshotRequest, deadline: Deadline): Promise<void> {
+export const applyCss: Step = async ({ client, req, deadline }) => {
   if (req.css === undefined || req.css === '') return;
   const css = req.css;
   await deadline.step('css', () => evaluateInPage(client, adoptStylesheet(css), 'css'));
-}
+};

@@ -1,10 +1,10 @@
 // The request fields that prepare the page before the picture: css, js, actions and delay, spread
 // into the one request schema (server/request/schema.ts). What they do, and in which order, is in
-// ./index.ts. This file imports nothing: render/steps.ts reads ACTIONS_MAX from it.
+// ./index.ts. ACTIONS_MAX is a request kind (server/kinds/): each action is a named render step.
+import { ACTIONS_MAX, type FieldsOf } from '../kinds/request.ts';
 
 /** css and js: at most this many UTF-8 bytes each (checked by the `x-max-bytes` keyword, validate.ts). */
 export const SOURCE_MAX_BYTES = 100_000;
-export const ACTIONS_MAX = 20;
 /** A selector of an action: shorter than `selector`'s bound, an action names one element. */
 export const ACTION_SELECTOR_MAX_CHARS = 1000;
 /** `type`: text typed key by key (about 2 ms a key), so that typing stays well inside the budget. */
@@ -156,3 +156,8 @@ export const delayField = {
   description: `Milliseconds (0 to ${DELAY_MAX_MS}) waited after everything else (waits, clean-up, actions, js), right before the capture.`,
   'x-rule': `an integer number of milliseconds between 0 and ${DELAY_MAX_MS}`,
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ css: typeof cssField; js: typeof jsField; actions: typeof actionsField; delay: typeof delayField }> {}
+}

@@ -1,5 +1,5 @@
 // Preparing the page before the picture: the caller's css, actions, js and delay (./fields.ts).
-// The render's order of steps (server/render/pipeline.ts), and why each of ours sits where it does:
+// Each is a step of the render (server/render/pipeline.ts); the order of steps, and why each of ours sits where it does:
 //
 //   load -> css -> waits (idle, selector) -> lazy content (fullPage) -> banner clean-up
 //        -> [last look, when there are actions or js] -> actions -> js -> delay -> freeze (deterministic)
@@ -20,27 +20,14 @@
 //   what the page still animates; the freeze of deterministic renders right before the capture.
 // Each is a no-op unless the request asks for it. Blocking (server/blocking/) starts before the
 // load; clip is a capture option (server/clip/).
-import type { CDPSession, Page } from 'puppeteer-core';
-import { sleep, type Deadline } from '../render/deadline.ts';
-import type { HopGuard } from '../render/hops.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
-import type { Waits } from '../wait-timeout/index.ts';
-import { runActions } from './actions.ts';
-import { runJs } from './js.ts';
+import { sleep } from '../toolkit/deadline.ts';
+import type { Step } from '../toolkit/step.ts';
 
+export { runActions } from './actions.ts';
 export { applyCss } from './css.ts';
+export { runJs } from './js.ts';
 
-/** actions, js and delay, in that order, after the clean-up. */
-export async function prepareForCapture(
-  page: Page,
-  client: CDPSession,
-  req: ScreenshotRequest,
-  deadline: Deadline,
-  waits: Waits,
-  hops: HopGuard,
-): Promise<void> {
-  await runActions(page, client, req, deadline, hops);
-  await runJs(client, req, deadline, hops);
-  // A wait like the others: with captureOnTimeout it ends before the budget and is named if cut.
+/** The render step after the caller's actions and js: a wait like the others (with captureOnTimeout it ends before the budget and is named if cut). */
+export const delay: Step = async ({ req, waits }) => {
   if (req.delay > 0) await waits.step('delay', () => sleep(req.delay));
-}
+};

@@ -14,13 +14,11 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import { captureCost, REENCODE_SAFETY, TALL_PIXELS } from '../capture-cost/index.ts';
 import { pacing } from '../capture-cost/pacing.ts';
 import { badRequest, SelectorNotFound } from '../errors.ts';
-import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../request/schema.ts';
+import { LOSSY_QUALITY_DEFAULT, type ScreenshotRequest } from '../kinds/request.ts';
 import { planCut, type TallCapture } from '../tall-pages/index.ts';
 import type { Truncation } from '../tall-pages/truncation.ts';
 import { compactPng } from './png.ts';
-
-export const WEBP_MAX_SIDE = 16383; // the WebP format's own limit
-export const JPEG_MAX_SIDE = 65535;
+import { maxSide, type ImageFormat } from '../kinds/image.ts';
 
 export interface Capture {
   body: Buffer;
@@ -37,11 +35,7 @@ interface Clip {
   height: number;
 }
 
-type Format = ScreenshotRequest['format'];
-
-export function maxSide(format: Format): number {
-  return format === 'webp' ? WEBP_MAX_SIDE : JPEG_MAX_SIDE;
-}
+type Format = ImageFormat;
 
 /** The output rows the size ceiling allows at `outWidth` device pixels. */
 export function rowLimit(format: Format, outWidth: number, maxPixels: number): number {

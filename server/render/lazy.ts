@@ -8,8 +8,8 @@
 // and costs a frame per viewport (a 15,000 px list: ~110 ms of CPU and ~330 ms).
 import type { CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { ScrollBounds, ScrollOutcome } from '../tall-pages/index.ts';
-import type { Waits } from '../wait-timeout/index.ts';
-import type { HopGuard } from './hops.ts';
+import type { Waits } from '../toolkit/waits.ts';
+import type { HopGuard } from '../toolkit/hops.ts';
 import type { InflightTracker } from './network-idle.ts';
 import { scrollWatcher } from './scroll-watchers.ts';
 
@@ -58,7 +58,7 @@ export async function scrollThrough(page: Page, budgetMs: number, maxY = Infinit
 /**
  * Look whether anything watches the scroll, scroll if so, then wait for what the scroll started
  * (steps 'lazy-scroll', the look included, and 'lazy-idle'), as waits:
- * with captureOnTimeout they end before the budget and are named when cut (server/wait-timeout/).
+ * with captureOnTimeout they end before the budget and are named when cut (server/wait-timeout/fields.ts, server/toolkit/waits.ts).
  * Both end by `bounds.endBy`; when that has passed, the page is captured as it is. Returns what
  * the scroll found (undefined when it did not run to its end).
  */

@@ -5,7 +5,7 @@
 // Requests of a document or frame that goes away without a network request never report an end:
 // request-owners.ts says when the browser has dropped them.
 import type { CDPSession, Frame, HTTPRequest, Page } from 'puppeteer-core';
-import { sleep } from './deadline.ts';
+import { sleep } from '../toolkit/deadline.ts';
 import { RequestOwners } from './request-owners.ts';
 
 export const IDLE_WINDOW_MS = 500;

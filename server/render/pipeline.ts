@@ -1,32 +1,36 @@
-// One render, as a pipeline of small named steps on a prepared, isolated page:
-// viewport -> load (goto | setContent) -> css -> wait (waitUntil, waitForSelector) -> lazy content
-// -> cleanup -> actions -> js -> delay -> last look -> capture (the order, and why: server/prepare/index.ts).
-// Every step runs under the request's Deadline (spec §4.1 rule 6); with captureOnTimeout the waits
-// end before it and the page is captured as it is (server/wait-timeout/). Errors are domain errors
-// (server/errors.ts); HTTP mapping happens elsewhere.
+// One render, as an ordered list of steps of one shape (server/toolkit/step.ts) on a prepared,
+// isolated page: each step is a no-op unless the request asks for it, and what a step leaves in
+// place is disposed in reverse order, once, by one stack. The order, and why each step sits where
+// it does: server/prepare/index.ts. Every step runs under the request's Deadline (spec §4.1 rule 6);
+// with captureOnTimeout the waits end before it and the page is captured as it is
+// (server/toolkit/waits.ts). Errors are domain errors (server/errors.ts); HTTP mapping happens
+// elsewhere. A new step is a function in its room, put in STEPS below; what it finds for a later
+// step or the answer goes in the context (its part of RenderContext).
 import type { Page } from 'puppeteer-core';
 import type { Rect } from '../../lib/visual-diff/diff.ts';
-import { startBlocking } from '../blocking/index.ts';
-import { attachCleanup, type BannerAction } from '../cleanup/index.ts';
-import { prepareDeterminism } from '../determinism/index.ts';
-import { applyEmulation, type Emulation } from '../emulation/index.ts';
-import { measureBoxes } from '../compare/boxes.ts';
+import { startBlocking, type BlockingContext } from '../blocking/index.ts';
+import type { BannerAction } from '../cleanup/index.ts';
+import { lastLook, lastLookBeforeOwnSteps, prepareCleanup, removeBanners, type CleanupContext } from '../cleanup/steps.ts';
+import { freeze, prepareDeterminism } from '../determinism/index.ts';
+import { applyEmulation } from '../emulation/index.ts';
 import { badRequest } from '../errors.ts';
-import { applyPageEnv, type PageEnv } from '../page-env/index.ts';
-import { applyCss, prepareForCapture } from '../prepare/index.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
+import { applyPageEnv } from '../page-env/index.ts';
+import { applyCss, delay, runActions, runJs } from '../prepare/index.ts';
 import { heightCap, scrollBounds, type ScrollOutcome } from '../tall-pages/index.ts';
 import type { Truncation } from '../tall-pages/truncation.ts';
 import { checkTargetStatus } from '../target-error/index.ts';
-import { Waits, watchMainDocument, type WaitStep } from '../wait-timeout/index.ts';
-import { capture, rowLimit } from './capture.ts';
-import type { Deadline } from './deadline.ts';
-import { HopGuard } from './hops.ts';
+import type { Deadline } from '../toolkit/deadline.ts';
+import { HopGuard } from '../toolkit/hops.ts';
+import type { Slot } from '../toolkit/slot.ts';
+import { disposer, runSteps, type PageContext, type Step } from '../toolkit/step.ts';
+import type { StepTiming } from '../toolkit/steps.ts';
+import { Waits, watchMainDocument, type WaitStep } from '../toolkit/waits.ts';
+import { measureBoxes } from './boxes.ts';
+import { capture, rowLimit, type Capture } from './capture.ts';
 import { loadLazyContent } from './lazy.ts';
 import { selectorParses } from './selector-check.ts';
 import { InflightTracker } from './network-idle.ts';
-import type { StepTiming } from './steps.ts';
-import type { Slot } from './slot.ts';
 
 export interface RenderResult {
   body: Buffer;
@@ -56,102 +60,143 @@ export interface PipelineDeps {
   measure?: readonly string[];
 }
 
+/** The render's context: what every step sees, and the parts the steps fill in for later steps and the answer. */
+type RenderContext = PageContext &
+  BlockingContext &
+  CleanupContext & {
+    readonly slot: Slot;
+    readonly deps: PipelineDeps;
+    /** The page's requests in flight (the idle waits, the lazy content), from the blocking step on. */
+    tracker?: InflightTracker;
+    /** url mode: the main document's HTTP status. */
+    targetStatus?: number;
+    /** fullPage: what the lazy-content scroll found (server/tall-pages/). */
+    scroll?: ScrollOutcome;
+    shot?: Capture;
+    boxes?: Rect[];
+  };
+
+/** The render, in order. */
+const STEPS: readonly Step<RenderContext>[] = [
+  setViewport,
+  startBlocking, // before anything loads, so that the first request already obeys it (server/blocking/)
+  trackRequests,
+  applyEmulation, // device, timezone, locale, geolocation, media, scripts, userAgent (server/emulation/)
+  applyPageEnv, // origin-only headers and cookies (server/page-env/)
+  prepareDeterminism, // deterministic: virtual time now, the freeze below (server/determinism/)
+  prepareCleanup,
+  load,
+  checkTargetStatus, // failOnTargetError (server/target-error/)
+  applyCss, // css, actions, js, delay: server/prepare/
+  waitForIdle,
+  waitForSelector,
+  loadLazy,
+  removeBanners,
+  lastLookBeforeOwnSteps,
+  runActions,
+  runJs,
+  delay,
+  freeze,
+  lastLook,
+  captureImage,
+  measure,
+];
+
 export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: Deadline, deps: PipelineDeps): Promise<RenderResult> {
   const { page, client } = slot;
   // Navigate with the normalised href the guard checked, never the raw string (threat model).
   const url = req.url ? await deadline.step('address', deps.checkUrl(req.url)) : undefined;
-
-  const vp = req.viewport;
-  if (vp.width !== slot.viewport.width || vp.height !== slot.viewport.height || vp.deviceScaleFactor !== slot.viewport.deviceScaleFactor) {
-    await deadline.step('viewport', page.setViewport(vp));
-    slot.viewport = { ...vp };
-  }
-  // Before anything loads, so that the first request already obeys it (server/blocking/).
-  const blocking = await startBlocking(page, client, req, deadline);
-  const tracker = new InflightTracker(page, (r) => blocking.ignores(r));
-  const hops = new HopGuard(page, deps.checkUrl, url);
-  let visitor: Emulation | undefined;
-  let env: PageEnv | undefined;
+  const stack = new DisposableStack();
   try {
-    // Extensions, each a room of its own; each is a no-op unless the request asks for it.
-    visitor = await applyEmulation(page, client, req, url, deadline); // device, timezone, locale, geolocation, media, scripts, userAgent
-    env = await applyPageEnv(page, req, url, deadline); // origin-only headers/cookies
-    const freezer = await prepareDeterminism(page, client, req, deadline); // deterministic: virtual time now, freeze below
-    const cleanup = await deadline.step('cleanup-prep', attachCleanup(page, req));
-
-    // The waits (load, idle, selector, lazy content): under the deadline, or with captureOnTimeout
-    // cut before it so that what the page shows is still captured (server/wait-timeout/).
+    const hops = new HopGuard(page, deps.checkUrl, url);
+    stack.defer(() => hops.dispose());
     const waits = new Waits(deadline, req.captureOnTimeout);
-    let targetStatus: number | undefined;
-    if (url) {
-      const doc = watchMainDocument(page);
-      try {
-        const response = await waits.load(hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })), doc.committed).catch(async (e) => {
-          throw await hops.explain(e, url);
-        });
-        targetStatus = response ? response.status() : doc.status();
-      } finally {
-        doc.dispose();
-      }
-      checkTargetStatus(req, targetStatus);
-    } else {
-      // The markup is in the page before the load event is awaited: there is always something to capture.
-      await waits.load(hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })), () => true, 'loading the html');
-    }
-    await applyCss(client, req, deadline);
-
-    if (req.waitUntil !== 'load') {
-      await waits.step('idle', () => hops.guard(tracker.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)), `waiting for ${req.waitUntil}`);
-    }
-    if (req.waitForSelector !== undefined) {
-      const sel = req.waitForSelector;
-      await waits.step('selector', () => hops.guard(waitForSelector(page, sel)), 'waiting for waitForSelector');
-    }
-
-    // Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly;
-    // nor can it grow as it is scrolled.
-    let scroll: ScrollOutcome | undefined;
-    if (req.fullPage && req.selector === undefined && req.javaScriptEnabled) {
-      const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
-      scroll = await loadLazyContent(page, client, tracker, waits, hops, scrollBounds(req, maxRows, deadline));
-    }
-
-    await deadline.step('banners', hops.guard(cleanup.finish(waits.cleanupEnd())));
-    // The last look hides a banner the page added after the clean-up. What the caller's own
-    // actions or script make the page show is theirs to keep (an opened menu is not a late
-    // banner), so with those the last look comes before them; otherwise right before the capture.
-    const ownSteps = (req.actions?.length ?? 0) > 0 || req.js !== undefined;
-    const lastLook = () => deadline.step('last-look', hops.guard(cleanup.lastLook(waits.cleanupEnd())));
-    const early = ownSteps ? await lastLook() : undefined;
-    await prepareForCapture(page, client, req, deadline, waits, hops); // actions, js, delay
-    await hops.guard(freezer.settle(deadline));
-    const bannerAction = early ?? (await lastLook());
-    // A tall capture is planned against what is left of the budget (server/tall-pages/).
-    const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, scroll) : undefined };
-    const shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
-    const boxes = deps.measure?.length ? await deadline.step('boxes', measureBoxes(page, req, deps.measure, shot)) : undefined;
+    const ctx: RenderContext = { page, client, req, url, deadline, waits, hops, slot, deps };
+    await runSteps(ctx, STEPS, stack);
     const finalUrl = url !== undefined && page.url() !== url ? page.url() : undefined;
     return {
-      ...shot,
-      ...(boxes ? { boxes } : {}),
+      ...ctx.shot!,
+      ...(ctx.boxes ? { boxes: ctx.boxes } : {}),
       ...(finalUrl ? { finalUrl } : {}),
-      bannerAction,
-      targetStatus,
+      bannerAction: ctx.bannerAction!,
+      targetStatus: ctx.targetStatus,
       timings: deadline.timings,
       waitTimedOut: waits.timedOut,
-      blockedRequests: blocking.count,
+      blockedRequests: ctx.blocking?.count ?? 0,
     };
   } finally {
-    visitor?.dispose();
-    env?.dispose();
-    tracker.dispose();
-    hops.dispose();
-    blocking.dispose();
+    stack.dispose();
   }
 }
 
+async function setViewport({ page, req, slot, deadline }: RenderContext): Promise<void> {
+  const vp = req.viewport;
+  if (vp.width === slot.viewport.width && vp.height === slot.viewport.height && vp.deviceScaleFactor === slot.viewport.deviceScaleFactor) return;
+  await deadline.step('viewport', page.setViewport(vp));
+  slot.viewport = { ...vp };
+}
+
+/** The page's requests in flight, less those the request blocks. */
+async function trackRequests(ctx: RenderContext): Promise<Disposable> {
+  const tracker = (ctx.tracker = new InflightTracker(ctx.page, (r) => ctx.blocking?.ignores(r) ?? false));
+  return disposer(() => tracker.dispose());
+}
+
+/** The waits (load, idle, selector, lazy content): under the deadline, or with captureOnTimeout cut before it so that what the page shows is still captured. */
+async function load(ctx: RenderContext): Promise<void> {
+  const { page, req, url, waits, hops } = ctx;
+  if (url) {
+    const doc = watchMainDocument(page);
+    try {
+      const response = await waits.load(hops.guard(page.goto(url, { waitUntil: 'load', timeout: 0 })), doc.committed).catch(async (e) => {
+        throw await hops.explain(e, url);
+      });
+      ctx.targetStatus = response ? response.status() : doc.status();
+    } finally {
+      doc.dispose();
+    }
+  } else {
+    // The markup is in the page before the load event is awaited: there is always something to capture.
+    await waits.load(hops.guard(page.setContent(req.html ?? '', { waitUntil: 'load', timeout: 0 })), () => true, 'loading the html');
+  }
+}
+
+async function waitForIdle({ req, waits, hops, tracker }: RenderContext): Promise<void> {
+  if (req.waitUntil === 'load') return;
+  await waits.step('idle', () => hops.guard(tracker!.waitForIdle(req.waitUntil === 'networkidle0' ? 0 : 2)), `waiting for ${req.waitUntil}`);
+}
+
+async function waitForSelector({ page, req, waits, hops }: RenderContext): Promise<void> {
+  if (req.waitForSelector === undefined) return;
+  const sel = req.waitForSelector;
+  await waits.step('selector', () => hops.guard(selectorIn(page, sel)), 'waiting for waitForSelector');
+}
+
+/** fullPage: lazy content. Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly; nor can it grow as it is scrolled. */
+async function loadLazy(ctx: RenderContext): Promise<void> {
+  const { page, client, req, deadline, waits, hops, tracker, deps } = ctx;
+  if (!req.fullPage || req.selector !== undefined || !req.javaScriptEnabled) return;
+  const vp = req.viewport;
+  const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
+  ctx.scroll = await loadLazyContent(page, client, tracker!, waits, hops, scrollBounds(req, maxRows, deadline));
+}
+
+async function captureImage(ctx: RenderContext): Promise<void> {
+  const { page, client, req, deadline, hops, deps } = ctx;
+  // A tall capture is planned against what is left of the budget (server/tall-pages/).
+  const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, ctx.scroll) : undefined };
+  ctx.shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
+}
+
+/** POST /v1/compare's ignoreSelectors: the boxes of their elements, right after the capture. */
+async function measure(ctx: RenderContext): Promise<void> {
+  const selectors = ctx.deps.measure;
+  if (!selectors?.length) return;
+  ctx.boxes = await ctx.deadline.step('boxes', measureBoxes(ctx.page, ctx.req, selectors, ctx.shot!));
+}
+
 /** Waits until an element matches; a selector the page cannot parse is a 400 naming the field. */
-async function waitForSelector(page: Page, selector: string): Promise<void> {
+async function selectorIn(page: Page, selector: string): Promise<void> {
   if (!(await selectorParses(page, selector))) throw badRequest('waitForSelector must be a valid CSS selector');
   await page.waitForSelector(selector, { timeout: 0 });
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
-import { prepareSlot, type Slot } from './slot.ts';
+import { prepareSlot, type Slot } from '../toolkit/slot.ts';
 import { MIN_VIEWPORTS, scrollWatcher } from './scroll-watchers.ts';
 
 let chromium: LaunchedBrowser;

@@ -4,8 +4,8 @@
 // the MCP result's `_meta`.
 import type { Figures } from '../../lib/visual-diff/compare.ts';
 import type { RenderResult } from '../render/pipeline.ts';
-import type { StepTiming } from '../render/steps.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { StepTiming } from '../toolkit/steps.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 /**
  * What the render found out about its picture: every member of the render's result except the
@@ -17,6 +17,21 @@ export type PictureFacts = Omit<RenderResult, 'body' | 'width' | 'height' | 'tim
   /** The strong validator of the bytes (server/http-caching/etag.ts). */
   etag: string;
 };
+
+/**
+ * Every member of PictureFacts, at run time (the type is gone then): the result cache's entry shape
+ * is derived from it (server/cache/index.ts), so that a new fact makes a new shape by itself. The
+ * type check refuses a list that misses a fact or names one that is not.
+ */
+export const PICTURE_FACTS = {
+  bannerAction: true,
+  targetStatus: true,
+  finalUrl: true,
+  truncated: true,
+  waitTimedOut: true,
+  blockedRequests: true,
+  etag: true,
+} as const satisfies Record<keyof PictureFacts, true>;
 
 /** Everything one capture answer reports: the picture's facts and what this request did. */
 export interface CaptureFacts extends PictureFacts {

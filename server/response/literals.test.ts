@@ -27,6 +27,8 @@ const NOT_HEADERS = new Set([
   'x-message', // the same, for cross-field rules
   'x-suggest', // the same: a 400 for this field names the closest allowed values
   'x-max-bytes', // the same: a string's bound in UTF-8 bytes (validate.ts checks it)
+  'x-group', // the same: a field's group of options (server/request/groups.ts), kept in /openapi.json for forms
+  'x-groups', // the groups themselves, as /openapi.json lists them (the playground reads them)
 ]);
 
 const KNOWN = new Set([...HEADER_LIST.map((h) => h.name), ...Object.values(REQUEST_HEADERS).map((h) => h.name)].map((n) => n.toLowerCase()));

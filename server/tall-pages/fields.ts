@@ -1,7 +1,8 @@
 // The request field of tall and endless pages, spread into the one request schema
 // (server/request/schema.ts), and the endless-page rule's one number. What they do is in
 // ./index.ts. This file is shipped with the conformance suite (package.json "files"): it imports
-// nothing.
+// only the request kinds (server/kinds/).
+import type { FieldsOf } from '../kinds/request.ts';
 
 /** The largest side of an output image (PNG, JPEG) at the smallest deviceScaleFactor (0.1), in CSS px. */
 export const FULL_PAGE_MAX_HEIGHT_MAX = 655_350;
@@ -31,3 +32,8 @@ export const fullPageMaxHeightRule = {
   then: { required: ['fullPage'], properties: { fullPage: { const: true } } },
   'x-message': 'fullPageMaxHeight is only allowed with fullPage: true',
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ fullPageMaxHeight: typeof fullPageMaxHeightField }> {}
+}

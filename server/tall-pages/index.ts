@@ -17,11 +17,11 @@
 // With fullPageMaxHeight the rule is off: the user's bound decides how much of a feed they get.
 //
 // The lazy-content steps end early enough to leave the capture its reserve of the budget (the
-// same reserve as captureOnTimeout's, server/wait-timeout/), and the scroll never goes below the
+// same reserve as captureOnTimeout's, server/toolkit/waits.ts), and the scroll never goes below the
 // lowest row that can be captured.
 import { captureCost, type CostPart } from '../capture-cost/index.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
-import { captureReserveMs } from '../wait-timeout/index.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
+import { captureReserveMs } from '../toolkit/waits.ts';
 import { ENDLESS_GROWTH_VIEWPORTS } from './fields.ts';
 import type { Truncation, TruncationReason } from './truncation.ts';
 

@@ -1,5 +1,6 @@
 // The request field `failOnTargetError`, spread into the one request schema
-// (server/request/schema.ts). What it does is in ./index.ts. This file imports nothing.
+// (server/request/schema.ts). What it does is in ./index.ts. This file imports only the request kinds.
+import type { FieldsOf } from '../kinds/request.ts';
 
 export const failOnTargetErrorField = {
   type: 'boolean',
@@ -9,3 +10,8 @@ export const failOnTargetErrorField = {
     'that status (with x-target-status), free, instead of a picture of the error page. Ignored with html.',
   'x-rule': 'a boolean',
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ failOnTargetError: typeof failOnTargetErrorField }> {}
+}

@@ -6,8 +6,9 @@
 // request and the service were fine; what the capture depends on, the target, failed. Not 502
 // navigation_failed, which says the target could not be reached at all.
 import { TargetError } from '../errors.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import type { PageContext, Step } from '../toolkit/step.ts';
 
-export function checkTargetStatus(req: ScreenshotRequest, status: number | undefined): void {
+/** The render step right after the load: reads the main document's status, as the load step found it. */
+export const checkTargetStatus: Step<PageContext & { readonly targetStatus?: number }> = async ({ req, targetStatus: status }) => {
   if (req.failOnTargetError && req.url !== undefined && status !== undefined && status >= 400) throw new TargetError(status);
-}
+};

@@ -1,6 +1,7 @@
 // The request field of captures that still arrive when a page never settles, spread into the one
 // request schema (server/request/schema.ts). What it does is in ./index.ts.
-// This file is shipped with the conformance suite (package.json "files"): it imports nothing.
+// This file is shipped with the conformance suite (package.json "files").
+import type { FieldsOf } from '../kinds/request.ts';
 
 /** The most of the render budget kept for clean-up and capture once a wait is cut. */
 export const CAPTURE_RESERVE_MAX_MS = 3000;
@@ -19,3 +20,8 @@ export const captureOnTimeoutField = {
     'capture is never stored in the result cache.',
   'x-rule': 'a boolean',
 } as const;
+
+/** Their types, part of every ScreenshotRequest (server/kinds/request.ts). */
+declare module '../kinds/request.ts' {
+  interface RequestExtensions extends FieldsOf<{ captureOnTimeout: typeof captureOnTimeoutField }> {}
+}

@@ -1,11 +1,11 @@
-// captureOnTimeout (server/wait-timeout/): a page that never settles is captured
+// captureOnTimeout (server/wait-timeout/fields.ts, server/toolkit/waits.ts): a page that never settles is captured
 // as it is when the request asks for it, billed as a success, with x-wait-timed-out naming the
 // waits that did not finish; without the option the spec's 504 render_timeout is unchanged.
 // The server runs with RENDER_BUDGET_MS=6000: the waits of captureOnTimeout end at 6000 - 1500
 // (a quarter of the budget kept for clean-up and capture), so a cut costs 4.5 s, not 17.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { captureReserveMs } from '../../server/wait-timeout/index.ts';
+import { captureReserveMs } from '../../server/toolkit/waits.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { shoot, show, type Reply } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { publicCompareSchema } from '../../server/compare/schema.ts';
-import { CAPTURE_META_KEY, toolInputSchema, type CaptureFacts } from '../../server/mcp/tool.ts';
+import { CAPTURE_META_KEY, toolInputSchema, type ToolCaptureFacts } from '../../server/mcp/tool.ts';
 import { MCP_IMAGE_BUDGET_BYTES } from '../../server/mcp/shrink.ts';
 import { blocksOf, EMULATED, greenBut, pick, serveProbe } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
@@ -237,9 +237,9 @@ test('an image over the MCP budget is re-encoded to fit and the text says what w
   assert.match(text, /The capture \(PNG 1280x720, [\d,]+ bytes\) was over this tool's 750,000-byte image budget/);
   assert.match(text, /re-encoded as JPEG quality \d+/);
   assert.match(text, new RegExp(`: ${img.data.length.toLocaleString('en-US')} bytes\\.`));
-  // The same, as data (tool.ts CaptureFacts), without structuredContent so the image survives.
+  // The same, as data (tool.ts ToolCaptureFacts), without structuredContent so the image survives.
   assert.equal(r.structuredContent, undefined);
-  const facts = r._meta?.[CAPTURE_META_KEY] as CaptureFacts;
+  const facts = r._meta?.[CAPTURE_META_KEY] as ToolCaptureFacts;
   assert.deepEqual(
     { format: facts.format, mimeType: facts.mimeType, bytes: facts.bytes, width: facts.width, height: facts.height },
     { format: 'jpeg', mimeType: 'image/jpeg', bytes: img.data.length, width: meta.width, height: meta.height },

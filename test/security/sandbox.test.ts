@@ -18,7 +18,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { shoot, show } from '../support/http.ts';
 import { chromiumDescendants } from '../support/processes.ts';
 import { findChromium } from '../../server/config.ts';
-import { launchBrowser } from '../../server/render/browser.ts';
+import { launchBrowser } from '../../server/toolkit/browser.ts';
 import { BrowserPool } from '../../server/pool/index.ts';
 import { DEFAULT_SANDBOX } from '../../server/sandbox/index.ts';
 

@@ -3,7 +3,7 @@
 // would find), base flags, sandbox (BROWSER_SANDBOX), pipe transport and throwaway profile as the
 // pool's; `args` adds to them (the egress flags, or a flag under test).
 import { browserSandbox, findChromium } from '../../server/config.ts';
-import { launchBrowser, type LaunchedBrowser } from '../../server/render/browser.ts';
+import { launchBrowser, type LaunchedBrowser } from '../../server/toolkit/browser.ts';
 
 export type { LaunchedBrowser };
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import type { SqlLedger } from '../../server/accounts/ledger.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
-import { launchBrowser } from '../../server/render/browser.ts';
+import { launchBrowser } from '../../server/toolkit/browser.ts';
 import { startServer, type RunningServer } from '../../server/start.ts';
 
 export const TEST_KEY = 'api-test-key-0123456789abcdef';

@@ -2,7 +2,7 @@
 // arguments and prints one JSON line per mode: the confinement it got, or the error. For
 // sandbox.test.ts, which runs it where the sandbox cannot start (without-userns.sh).
 import { findChromium } from '../../../server/config.ts';
-import { launchBrowser } from '../../../server/render/browser.ts';
+import { launchBrowser } from '../../../server/toolkit/browser.ts';
 import { DEFAULT_SANDBOX, type SandboxMode } from '../../../server/sandbox/index.ts';
 
 for (const mode of process.argv.slice(2) as SandboxMode[]) {

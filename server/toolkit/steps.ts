@@ -5,7 +5,7 @@
 // never does, so names stay few (bounded metric labels) and never repeat within one render.
 // The metric has one more step, `queue` (the wait for a free render slot, before the deadline's steps).
 // Each action of `actions` is a step of its own, `action-<index>`: at most ACTIONS_MAX names.
-import { ACTIONS_MAX } from '../prepare/fields.ts';
+import { ACTIONS_MAX } from '../kinds/request.ts';
 
 type ActionStep = `action-${number}`;
 const ACTION_STEPS = Object.fromEntries(Array.from({ length: ACTIONS_MAX }, (_, i) => [`action-${i}`, `running actions[${i}]`])) as Record<ActionStep, string>;

@@ -16,9 +16,9 @@
 // at the budget, as without the option: there is nothing of it to capture. In html mode the markup
 // is written into the page before the load event is awaited, so it is always there to capture.
 import type { Frame, HTTPResponse, Page } from 'puppeteer-core';
-import type { Deadline } from '../render/deadline.ts';
-import { STEPS, type StepName } from '../render/steps.ts';
-import { CAPTURE_RESERVE_MAX_MS, CAPTURE_RESERVE_SHARE } from './fields.ts';
+import type { Deadline } from './deadline.ts';
+import { STEPS, type StepName } from './steps.ts';
+import { CAPTURE_RESERVE_MAX_MS, CAPTURE_RESERVE_SHARE } from '../wait-timeout/fields.ts';
 
 /** The part of the budget kept, after a cut wait, for the clean-up and the capture. */
 export function captureReserveMs(budgetMs: number): number {

@@ -2,7 +2,7 @@
 // request never waits for context or page creation. Used by exactly one render, then disposed
 // (DESIGN §4: nothing is shared between requests: cookies, storage, cache, service workers).
 import type { Browser, BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
-import { DEFAULT_VIEWPORT, type Viewport } from '../request/schema.ts';
+import { DEFAULT_VIEWPORT, type Viewport } from '../kinds/request.ts';
 
 export interface Slot {
   context: BrowserContext;

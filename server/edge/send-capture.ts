@@ -10,7 +10,7 @@ import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Audience } from '../response/facts.ts';
 import { captureHeaders } from '../response/write.ts';
 import type { CaptureOutcome } from '../service.ts';
-import { ifNoneMatchHits } from './etag.ts';
+import { ifNoneMatchHits } from '../http-caching/etag.ts';
 
 export function sendCapture(req: Request, res: Response, out: CaptureOutcome, to: Audience): void {
   const unchanged = ifNoneMatchHits(req.get(REQUEST_HEADER.ifNoneMatch), out.facts.etag);

@@ -6,8 +6,8 @@
 import type { Page } from 'puppeteer-core';
 import type { Rect } from '../../lib/visual-diff/diff.ts';
 import { badRequest } from '../errors.ts';
-import { elementClip } from '../render/capture.ts';
-import type { ScreenshotRequest } from '../request/schema.ts';
+import { elementClip } from './capture.ts';
+import type { ScreenshotRequest } from '../kinds/request.ts';
 
 type Measured = { bad: number } | { scroll: { x: number; y: number }; boxes: Array<{ x: number; y: number; width: number; height: number }> };
 

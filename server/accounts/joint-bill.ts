@@ -4,7 +4,7 @@
 // capture's reservation is held here instead of committed (server/service.ts), and the route
 // commits them all once the comparison is done, or releases them all when anything failed,
 // including the other capture.
-import type { Accounts, Committed, Reservation } from '../accounts/index.ts';
+import type { Accounts, Committed, Reservation } from './index.ts';
 
 export class JointBill {
   private readonly held: Reservation[] = [];

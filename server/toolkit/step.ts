@@ -1,0 +1,45 @@
+// The one shape of a render step. A render (server/render/pipeline.ts) is an ordered list of
+// steps, each `(ctx) => Promise<Disposable | void>`:
+// - a step the request does not ask for returns at once, without a call to the page or the browser
+//   (a request that asks for nothing pays nothing for the steps it does not use);
+// - what a step leaves in place for the rest of the render (listeners, overrides, interception) it
+//   returns as a Disposable; the pipeline disposes them all in reverse order, once, whatever happens;
+// - a step that finds something a later step or the answer needs writes it into the context: its
+//   type names the part it reads or writes (`Step<PageContext & { targetStatus?: number }>`), and
+//   the pipeline's context is the sum of those parts, so a room never imports another room to
+//   share a value.
+// A step runs its work under the render's Deadline, as a named step (./steps.ts), and the waits
+// under Waits (./waits.ts: cut before the deadline with captureOnTimeout).
+import type { CDPSession, Page } from 'puppeteer-core';
+import type { ScreenshotRequest } from '../kinds/request.ts';
+import type { Deadline } from './deadline.ts';
+import type { HopGuard } from './hops.ts';
+import type { Waits } from './waits.ts';
+
+/** What every step of a render sees. */
+export interface PageContext {
+  /** The render's own page, in a fresh isolated context (./slot.ts). */
+  readonly page: Page;
+  /** The page's CDP session. */
+  readonly client: CDPSession;
+  readonly req: ScreenshotRequest;
+  /** url mode: the address the egress guard checked, normalised (never the raw string); undefined in html mode. */
+  readonly url: string | undefined;
+  readonly deadline: Deadline;
+  readonly waits: Waits;
+  /** Turns a main-frame hop the egress guard refuses into 400 (./hops.ts). */
+  readonly hops: HopGuard;
+}
+
+export type Step<C extends PageContext = PageContext> = (ctx: C) => Promise<Disposable | void>;
+
+/** A Disposable from a function (a step's clean-up). */
+export const disposer = (dispose: () => void): Disposable => ({ [Symbol.dispose]: dispose });
+
+/** Runs the steps in order, each once; what they leave is put on `stack` (disposed by its owner, in reverse order). */
+export async function runSteps<C extends PageContext>(ctx: C, steps: readonly Step<C>[], stack: DisposableStack): Promise<void> {
+  for (const step of steps) {
+    const left = await step(ctx);
+    if (left) stack.use(left);
+  }
+}
