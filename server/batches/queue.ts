@@ -7,7 +7,7 @@
 //                   batch: one key's 1,000 items do not hold another's batch back.
 //   batch-webhook   one job per event; retried with exponential backoff for a bounded time.
 import { PgBoss, fromPglite, type PGliteLike } from 'pg-boss';
-import type { Db } from '../store/index.ts';
+import type { Db, Queryable } from '../store/index.ts';
 
 export const ITEM_QUEUE = 'batch-item';
 export const WEBHOOK_QUEUE = 'batch-webhook';
@@ -62,3 +62,6 @@ export function jobIdOf(name: string, hash: (s: string) => string): string {
   const h = hash(name);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/** pg-boss's statements inside one of the store's transactions (its `db` option): written with the caller's rows, or not at all. */
+export const inTx = (q: Queryable) => ({ executeSql: async (text: string, values?: unknown[]) => ({ rows: await q.query(text, values ?? []) }) });

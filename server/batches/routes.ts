@@ -17,8 +17,8 @@ import { BODY_LIMIT_BYTES } from '../http/app.ts';
 import { REQUEST_HEADER } from '../request/headers.ts';
 import { mcpFacts } from '../response/write.ts';
 import type { ResultStore } from '../results/index.ts';
-import type { Db, Queryable } from '../store/index.ts';
-import { ITEM_QUEUE, jobIdOf } from './queue.ts';
+import type { Db } from '../store/index.ts';
+import { inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';
 import { batchOf, cancelBatch, deliveriesOf, insertBatch, itemOf, itemsOf, stateOf, type BatchRow, type ItemRow } from './sql.ts';
 import { validateBatch } from './validate.ts';
@@ -42,9 +42,6 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
     throw new ServiceError('unsupported_media_type', 'Content-Type must be application/json');
   next();
 }
-
-/** pg-boss's statements inside one of the store's transactions: the batch and its jobs are written together. */
-const inTx = (q: Queryable) => ({ executeSql: async (text: string, values?: unknown[]) => ({ rows: await q.query(text, values ?? []) }) });
 
 function itemJson(batchId: string, i: ItemRow) {
   return {

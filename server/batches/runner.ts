@@ -17,11 +17,11 @@ import type { Logger } from '../log.ts';
 import type { CaptureFacts } from '../response/facts.ts';
 import type { ResultStore } from '../results/index.ts';
 import type { CaptureService } from '../service.ts';
-import type { Db } from '../store/index.ts';
+import type { Db, Queryable } from '../store/index.ts';
 import { post, signedEvent, type WebhookEvent } from '../webhooks/deliver.ts';
 import { webhookSecretFor } from '../webhooks/secrets.ts';
 import type { BatchMetrics } from './metrics.ts';
-import { jobIdOf, WEBHOOK_QUEUE } from './queue.ts';
+import { inTx, jobIdOf, WEBHOOK_QUEUE } from './queue.ts';
 import { claimItem, completeIfDone, recordDelivery, settleItem, type Settlement } from './sql.ts';
 
 export interface RunnerDeps {
@@ -93,39 +93,49 @@ export function createRunner(deps: RunnerDeps) {
     } finally {
       if (held) await deps.accounts.release(held); // a no-op once committed
     }
-    if (!(await settleItem(db, batchId, idx, settlement))) return; // cancelled meanwhile? settled by another run
-    deps.metrics.itemRun.observe({ outcome: settlement.state }, (performance.now() - started) / 1000);
-    await send(batchId, {
-      id: `evt_${batchId}_${idx}`,
-      type: settlement.state === 'succeeded' ? 'capture.succeeded' : 'capture.failed',
-      data: {
-        batchId,
-        index: idx,
-        status: settlement.status,
-        ...(settlement.error ? { error: settlement.error, message: settlement.message } : {}),
-      },
+    // The item is settled and its event queued together: a crash between them would lose the event.
+    const settled = await db.tx(async (q) => {
+      if (!(await settleItem(q, batchId, idx, settlement))) return false; // settled by another run
+      await send(q, batchId, {
+        id: `evt_${batchId}_${idx}`,
+        type: settlement.state === 'succeeded' ? 'capture.succeeded' : 'capture.failed',
+        data: {
+          batchId,
+          index: idx,
+          status: settlement.status,
+          ...(settlement.error ? { error: settlement.error, message: settlement.message } : {}),
+        },
+      });
+      return true;
     });
+    if (!settled) return;
+    deps.metrics.itemRun.observe({ outcome: settlement.state }, (performance.now() - started) / 1000);
     await finishIfDone(batchId);
   }
 
   /** batch.completed, once, when no item is pending (after the last item, or a cancel). */
   async function finishIfDone(batchId: string): Promise<void> {
-    if (!(await completeIfDone(db, batchId))) return;
-    const counts = await db.query<{ state: string; n: unknown }>('SELECT state, count(*) AS n FROM batch_items WHERE batch_id = $1 GROUP BY state', [batchId]);
-    const n = (s: string) => Number(counts.find((c) => c.state === s)?.n ?? 0);
-    const cancelled = (await db.query('SELECT 1 FROM batches WHERE id = $1 AND cancelled_at IS NOT NULL', [batchId])).length > 0;
-    await send(batchId, {
-      id: `evt_${batchId}_completed`,
-      type: 'batch.completed',
-      data: { batchId, state: cancelled ? 'cancelled' : 'done', succeeded: n('succeeded'), failed: n('failed'), cancelled: n('cancelled') },
+    await db.tx(async (q) => {
+      if (!(await completeIfDone(q, batchId))) return;
+      const counts = await q.query<{ state: string; n: unknown }>('SELECT state, count(*) AS n FROM batch_items WHERE batch_id = $1 GROUP BY state', [batchId]);
+      const n = (s: string) => Number(counts.find((c) => c.state === s)?.n ?? 0);
+      const cancelled = (await q.query('SELECT 1 FROM batches WHERE id = $1 AND cancelled_at IS NOT NULL', [batchId])).length > 0;
+      await send(q, batchId, {
+        id: `evt_${batchId}_completed`,
+        type: 'batch.completed',
+        data: { batchId, state: cancelled ? 'cancelled' : 'done', succeeded: n('succeeded'), failed: n('failed'), cancelled: n('cancelled') },
+      });
     });
   }
 
-  /** Queues an event for delivery, once (its job id is made from its id), when the batch has a webhook. */
-  async function send(batchId: string, event: WebhookEvent): Promise<void> {
-    const rows = await db.query<{ webhook_url: string | null }>('SELECT webhook_url FROM batches WHERE id = $1', [batchId]);
+  /**
+   * Queues an event for delivery when the batch has a webhook, in the caller's transaction (with
+   * what it reports), once: its job id is made from its id.
+   */
+  async function send(q: Queryable, batchId: string, event: WebhookEvent): Promise<void> {
+    const rows = await q.query<{ webhook_url: string | null }>('SELECT webhook_url FROM batches WHERE id = $1', [batchId]);
     if (!rows[0]?.webhook_url) return;
-    await deps.boss.send(WEBHOOK_QUEUE, { batchId, event } satisfies EventJob, { id: jobIdOf(event.id, sha) });
+    await deps.boss.send(WEBHOOK_QUEUE, { batchId, event } satisfies EventJob, { id: jobIdOf(event.id, sha), db: inTx(q) });
   }
 
   /** One delivery attempt; throws to have pg-boss try again later (its retry schedule). */
