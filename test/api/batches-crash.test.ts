@@ -66,7 +66,7 @@ const FAILS: Record<number, string> = { 10: 'selector_not_found', 21: 'target_er
 
 async function crashAndFinish(store: { DATA_DIR: string; DATABASE_URL?: string }) {
   failedOnce = false;
-  const env = testEnv({ ...store, RENDER_BUDGET_MS: '4000', FREE_CREDITS: '1000', WEBHOOK_SECRET: SECRET, RENDER_CONCURRENCY: '2', LOG_LEVEL: 'info' }, [
+  const env = testEnv({ ...store, RENDER_BUDGET_MS: '8000', FREE_CREDITS: '1000', WEBHOOK_SECRET: SECRET, RENDER_CONCURRENCY: '2', LOG_LEVEL: 'info' }, [
     fx.hostPort,
   ]);
   let srv: ServerProcess | undefined = await startServerProcess(env);
