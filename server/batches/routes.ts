@@ -29,10 +29,10 @@ export const BATCHES_PATH = '/v1/batches';
 export interface RoutesDeps {
   db: Db;
   accounts: SqlLedger;
-  boss: PgBoss;
+  /** The queue and its workers, started on first use (index.ts). */
+  queue(): Promise<{ boss: PgBoss; runner: Runner }>;
   results: ResultStore;
   checkUrl(url: string): Promise<string>;
-  runner: Runner;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -94,10 +94,11 @@ export function batchRoutes(deps: RoutesDeps): Router {
     if (spendable < body.requests.length)
       throw new ServiceError('insufficient_credits', `this batch needs up to ${body.requests.length} credits and the key has ${spendable} to spend`);
     const id = `bat_${randomBytes(12).toString('base64url')}`;
+    const { boss } = await deps.queue();
     await deps.db.tx(async (q) => {
       await insertBatch(q, { id, accountId: account.id, keyId: account.keyId ?? null, webhookUrl: body.webhook?.url ?? null, requests: body.requests });
       const jobs = body.requests.map((_, idx) => ({ id: jobIdOf(`item_${id}_${idx}`, sha), data: { batchId: id, idx }, priority: -idx }));
-      await deps.boss.insert(ITEM_QUEUE, jobs, { db: inTx(q) });
+      await boss.insert(ITEM_QUEUE, jobs, { db: inTx(q) });
     });
     const location = `${BATCHES_PATH}/${id}`;
     res.status(202).location(location).json({ id, state: 'queued', total: body.requests.length, link: location });
@@ -110,7 +111,7 @@ export function batchRoutes(deps: RoutesDeps): Router {
   r.delete(`${BATCHES_PATH}/:id`, auth, async (req, res) => {
     const b = await owned(req, res);
     if (!b.cancelled_at && !b.completed_at) await cancelBatch(deps.db, b.id);
-    await deps.runner.finishIfDone(b.id);
+    await (await deps.queue()).runner.finishIfDone(b.id);
     res.json(await batchJson(deps.db, (await batchOf(deps.db, b.id, b.account_id))!));
   });
   r.get(`${BATCHES_PATH}/:id/items/:index`, auth, async (req, res) => {
