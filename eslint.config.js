@@ -13,7 +13,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'conformance-report/**', 'fixtures/bench/**', 'fixtures/consent/*.html', 'scratch/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'conformance-report/**', 'fixtures/bench/**', 'fixtures/consent/*.html', 'scratch/**', 'conformance/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

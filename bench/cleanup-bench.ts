@@ -9,8 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'puppeteer-core';
 import { attachCleanup } from '../server/cleanup/index.ts';
-import { CONSENT_DIR } from '../conformance/fixtures.ts';
-import { startFixtureServer } from '../conformance/fixture-server.ts';
+import { CONSENT_DIR } from '../conformance/fixture-pages/fixtures.ts';
+import { startFixtureServer } from '../conformance/fixture-pages/fixture-server.ts';
 
 export interface CleanupBenchResult {
   /** Headline figures: the worse of url and html mode. */

@@ -3,7 +3,7 @@
 # scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
 # inside a network namespace of its own -> the reference deployment (replicas behind HAProxy) ->
-# conformance suite against a fresh reference server (twice for core) -> mutants -> the core
+# conformance suite (packed and installed) against a fresh reference server (twice for core) -> mutants -> the core
 # profile against a second engine (the Firefox subject) -> core against both again, under load.
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
@@ -46,10 +46,13 @@ stage "HAProxy for the cluster tests"
 if HAPROXY_PATH="$(bash scripts/setup-haproxy.sh | tail -1)"; then export HAPROXY_PATH; "$HAPROXY_PATH" -v | head -1; else echo "no HAProxy"; fail=$((fail + 1)); failed_stages+=(haproxy); fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs test/harness conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
-timeout 1200 node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+# beside the spec reporter, one line per failed test with the machine's load, memory and busiest
+# processes at that moment (test/support/failure-context.ts)
+machine=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./test/support/failure-context.ts --test-reporter-destination=stdout)
+timeout 1200 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
@@ -66,7 +69,7 @@ fi
 stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
 klog=$(mktemp)
 started=$(date +%s)
-timeout 600 node --import tsx --test --test-reporter=spec --test-timeout=500000 test/cluster/*.test.ts 2>&1 | tee "$klog"
+timeout 600 node --import tsx --test "${machine[@]}" --test-timeout=500000 test/cluster/*.test.ts 2>&1 | tee "$klog"
 status=${PIPESTATUS[0]}
 count_node "$klog"
 [ "$status" = 0 ] || failed_stages+=(cluster)
@@ -81,10 +84,10 @@ read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
-stage "conformance suite against a fresh reference server (core, reference, security, extensions)"
+stage "conformance suite, packed and installed as its users get it (--installed), against a fresh reference server (core, reference, security, extensions)"
 # core runs again twice (the second time on a warm cache) in the under-load stage below.
 clog=$(mktemp)
-timeout 900 node --import tsx conformance/run-against-reference.ts 2>&1 | tee "$clog"
+timeout 900 node --import tsx conformance/reference/run-against-reference.ts --installed 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -111,7 +114,7 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp)
-timeout 600 node --import tsx conformance/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
+timeout 600 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -141,6 +144,7 @@ for f in "$log" "${slog:-}" "$klog"; do
   elif grep -q '^ *not ok ' "$f"; then why=$(grep -A14 '^ *not ok ' "$f")
   else continue; fi
   echo "--- why, from $(basename "$f"):"; grep -v '^ *at ' <<<"$why" | head -60
+  grep '^machine at failure:' "$f" | head -10
 done
 [ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
 echo "tests: $pass passed, $fail failed"

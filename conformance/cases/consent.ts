@@ -13,8 +13,8 @@
 // are sure to pass it (custom markup, trap classes), with the reason in the manifest.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURES_DIR } from '../fixtures.ts';
-import type { Case, Need, Probe } from '../model.ts';
+import { FIXTURES_DIR } from '../fixture-pages/fixtures.ts';
+import type { Case, Need, Probe } from '../model/model.ts';
 import type { ConsentManifest as Manifest, ManifestEntry as ManifestFixture, ManifestProbe } from '../../fixtures/consent/manifest.ts';
 
 export const CONSENT_MANIFEST = path.join(FIXTURES_DIR, 'consent', 'manifest.json');
@@ -59,6 +59,9 @@ function rulesOf(f: ManifestFixture): string[] {
   return [...r];
 }
 
+/** A few widespread banners (two CMPs, one site's own) that a service which never removes banners must fail on. */
+const BANNER_SAMPLE = new Set(['onetrust', 'cookiebot', 'custom-en']);
+
 export function consentCasesFrom(m: Manifest): Case[] {
   const out: Case[] = [];
   const toProbe = probe(m.colors.page);
@@ -88,6 +91,7 @@ export function consentCasesFrom(m: Manifest): Case[] {
     out.push({
       ...common,
       id: `consent.${f.id}`,
+      ...(BANNER_SAMPLE.has(f.id) ? { tags: ['never-removes-banners'] } : {}),
       must:
         f.kind === 'negative'
           ? `The service MUST leave "${f.title}" exactly as it is: it is not a banner.`

@@ -1,6 +1,6 @@
 // Core profile: what comes back (spec §2.3), its size and content: formats, viewport and scale,
 // full page, the selector's box, omitBackground and quality (§2.1, §2.2, §4.1 rules 1, 2, 9).
-import type { Case, Probe, Region } from '../model.ts';
+import type { CaseSpec, Probe, Region } from '../model/model.ts';
 import { absent, alpha, around, BLUE, box, color, golden, GREEN, html, NAVY, png, quadrants, RED, WHITE, YELLOW } from './helpers.ts';
 
 const VP = { width: 400, height: 300 };
@@ -35,15 +35,15 @@ const shareCard = (k: number, goldenSays: string) =>
 const drawn = (region: Region, label: string): Probe => ({ kind: 'color', region, rgb: WHITE, fraction: 0.03, label });
 const blocks = (extra: Record<string, unknown> = {}) => html('blocks', { viewport: VP, ...extra });
 
-function formatCase(format: 'png' | 'jpeg' | 'webp', explicit: boolean): Case {
+function formatCase(format: 'png' | 'jpeg' | 'webp', explicit: boolean): CaseSpec {
   const ct = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' }[format];
   return {
     id: explicit ? `format.${format}` : 'format.default-png',
+    ...(format === 'png' ? { tags: ['content-type-mislabel'] } : format === 'webp' ? { tags: ['format-ignored'] } : {}),
     must: explicit
       ? `The service MUST return ${format} bytes labelled ${ct} for format "${format}".`
       : 'The service MUST return PNG bytes labelled image/png when format is not given.',
     rules: ['2.3/content-type', '2.1/format', '1/raster-image', '2.3/success'],
-    profile: 'core',
     request: { body: blocks(explicit ? { format } : {}) },
     expect: {
       status: 200,
@@ -54,7 +54,7 @@ function formatCase(format: 'png' | 'jpeg' | 'webp', explicit: boolean): Case {
   };
 }
 
-export const coreCaptureCases: Case[] = [
+export const coreCaptureCases: CaseSpec[] = [
   formatCase('png', true),
   formatCase('jpeg', true),
   formatCase('webp', true),
@@ -63,15 +63,14 @@ export const coreCaptureCases: Case[] = [
     id: 'format.png-lossless',
     must: 'The service MUST return PNG pixels exactly as rendered (PNG is lossless): flat CSS colours come back unchanged.',
     rules: ['2.1/format'],
-    profile: 'core',
     request: { body: blocks({ format: 'png' }) },
     expect: png(400, 300, quadrants(400, 300, 0)),
   },
   {
     id: 'response.content-disposition',
+    tags: ['drops-content-disposition'],
     must: 'The service MUST send content-disposition "inline" with a filename on success.',
     rules: ['2.3/content-disposition'],
-    profile: 'core',
     request: { body: blocks({ format: 'webp' }) },
     expect: {
       status: 200,
@@ -84,7 +83,6 @@ export const coreCaptureCases: Case[] = [
     id: 'response.synchronous-raw-bytes',
     must: 'The service MUST answer in the same HTTP exchange with the raw image bytes, not a JSON envelope or a job.',
     rules: ['1/synchronous', '4.1/rule-9', '2.3/success', '4.1/endpoint'],
-    profile: 'core',
     request: { body: blocks() },
     expect: png(400, 300, quadrants(400, 300), { headers: { 'content-type': { matches: '^image/png' } } }),
   },
@@ -92,9 +90,9 @@ export const coreCaptureCases: Case[] = [
   // viewport and scale (§2.1 default, §2.2)
   {
     id: 'viewport.default-1280x720',
+    tags: ['wrong-size'],
     must: 'The service MUST capture a 1280x720 frame when no viewport is given.',
     rules: ['2.1/viewport-default', '4.1/rule-1', '1/capture-modes'],
-    profile: 'core',
     request: { body: html('blocks') },
     expect: png(1280, 720, quadrants(1280, 720), {
       golden: golden('the default window is 1280x720 CSS px at scale 1: the quadrants meet exactly at (640, 360), no edge off by a pixel', {
@@ -104,33 +102,33 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'viewport.share-card-1200x630',
+    tags: ['wrong-size'],
     must: 'The service MUST return exactly a 1200x630 image for viewport 1200x630.',
     rules: ['2.2/exact-frame', '4.1/rule-1'],
-    profile: 'core',
     request: { body: html('share-card', { viewport: { width: 1200, height: 630 } }) },
     expect: shareCard(1, 'the 1200x630 frame lays the card out where its CSS puts it: bar, badge and background edges exact'),
   },
   {
     id: 'viewport.share-card-retina-2x',
+    tags: ['ignores-scale'],
     must: 'The service MUST return a 2400x1260 image for viewport 1200x630 at deviceScaleFactor 2, the same frame at twice the pixels.',
     rules: ['2.2/scale', '2.2/exact-frame', '8/scale'],
-    profile: 'core',
     request: { body: html('share-card', { viewport: { width: 1200, height: 630, deviceScaleFactor: 2 } }) },
     expect: shareCard(2, 'scale 2 doubles the layout: every block edge at twice its CSS position, none blurred by an upscaled 1x capture'),
   },
   {
     id: 'viewport.scale-3',
+    tags: ['ignores-scale'],
     must: 'The service MUST return a 1200x900 image for viewport 400x300 at deviceScaleFactor 3.',
     rules: ['2.2/scale', '8/scale'],
-    profile: 'core',
     request: { body: blocks({ viewport: { ...VP, deviceScaleFactor: 3 } }) },
     expect: png(1200, 900, quadrants(1200, 900)),
   },
   {
     id: 'viewport.lays-out-in-window',
+    tags: ['wrong-size'],
     must: 'The service MUST lay the page out in the given viewport: viewport-relative content fills a 600x200 frame.',
     rules: ['2.2/exact-frame', '4.1/rule-1'],
-    profile: 'core',
     request: { body: html('blocks', { viewport: { width: 600, height: 200 } }) },
     expect: png(600, 200, quadrants(600, 200)),
   },
@@ -140,15 +138,14 @@ export const coreCaptureCases: Case[] = [
     id: 'capture.viewport-only',
     must: 'The service MUST capture only the viewport of a page taller than it when fullPage is not set.',
     rules: ['4.1/rule-1', '2.1/fullPage', '1/capture-modes'],
-    profile: 'core',
     request: { body: html('tall', { viewport: { width: 800, height: 600 } }) },
     expect: png(800, 600, [color(box(0, 0, 800, 600), RED, 'first band only')]),
   },
   {
     id: 'capture.full-page',
+    tags: ['ignores-fullPage'],
     must: 'The service MUST capture the whole 3000 px scrollable page with fullPage: true, not just the 600 px viewport.',
     rules: ['4.1/rule-1', '2.1/fullPage', '1/capture-modes'],
-    profile: 'core',
     request: { body: html('tall', { viewport: { width: 800, height: 600 }, fullPage: true }) },
     expect: png(
       800,
@@ -161,9 +158,9 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'capture.full-page-stitched-20000',
+    tags: ['truncates-tall-pages', 'ignores-fullPage'],
     must: 'The service MUST capture a 20000 px page whole with fullPage: true, every band in its place (scroll and stitch, no repeated or blank bands).',
     rules: ['2.1/fullPage', '4.1/rule-1'],
-    profile: 'core',
     heavy: true,
     request: { body: html('very-tall', { viewport: { width: 400, height: 600 }, fullPage: true, waitUntil: 'load' }) },
     expect: png(
@@ -174,9 +171,9 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'capture.full-page-url',
+    tags: ['ignores-fullPage'],
     must: 'The service MUST capture the whole scrollable page of a url with fullPage: true.',
     rules: ['4.1/rule-1', '2.1/fullPage'],
-    profile: 'core',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/tall.html' }, viewport: { width: 640, height: 480 }, fullPage: true } },
     expect: png(640, 3000, [color(around(320, 500), RED), color(around(320, 1500), GREEN), color(around(320, 2500), BLUE)]),
@@ -185,9 +182,9 @@ export const coreCaptureCases: Case[] = [
   // §4.1 rule 2: the selector's box
   {
     id: 'selector.element-box',
+    tags: ['drops-selector'],
     must: "The service MUST capture exactly the matched element's 320x180 box.",
     rules: ['4.1/rule-2', '2.1/selector', '1/capture-modes'],
-    profile: 'core',
     request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#target' }) },
     expect: png(
       320,
@@ -204,33 +201,33 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'selector.outside-viewport',
+    tags: ['drops-selector'],
     must: 'The service MUST capture a matched element that lies below the viewport.',
     rules: ['4.1/rule-2', '2.1/selector'],
-    profile: 'core',
     request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#far' }) },
     expect: png(200, 100, [color(box(0, 0, 200, 100), GREEN)]),
   },
   {
     id: 'selector.wins-over-fullPage',
+    tags: ['drops-selector'],
     must: 'The service MUST ignore fullPage when selector is set and capture only the element.',
     rules: ['2.1/fullPage', '4.1/rule-2'],
-    profile: 'core',
     request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#target', fullPage: true }) },
     expect: png(320, 180, [color(box(4, 4, 150, 80), YELLOW), color(box(170, 95, 145, 80), BLUE)]),
   },
   {
     id: 'selector.not-found',
+    tags: ['drops-selector', 'renames-error-code', 'error-body-not-json'],
     must: 'The service MUST answer 400 selector_not_found when the selector matches no element.',
     rules: ['4.1/rule-2', '7/row-5', '7/failure-body', '2.4/failure-body'],
-    profile: 'core',
     request: { body: html('element', { viewport: { width: 800, height: 600 }, selector: '#no-such-element' }) },
     expect: { status: 400, error: 'selector_not_found' },
   },
   {
     id: 'selector.not-found-url',
+    tags: ['drops-selector', 'renames-error-code'],
     must: 'The service MUST answer 400 selector_not_found in url mode when the selector matches nothing.',
     rules: ['4.1/rule-2', '7/row-5'],
-    profile: 'core',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/element.html' }, selector: '.missing' } },
     expect: { status: 400, error: 'selector_not_found' },
@@ -239,9 +236,9 @@ export const coreCaptureCases: Case[] = [
   // omitBackground (§2.1)
   {
     id: 'omitBackground.transparent',
+    tags: ['ignores-omitBackground'],
     must: 'The service MUST return a PNG whose background is transparent (alpha 0) where the page has none, with omitBackground: true.',
     rules: ['2.1/omitBackground'],
-    profile: 'core',
     request: { body: html('transparent', { viewport: VP, omitBackground: true }) },
     expect: {
       status: 200,
@@ -257,9 +254,9 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'omitBackground.default-white',
+    tags: ['ignores-omitBackground'],
     must: 'The service MUST render a page without background on opaque white by default (omitBackground false).',
     rules: ['2.1/omitBackground'],
-    profile: 'core',
     request: { body: html('transparent', { viewport: VP }) },
     expect: png(400, 300, [
       { kind: 'color', region: box(0, 0, 40, 40), rgb: WHITE, alpha: 255, tolerance: 2, label: 'white corner' },
@@ -269,9 +266,9 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'omitBackground.keeps-page-background',
+    tags: ['ignores-omitBackground'],
     must: "The service MUST keep a page's own background opaque with omitBackground: true.",
     rules: ['2.1/omitBackground'],
-    profile: 'core',
     request: { body: html('opaque', { viewport: VP, omitBackground: true }) },
     expect: png(400, 300, [color(box(0, 0, 400, 300), BLUE), alpha(box(0, 0, 400, 300), 255, 255, 'opaque')]),
   },
@@ -279,9 +276,9 @@ export const coreCaptureCases: Case[] = [
   // quality has an effect (§2.1, §8)
   {
     id: 'quality.effect-jpeg-size',
+    tags: ['ignores-quality'],
     must: 'The service MUST encode JPEG at the given quality: quality 10 gives a smaller file than quality 95.',
     rules: ['2.1/quality', '8/quality'],
-    profile: 'core',
     request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 10 }) },
     expect: {
       status: 200,
@@ -296,9 +293,9 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'quality.effect-jpeg-pixels',
+    tags: ['ignores-quality'],
     must: 'The service MUST encode JPEG at the given quality: quality 5 visibly changes pixels compared with quality 100.',
     rules: ['2.1/quality', '8/quality'],
-    profile: 'core',
     request: { body: html('noise', { viewport: VP, format: 'jpeg', quality: 5 }) },
     expect: {
       status: 200,
@@ -308,9 +305,9 @@ export const coreCaptureCases: Case[] = [
   },
   {
     id: 'quality.effect-webp-size',
+    tags: ['ignores-quality'],
     must: 'The service MUST encode WebP at the given quality: quality 10 gives a smaller file than quality 95.',
     rules: ['2.1/quality', '8/quality'],
-    profile: 'core',
     request: { body: html('noise', { viewport: VP, format: 'webp', quality: 10 }) },
     expect: {
       status: 200,

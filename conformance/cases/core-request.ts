@@ -1,7 +1,7 @@
 // Core profile: the request body (spec §2.1, §2.2), the error table (§7) and both sides of every
 // bound (§8). Mostly html-mode with tiny viewports, so these run anywhere and quickly.
-import type { Case } from '../model.ts';
-import { badRequest, color, around, GREEN, html, png, SMALL, WHITE } from './helpers.ts';
+import type { CaseSpec } from '../model/model.ts';
+import { badRequest, color, around, GREEN, html, png, SMALL, tagged, WHITE } from './helpers.ts';
 
 const FAIL_RULES = ['7/failure-body', '2.4/failure-body'];
 const plain = (extra: Record<string, unknown> = {}) => html('plain', { viewport: SMALL, ...extra });
@@ -11,12 +11,11 @@ const green = (w: number, h: number, lossy = false) => [
 ];
 
 /** One malformed known field: 400 bad_request naming it (spec §2.1 rule 3). */
-function malformed(field: string, value: unknown, names: string, body: Record<string, unknown> = plain()): Case {
+function malformed(field: string, value: unknown, names: string, body: Record<string, unknown> = plain()): CaseSpec {
   return {
     id: `fields.malformed.${field}`,
     must: `The service MUST reject a malformed \`${field}\` with 400 bad_request and a message naming the field.`,
     rules: ['2.1/rule-3', '7/row-4', ...FAIL_RULES],
-    profile: 'core',
     request: { body: { ...body, [field]: value } },
     expect: badRequest(names),
   };
@@ -28,13 +27,12 @@ function bound(
   rules: string[],
   body: Record<string, unknown>,
   outcome: { w: number; h: number; type?: 'png' | 'jpeg' | 'webp' } | { field: string },
-): Case {
+): CaseSpec {
   if ('field' in outcome) {
     return {
       id,
       must: `The service MUST reject ${id.split('.').slice(-1)[0]} with 400 bad_request naming ${outcome.field.replace(/\\/g, '')}.`,
       rules: [...rules, '2.1/rule-3', '7/row-4', ...FAIL_RULES],
-      profile: 'core',
       request: { body },
       expect: badRequest(outcome.field),
     };
@@ -43,7 +41,6 @@ function bound(
     id,
     must: `The service MUST accept ${id.split('.').slice(-1)[0]} and return a ${outcome.w}x${outcome.h} image.`,
     rules,
-    profile: 'core',
     request: { body },
     expect: {
       status: 200,
@@ -61,30 +58,30 @@ const HTML = ['8/html-size', '2.1/html'];
 const WIDTH = 'viewport.*width|width.*viewport';
 const HEIGHT = 'viewport.*height|height.*viewport';
 
-export const coreRequestCases: Case[] = [
+export const coreRequestCases: CaseSpec[] = [
   // §2.1 rule 1, §7 row 1: exactly one of url and html
   {
     id: 'one-of.neither',
+    tags: ['error-body-not-json'],
     must: 'The service MUST reject a body with neither url nor html with 400 bad_request.',
     rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES],
-    profile: 'core',
     request: { body: { viewport: SMALL } },
     expect: badRequest(),
   },
   {
     id: 'one-of.both',
+    tags: ['accepts-url-and-html'],
     must: 'The service MUST reject a body with both url and html with 400 bad_request.',
     rules: ['2.1/rule-1', '7/row-1', ...FAIL_RULES],
-    profile: 'core',
     needs: ['fixtures'],
     request: { body: { ...plain(), url: { $fixtureUrl: '/pages/plain.html' } } },
     expect: badRequest(),
   },
   {
     id: 'one-of.both-offline',
+    tags: ['accepts-url-and-html'],
     must: 'The service MUST reject both url and html with 400 bad_request even when the url is unreachable.',
     rules: ['2.1/rule-1', '7/row-1'],
-    profile: 'core',
     request: { body: { ...plain(), url: 'http://127.0.0.1:1/' } },
     expect: badRequest(),
   },
@@ -92,7 +89,6 @@ export const coreRequestCases: Case[] = [
     id: 'one-of.html-only',
     must: 'The service MUST render an html-only request and return the image.',
     rules: ['2.1/rule-1', '2.1/html', '1/raster-image', '2.3/success', '4.1/endpoint', '5/bearer', '9/path-version'],
-    profile: 'core',
     request: { body: plain() },
     expect: png(320, 240, green(320, 240)),
   },
@@ -100,7 +96,6 @@ export const coreRequestCases: Case[] = [
     id: 'one-of.url-only',
     must: 'The service MUST render a url-only request of a public page and return the image.',
     rules: ['2.1/rule-1', '2.1/url', '1/raster-image', '2.3/success'],
-    profile: 'core',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/plain.html' }, viewport: SMALL } },
     expect: png(320, 240, green(320, 240)),
@@ -109,9 +104,9 @@ export const coreRequestCases: Case[] = [
   // §7 row 2: url must be an absolute http(s) URL
   {
     id: 'url.relative',
+    tags: ['error-body-not-json'],
     must: 'The service MUST reject a relative url with 400 bad_request naming url.',
     rules: ['2.1/url', '7/row-2', ...FAIL_RULES],
-    profile: 'core',
     request: { body: { url: '/pages/plain.html', viewport: SMALL } },
     expect: badRequest('url'),
   },
@@ -119,7 +114,6 @@ export const coreRequestCases: Case[] = [
     id: 'url.not-a-url',
     must: 'The service MUST reject a url that is not a URL with 400 bad_request naming url.',
     rules: ['2.1/url', '7/row-2'],
-    profile: 'core',
     request: { body: { url: 'not a url at all', viewport: SMALL } },
     expect: badRequest('url'),
   },
@@ -129,11 +123,10 @@ export const coreRequestCases: Case[] = [
       ['data', 'data:text/html,<h1>hi</h1>'],
       ['javascript', 'javascript:alert(1)'],
     ] as const
-  ).map(([scheme, url]): Case => ({
+  ).map(([scheme, url]): CaseSpec => ({
     id: `url.${scheme}-scheme`,
     must: `The service MUST reject a ${scheme}: url with 400 bad_request.`,
     rules: ['2.1/url', '7/row-2'],
-    profile: 'core',
     request: { body: { url, viewport: SMALL } },
     expect: badRequest(),
   })),
@@ -141,17 +134,17 @@ export const coreRequestCases: Case[] = [
   // §4.1 rule 7, §7 row 3: quality only with lossy formats
   {
     id: 'quality.with-png',
+    tags: ['accepts-quality-with-png'],
     must: 'The service MUST reject quality with format png with 400 bad_request.',
     rules: ['4.1/rule-7', '7/row-3', '2.1/quality', ...FAIL_RULES],
-    profile: 'core',
     request: { body: plain({ format: 'png', quality: 80 }) },
     expect: badRequest(),
   },
   {
     id: 'quality.without-format',
+    tags: ['accepts-quality-with-png'],
     must: 'The service MUST reject quality without format with 400 bad_request.',
     rules: ['4.1/rule-7', '7/row-3', '2.1/quality'],
-    profile: 'core',
     request: { body: plain({ quality: 80 }) },
     expect: badRequest(),
   },
@@ -159,7 +152,6 @@ export const coreRequestCases: Case[] = [
     id: 'quality.with-jpeg',
     must: 'The service MUST accept quality with format jpeg.',
     rules: ['2.1/quality', '8/quality'],
-    profile: 'core',
     request: { body: plain({ format: 'jpeg', quality: 80 }) },
     expect: { status: 200, image: { type: 'jpeg', width: 320, height: 240 }, probes: green(320, 240, true) },
   },
@@ -167,7 +159,6 @@ export const coreRequestCases: Case[] = [
     id: 'quality.with-webp',
     must: 'The service MUST accept quality with format webp.',
     rules: ['2.1/quality', '8/quality'],
-    profile: 'core',
     request: { body: plain({ format: 'webp', quality: 80 }) },
     expect: { status: 200, image: { type: 'webp', width: 320, height: 240 }, probes: green(320, 240, true) },
   },
@@ -177,59 +168,71 @@ export const coreRequestCases: Case[] = [
   bound('bounds.quality.101', Q, plain({ format: 'webp', quality: 101 }), { field: 'quality' }),
 
   // §8 viewport width and height: 1 and 10000 pass, 0 and 10001 fail (long thin frames keep it cheap)
-  bound('bounds.width.1', VP, html('plain', { viewport: { width: 1, height: 100 } }), { w: 1, h: 100 }),
-  bound('bounds.width.10000', VP, html('plain', { viewport: { width: 10000, height: 1 } }), { w: 10000, h: 1 }),
-  bound('bounds.width.0', VP, html('plain', { viewport: { width: 0, height: 100 } }), { field: WIDTH }),
-  bound('bounds.width.10001', VP, html('plain', { viewport: { width: 10001, height: 100 } }), { field: WIDTH }),
-  bound('bounds.height.1', VP, html('plain', { viewport: { width: 100, height: 1 } }), { w: 100, h: 1 }),
-  bound('bounds.height.10000', VP, html('plain', { viewport: { width: 1, height: 10000 } }), { w: 1, h: 10000 }),
-  bound('bounds.height.0', VP, html('plain', { viewport: { width: 100, height: 0 } }), { field: HEIGHT }),
-  bound('bounds.height.10001', VP, html('plain', { viewport: { width: 100, height: 10001 } }), { field: HEIGHT }),
-  bound('bounds.width.negative', VP, html('plain', { viewport: { width: -5, height: 100 } }), { field: WIDTH }),
+  tagged(bound('bounds.width.1', VP, html('plain', { viewport: { width: 1, height: 100 } }), { w: 1, h: 100 }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.width.10000', VP, html('plain', { viewport: { width: 10000, height: 1 } }), { w: 10000, h: 1 }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.width.0', VP, html('plain', { viewport: { width: 0, height: 100 } }), { field: WIDTH }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.width.10001', VP, html('plain', { viewport: { width: 10001, height: 100 } }), { field: WIDTH }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.height.1', VP, html('plain', { viewport: { width: 100, height: 1 } }), { w: 100, h: 1 }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.height.10000', VP, html('plain', { viewport: { width: 1, height: 10000 } }), { w: 1, h: 10000 }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.height.0', VP, html('plain', { viewport: { width: 100, height: 0 } }), { field: HEIGHT }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.height.10001', VP, html('plain', { viewport: { width: 100, height: 10001 } }), { field: HEIGHT }), 'viewport-bound-off-by-one'),
+  tagged(bound('bounds.width.negative', VP, html('plain', { viewport: { width: -5, height: 100 } }), { field: WIDTH }), 'viewport-bound-off-by-one'),
 
   // §8 device scale factor 0.1 to 4
-  bound('bounds.scale.0.1', SCALE, html('plain', { viewport: { width: 100, height: 100, deviceScaleFactor: 0.1 } }), { w: 10, h: 10 }),
-  bound('bounds.scale.4', SCALE, html('plain', { viewport: { width: 100, height: 50, deviceScaleFactor: 4 } }), { w: 400, h: 200 }),
+  tagged(bound('bounds.scale.0.1', SCALE, html('plain', { viewport: { width: 100, height: 100, deviceScaleFactor: 0.1 } }), { w: 10, h: 10 }), 'ignores-scale'),
+  tagged(bound('bounds.scale.4', SCALE, html('plain', { viewport: { width: 100, height: 50, deviceScaleFactor: 4 } }), { w: 400, h: 200 }), 'ignores-scale'),
   bound('bounds.scale.0', SCALE, html('plain', { viewport: { width: 100, height: 100, deviceScaleFactor: 0 } }), { field: 'deviceScaleFactor' }),
   bound('bounds.scale.0.09', SCALE, html('plain', { viewport: { width: 100, height: 100, deviceScaleFactor: 0.09 } }), { field: 'deviceScaleFactor' }),
   bound('bounds.scale.4.01', SCALE, html('plain', { viewport: { width: 100, height: 100, deviceScaleFactor: 4.01 } }), { field: 'deviceScaleFactor' }),
 
   // §8 hideSelectors: 50 entries pass, 51 fail; 500 characters pass, 501 fail
-  bound('bounds.hideSelectors.50-entries', HS, plain({ hideSelectors: { $repeat: '.conformance-nothing', times: 50 } }), { w: 320, h: 240 }),
-  bound('bounds.hideSelectors.51-entries', HS, plain({ hideSelectors: { $repeat: '.conformance-nothing', times: 51 } }), { field: 'hideSelectors' }),
-  bound('bounds.hideSelectors.500-chars', HS, plain({ hideSelectors: [{ $template: '#' + 'a'.repeat(499) }] }), { w: 320, h: 240 }),
-  bound('bounds.hideSelectors.501-chars', HS, plain({ hideSelectors: [{ $template: '#' + 'a'.repeat(500) }] }), { field: 'hideSelectors' }),
+  tagged(
+    bound('bounds.hideSelectors.50-entries', HS, plain({ hideSelectors: { $repeat: '.conformance-nothing', times: 50 } }), { w: 320, h: 240 }),
+    'hideSelectors-limit-off-by-one',
+  ),
+  tagged(
+    bound('bounds.hideSelectors.51-entries', HS, plain({ hideSelectors: { $repeat: '.conformance-nothing', times: 51 } }), { field: 'hideSelectors' }),
+    'hideSelectors-limit-off-by-one',
+  ),
+  tagged(
+    bound('bounds.hideSelectors.500-chars', HS, plain({ hideSelectors: [{ $template: '#' + 'a'.repeat(499) }] }), { w: 320, h: 240 }),
+    'hideSelectors-limit-off-by-one',
+  ),
+  tagged(
+    bound('bounds.hideSelectors.501-chars', HS, plain({ hideSelectors: [{ $template: '#' + 'a'.repeat(500) }] }), { field: 'hideSelectors' }),
+    'hideSelectors-limit-off-by-one',
+  ),
 
   // §8 html size: 2,000,000 bytes pass, 2,000,001 fail (the response to oversize html is not shown: any 4xx)
   {
     id: 'bounds.html.2000000-bytes',
+    tags: ['html-limit-in-characters'],
     must: 'The service MUST accept html of exactly 2,000,000 bytes.',
     rules: HTML,
-    profile: 'core',
     request: { body: { html: { $html: { bytes: 2_000_000 } }, viewport: SMALL } },
     expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]),
   },
   {
     id: 'bounds.html.2000001-bytes',
+    tags: ['html-limit-in-characters'],
     must: 'The service MUST reject html of 2,000,001 bytes.',
     rules: [...HTML, ...FAIL_RULES],
-    profile: 'core',
     request: { body: { html: { $html: { bytes: 2_000_001 } }, viewport: SMALL } },
     expect: { status: '4xx' },
   },
   {
     id: 'bounds.html.2000000-bytes-multibyte',
+    tags: ['html-limit-in-characters'],
     must: 'The service MUST count html in bytes: 2,000,000 bytes of two-byte characters pass.',
     rules: HTML,
-    profile: 'core',
     request: { body: { html: { $html: { bytes: 2_000_000, fill: 'é' } }, viewport: SMALL } },
     expect: png(320, 240, [color(around(160, 120), WHITE, 'white page')]),
   },
   {
     id: 'bounds.html.2000002-bytes-multibyte',
+    tags: ['html-limit-in-characters'],
     must: 'The service MUST count html in bytes: 2,000,002 bytes of two-byte characters (about 1,000,000 characters) fail.',
     rules: HTML,
-    profile: 'core',
     request: { body: { html: { $html: { bytes: 2_000_002, fill: 'é' } }, viewport: SMALL } },
     expect: { status: '4xx' },
   },
@@ -239,7 +242,6 @@ export const coreRequestCases: Case[] = [
     id: 'viewport.missing-height',
     must: 'The service MUST reject a viewport without height with 400 bad_request naming height.',
     rules: ['2.2/required', '2.1/rule-3', '7/row-4'],
-    profile: 'core',
     request: { body: html('plain', { viewport: { width: 320 } }) },
     expect: badRequest('height'),
   },
@@ -247,7 +249,6 @@ export const coreRequestCases: Case[] = [
     id: 'viewport.missing-width',
     must: 'The service MUST reject a viewport without width with 400 bad_request naming width.',
     rules: ['2.2/required', '2.1/rule-3', '7/row-4'],
-    profile: 'core',
     request: { body: html('plain', { viewport: { height: 240 } }) },
     expect: badRequest('width'),
   },
@@ -256,12 +257,13 @@ export const coreRequestCases: Case[] = [
   malformed('url', 42, 'url', { viewport: SMALL }),
   malformed('html', 42, 'html', { viewport: SMALL }),
   malformed('fullPage', 'yes', 'fullPage'),
-  malformed('format', 'gif', 'format'),
+  tagged(malformed('format', 'gif', 'format'), 'message-without-field'),
   malformed('quality', 'high', 'quality', plain({ format: 'jpeg' })),
   malformed('viewport', 'big', 'viewport', html('plain')),
   {
     ...malformed('viewport.width', 'wide', WIDTH),
     id: 'fields.malformed.viewport.width',
+    tags: ['message-without-field'],
     request: { body: html('plain', { viewport: { width: 'wide', height: 240 } }) },
   },
   {
@@ -271,19 +273,19 @@ export const coreRequestCases: Case[] = [
   },
   malformed('selector', 42, 'selector'),
   malformed('omitBackground', 'no', 'omitBackground'),
-  malformed('waitUntil', 'domcontentloaded', 'waitUntil'),
+  tagged(malformed('waitUntil', 'domcontentloaded', 'waitUntil'), 'message-without-field'),
   malformed('waitForSelector', 42, 'waitForSelector'),
   malformed('blockCookieBanners', 1, 'blockCookieBanners'),
-  malformed('hideSelectors', '#ad', 'hideSelectors'),
+  tagged(malformed('hideSelectors', '#ad', 'hideSelectors'), 'message-without-field'),
   { ...malformed('hideSelectors.item', 7, 'hideSelectors'), request: { body: plain({ hideSelectors: ['#ok', 7] }) } },
   malformed('blockAds', 'true', 'blockAds'),
 
   // §2.1 rule 2, §9: unknown fields are ignored (and change nothing)
   {
     id: 'fields.unknown-ignored',
+    tags: ['rejects-unknown-fields'],
     must: 'The service MUST ignore unknown fields and render exactly as without them.',
     rules: ['2.1/rule-2', '9/unknown-fields'],
-    profile: 'core',
     request: { body: plain({ futureOption: true, 'x-vendor': { nested: [1, 2, 3] }, viewportWidth: 99, format2: 'gif' }) },
     expect: png(320, 240, green(320, 240), {
       relation: {

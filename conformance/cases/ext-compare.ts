@@ -3,7 +3,7 @@
 // /openapi.json declares the endpoint. The pages are flat blocks on white whose boxes are exact
 // in CSS pixels: a changed block must be found where it is, a masked change must not count, and
 // two captures of one page must give 0.
-import type { Case } from '../model.ts';
+import type { CaseSpec } from '../model/model.ts';
 import { absent, box, color } from './helpers.ts';
 
 const VP = { width: 200, height: 120 };
@@ -18,12 +18,12 @@ const request = (extra: Record<string, unknown>) => ({
 const diffPicture = { type: 'png' as const, width: 200, height: 120 };
 const RED: [number, number, number] = [255, 0, 0];
 
-export const compareCases: Case[] = [
+export const compareCases: CaseSpec[] = [
   {
     id: 'ext.compare.changed-block',
+    tags: ['compare-ignores-masks'],
     must: 'The service MUST find a block that is in the capture and not in the baseline: its pixels counted, its box as the one changed region, and shown in the diff picture.',
     rules: ['X/compare'],
-    profile: 'extensions',
     fields: ['compare.baseline'],
     request: request({}),
     expect: {
@@ -40,9 +40,9 @@ export const compareCases: Case[] = [
   },
   {
     id: 'ext.compare.masked-change-ignored',
+    tags: ['compare-ignores-masks'],
     must: 'The service MUST leave a change inside ignoreRegions, or inside the box of an element ignoreSelectors matches, out of the count.',
     rules: ['X/compare'],
-    profile: 'extensions',
     fields: ['compare.baseline', 'compare.ignoreRegions', 'compare.ignoreSelectors'],
     request: request({ ignoreRegions: [{ x: 110, y: 40, width: 60, height: 45 }] }),
     expect: {
@@ -65,9 +65,9 @@ export const compareCases: Case[] = [
   },
   {
     id: 'ext.compare.identical',
+    tags: ['compare-ignores-masks'],
     must: 'The service MUST report 0 differing pixels and no region for two captures of the same page.',
     rules: ['X/compare'],
-    profile: 'extensions',
     fields: ['compare.baseline'],
     request: { path: '/v1/compare', body: { html: page(true), viewport: VP, baseline: { request: { html: page(true), viewport: VP } } } },
     expect: {

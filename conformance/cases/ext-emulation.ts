@@ -3,7 +3,7 @@
 // fixtures/pages/ext-emulation.html, reports what it sees as a 4 x 4 grid of blocks filling the
 // viewport; its JavaScript values are read by its first inline script. Probes look at block
 // centres in fractions of the image, so the same probe works at any viewport and scale.
-import type { Case, Region } from '../model.ts';
+import type { CaseSpec, Region } from '../model/model.ts';
 import { badRequest, BLUE, color, GREEN, html, png, RED, WHITE, YELLOW, absent, box } from './helpers.ts';
 
 /** The probe page's blocks, row by row (the page's own comment says what each shows). */
@@ -47,61 +47,66 @@ const green = (b: EmulationBlock, what: string) => shows(b, GREEN, what);
 const VP = { width: 320, height: 240 };
 const page = (extra: Record<string, unknown>) => html('ext-emulation', { viewport: VP, ...extra });
 const pageUrl = (extra: Record<string, unknown>) => ({ url: { $fixtureUrl: '/pages/ext-emulation.html' }, viewport: VP, ...extra });
-const ext = (c: Omit<Case, 'profile'>): Case => ({ ...c, profile: 'extensions' });
-
-export const emulationCases: Case[] = [
-  ext({
+export const emulationCases: CaseSpec[] = [
+  {
     id: 'ext.timezone.first-script',
+    tags: ['ignores-timezone'],
     must: 'The service MUST give the page the requested timezone (Intl, Date and offset) from its first inline script.',
     rules: ['X/timezone'],
     fields: ['timezone'],
     request: { body: page({ timezone: EMULATED.timezone }) },
     expect: png(320, 240, [green('zone', 'Intl time zone is Asia/Tokyo'), green('offset', 'new Date(0) is 09:00, offset -540')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.timezone.unknown',
+    tags: ['ignores-timezone'],
     must: 'The service MUST answer 400 naming timezone for a time zone that does not exist.',
     rules: ['X/timezone'],
     fields: ['timezone'],
     request: { body: { html: '<p>x</p>', timezone: 'Mars/Olympus_Mons' } },
     expect: badRequest('timezone'),
-  }),
-  ext({
+  },
+  {
     id: 'ext.locale.url',
+    tags: ['ignores-locale'],
     must: "The service MUST make the requested locale the page's navigator.language, default Intl locale and Accept-Language, all the same.",
     rules: ['X/locale'],
     fields: ['locale'],
     needs: ['fixtures'],
     request: { body: pageUrl({ locale: EMULATED.locale }) },
     expect: png(320, 240, [green('lang', 'navigator.language(s) de-CH'), green('intl', 'Intl locale de-CH'), green('header', 'Accept-Language de-CH')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.locale.html',
+    tags: ['ignores-locale'],
     must: 'The service MUST give markup the requested locale as navigator.language and default Intl locale from its first inline script.',
     rules: ['X/locale'],
     fields: ['locale'],
     request: { body: page({ locale: EMULATED.locale }) },
     expect: png(320, 240, [green('lang', 'navigator.language(s) de-CH'), green('intl', 'Intl locale de-CH')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.locale.malformed',
+    tags: ['ignores-locale'],
     must: 'The service MUST answer 400 naming locale for a value that is not a BCP 47 language tag.',
     rules: ['X/locale'],
     fields: ['locale'],
     request: { body: { html: '<p>x</p>', locale: 'de_CH,fr;q=0.9' } },
     expect: badRequest('locale'),
-  }),
-  ext({
+  },
+  {
     id: 'ext.timezone-locale.workers-and-frames',
+    tags: ['ignores-timezone', 'ignores-locale'],
     must: 'The service MUST give an iframe and a dedicated worker of the page the requested timezone and locale too.',
     rules: ['X/timezone', 'X/locale'],
     fields: ['timezone', 'locale'],
     needs: ['fixtures'],
     request: { body: pageUrl({ timezone: EMULATED.timezone, locale: EMULATED.locale }) },
     expect: png(320, 240, [green('worker', 'the worker sees Asia/Tokyo and de-CH'), green('frame', "the iframe's first script sees Asia/Tokyo and de-CH")]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.device.preset',
+    tags: ['ignores-device'],
     must: 'The service MUST render a device preset at its viewport and scale, as a mobile touch device with its user agent.',
     rules: ['X/device'],
     fields: ['device'],
@@ -111,83 +116,93 @@ export const emulationCases: Case[] = [
       green('mobile', 'a mobile viewport'),
       green('ua', "a phone's user agent"),
     ]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.device.viewport-override',
+    tags: ['ignores-device'],
     must: "The service MUST let an explicit viewport replace a preset's size while it stays a mobile touch device at the preset's scale.",
     rules: ['X/device'],
     fields: ['device'],
     request: { body: page({ device: EMULATED.device }) },
     expect: png(960, 720, [green('touch', 'still touch'), green('mobile', 'still a mobile viewport')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.device.unknown',
+    tags: ['ignores-device'],
     must: 'The service MUST answer 400 naming device for a preset name it does not have.',
     rules: ['X/device'],
     fields: ['device'],
     request: { body: { html: '<p>x</p>', device: 'Nokia 3310 (2000)' } },
     expect: badRequest('device'),
-  }),
-  ext({
+  },
+  {
     id: 'ext.geolocation.granted',
+    tags: ['ignores-geolocation'],
     must: 'The service MUST report the requested geolocation to the target page.',
     rules: ['X/geolocation'],
     fields: ['geolocation'],
     needs: ['fixtures'],
     request: { body: pageUrl({ geolocation: EMULATED.geolocation }) },
     expect: png(320, 240, [green('position', 'latitude 47.3769, longitude 8.5417')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.geolocation.refused-without',
+    tags: ['ignores-geolocation'],
     must: "The service MUST refuse a page's request for the position at once when no geolocation is given.",
     rules: ['X/geolocation'],
     fields: ['geolocation'],
     needs: ['fixtures'],
     request: { body: pageUrl({}) },
     expect: png(320, 240, [shows('position', BLUE, 'refused (not left waiting: yellow)')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.mediaType.print',
+    tags: ['ignores-media-type'],
     must: 'The service MUST lay the page out with its print style sheet with mediaType "print".',
     rules: ['X/mediaType'],
     fields: ['mediaType'],
     request: { body: page({ mediaType: 'print' }) },
     expect: png(320, 240, [green('print', '@media print applies'), green('scripts', 'scripts still run')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.reducedMotion.reduce',
+    tags: ['ignores-reduced-motion'],
     must: 'The service MUST show the page prefers-reduced-motion: reduce with reducedMotion "reduce".',
     rules: ['X/reducedMotion'],
     fields: ['reducedMotion'],
     request: { body: page({ reducedMotion: 'reduce' }) },
     expect: png(320, 240, [green('motion', 'prefers-reduced-motion: reduce')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.reducedMotion.no-preference-wins',
+    tags: ['ignores-reduced-motion'],
     must: 'The service MUST show the page prefers-reduced-motion: no-preference when reducedMotion says so, even with deterministic.',
     rules: ['X/reducedMotion'],
     fields: ['reducedMotion', 'deterministic'],
     request: { body: page({ reducedMotion: 'no-preference', deterministic: true }) },
     expect: png(320, 240, [shows('motion', BLUE, 'no-preference'), shows('scripts', GREEN, 'scripts ran')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.javaScriptEnabled.false',
+    tags: ['ignores-javascript-enabled'],
     must: 'The service MUST render the page without its scripts, its <noscript> content shown, with javaScriptEnabled false.',
     rules: ['X/javaScriptEnabled'],
     fields: ['javaScriptEnabled'],
     request: { body: page({ javaScriptEnabled: false, mediaType: 'print' }) },
     expect: png(320, 240, [shows('scripts', BLUE, '<noscript> applies'), shows('zone', YELLOW, 'no script ran'), shows('worker', YELLOW, 'no worker started')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.javaScriptEnabled.banner-still-hidden',
+    tags: ['ignores-javascript-enabled'],
     must: 'The service MUST still hide a cookie banner of the markup when it renders the page without its scripts.',
     rules: ['X/javaScriptEnabled'],
     fields: ['javaScriptEnabled'],
     request: { body: html('banner-basic', { viewport: { width: 640, height: 480 }, javaScriptEnabled: false }) },
     expect: png(640, 480, [absent(box(0, 340, 640, 140), RED, 'the red banner is gone'), color(box(520, 10, 100, 90), BLUE, 'the page header stays')]),
-  }),
-  ext({
+  },
+  {
     id: 'ext.emulation.combined',
+    tags: ['ignores-device'],
     must: 'The service MUST apply device, timezone, locale, mediaType, reducedMotion and colorScheme together.',
     rules: ['X/device', 'X/timezone', 'X/locale', 'X/mediaType', 'X/reducedMotion', 'X/colorScheme'],
     fields: ['device', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'colorScheme'],
@@ -208,5 +223,5 @@ export const emulationCases: Case[] = [
         .map((b) => green(b, 'as asked'))
         .concat([shows('header', WHITE, 'html mode: no request to show it')]),
     ),
-  }),
+  },
 ];

@@ -2,7 +2,7 @@
 // blockResourceTypes, blockUrls, clip, delay, failOnTargetError). Each case names the fields it
 // sends and runs only where the implementation's OpenAPI document declares them; each checks the
 // field's effect as pixels (or, for blocking, as pixels beside a capture without it).
-import type { Case, Probe, Region } from '../model.ts';
+import type { CaseSpec, Probe, Region } from '../model/model.ts';
 import { absent, BLUE, box, color, GREEN, html, png, RED, SMALL, YELLOW } from './helpers.ts';
 
 const VP = { ...SMALL };
@@ -15,39 +15,39 @@ const quiet = { viewport: VP, waitUntil: 'load', blockCookieBanners: false } as 
 const BLOCK_PAGE = { url: { $fixtureUrl: '/pages/ext-block.html' }, ...quiet };
 const without = (body: Record<string, unknown>) => ({ request: { body }, expect: { status: 200, image: { type: 'png' as const, width: 320, height: 240 } } });
 
-export const extPrepareCases: Case[] = [
+export const extPrepareCases: CaseSpec[] = [
   {
     id: 'ext.css.under-csp',
+    tags: ['ignores-css'],
     must: "The service MUST apply css to a page whose Content-Security-Policy is default-src 'none'.",
     rules: ['X/css'],
-    profile: 'extensions',
     fields: ['css'],
     request: { body: html('ext-csp', { ...quiet, css: '#a { background: #20a040 !important }' }) },
     expect: png(320, 240, [color(LEFT, GREEN, 'css turned #a green'), color(RIGHT, RED, 'the rest untouched')]),
   },
   {
     id: 'ext.js.main-world-under-csp',
+    tags: ['ignores-js'],
     must: "The service MUST run js in the page's main world under default-src 'none', calling the page's own function, and await the promise it returns.",
     rules: ['X/js'],
-    profile: 'extensions',
     fields: ['js'],
     request: { body: html('ext-csp', { ...quiet, js: "return new Promise((resolve) => setTimeout(() => { paint('b', '#2050d0'); resolve(); }, 300));" }) },
     expect: png(320, 240, [color(RIGHT, BLUE, "the page's paint() ran, after the awaited wait"), color(LEFT, RED, 'the rest untouched')]),
   },
   {
     id: 'ext.js.throws',
+    tags: ['ignores-js'],
     must: "The service MUST answer a js that throws with a 4xx error naming the error's message, without quoting the script.",
     rules: ['X/js'],
-    profile: 'extensions',
     fields: ['js'],
     request: { body: html('plain', { ...quiet, js: 'const secretName9 = 1; throw new Error("widget-gone-4f2")' }) },
     expect: { status: '4xx', message: 'widget-gone-4f2', messageExcludes: 'secretName9' },
   },
   {
     id: 'ext.actions.menu',
+    tags: ['ignores-actions'],
     must: 'The service MUST run actions in order: a click that opens a menu, text typed into its field, Enter pressed there, and capture the result.',
     rules: ['X/actions'],
-    profile: 'extensions',
     fields: ['actions'],
     request: { body: html('ext-actions', { ...quiet, actions: [{ click: '#open' }, { type: '#q', text: 'hello' }, { press: 'Enter' }] }) },
     expect: png(320, 240, [
@@ -58,18 +58,18 @@ export const extPrepareCases: Case[] = [
   },
   {
     id: 'ext.actions.missing-element',
+    tags: ['ignores-actions'],
     must: "The service MUST answer 400 selector_not_found naming the action when an action's element does not exist, without quoting the selector.",
     rules: ['X/actions'],
-    profile: 'extensions',
     fields: ['actions'],
     request: { body: html('ext-actions', { ...quiet, actions: [{ click: '#open' }, { click: '#secret-button-3c' }] }) },
     expect: { status: 400, error: 'selector_not_found', message: 'actions\\[1\\]', messageExcludes: 'secret-button-3c' },
   },
   {
     id: 'ext.blockResourceTypes.image',
+    tags: ['ignores-block-resource-types'],
     must: 'The service MUST refuse the page\'s images with blockResourceTypes ["image"] (the green under the image shows) and say so in x-blocked-requests.',
     rules: ['X/blockResourceTypes'],
-    profile: 'extensions',
     fields: ['blockResourceTypes'],
     needs: ['fixtures'],
     request: { body: { ...BLOCK_PAGE, blockResourceTypes: ['image'] } },
@@ -82,9 +82,9 @@ export const extPrepareCases: Case[] = [
   },
   {
     id: 'ext.blockUrls.stylesheet',
+    tags: ['ignores-block-urls'],
     must: 'The service MUST refuse the requests whose URL matches a blockUrls pattern (the stylesheet), and only those (the image still loads).',
     rules: ['X/blockUrls'],
-    profile: 'extensions',
     fields: ['blockUrls'],
     needs: ['fixtures'],
     request: { body: { ...BLOCK_PAGE, blockUrls: ['*/ext-block.css*'] } },
@@ -95,18 +95,18 @@ export const extPrepareCases: Case[] = [
   },
   {
     id: 'ext.clip.exact-scale-2',
+    tags: ['ignores-clip'],
     must: 'The service MUST capture exactly the clip region, times the scale factor, far below the window: a 50 x 30 box at scale 2 is a 100 x 60 image, all of it the box.',
     rules: ['X/clip'],
-    profile: 'extensions',
     fields: ['clip'],
     request: { body: html('ext-clip', { ...quiet, viewport: { ...VP, deviceScaleFactor: 2 }, clip: { x: 101, y: 1201, width: 50, height: 30 } }) },
     expect: png(100, 60, [exact(box(0, 0, 100, 60), GREEN, 'every pixel is the box')]),
   },
   {
     id: 'ext.clip.edges-scale-1',
+    tags: ['ignores-clip'],
     must: 'The service MUST place the clip region to the pixel: one CSS pixel more on each side shows exactly one row and column of the page around the box.',
     rules: ['X/clip'],
-    profile: 'extensions',
     fields: ['clip'],
     request: { body: html('ext-clip', { ...quiet, clip: { x: 100, y: 1200, width: 52, height: 32 } }) },
     expect: png(52, 32, [
@@ -119,9 +119,9 @@ export const extPrepareCases: Case[] = [
   },
   {
     id: 'ext.clip.full-page-scale-2',
+    tags: ['ignores-clip'],
     must: 'The service MUST capture exactly the clip region with fullPage too: at scale 2, one CSS pixel around the box is two rows and columns of the page.',
     rules: ['X/clip'],
-    profile: 'extensions',
     fields: ['clip'],
     request: {
       body: html('ext-clip', { ...quiet, fullPage: true, viewport: { ...VP, deviceScaleFactor: 2 }, clip: { x: 100, y: 1200, width: 52, height: 32 } }),
@@ -135,18 +135,18 @@ export const extPrepareCases: Case[] = [
   },
   {
     id: 'ext.delay.late-change',
+    tags: ['ignores-delay'],
     must: 'The service MUST wait delay milliseconds before the capture: a page that turns green 2 s after it loads is green with delay 3500.',
     rules: ['X/delay'],
-    profile: 'extensions',
     fields: ['delay'],
     request: { body: html('ext-delay', { ...quiet, delay: 3500 }) },
     expect: png(320, 240, [color(box(100, 80, 120, 80), GREEN, 'the colour after 2 s')]),
   },
   {
     id: 'ext.failOnTargetError.404',
+    tags: ['ignores-fail-on-target-error'],
     must: 'The service MUST answer an error instead of a picture when failOnTargetError is set and the target answers 404.',
     rules: ['X/failOnTargetError'],
-    profile: 'extensions',
     fields: ['failOnTargetError'],
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/status?code=404&case=fail-on-target-error' }, ...quiet, failOnTargetError: true } },
@@ -154,9 +154,9 @@ export const extPrepareCases: Case[] = [
   },
   {
     id: 'ext.failOnTargetError.200',
+    tags: ['ignores-fail-on-target-error'],
     must: 'The service MUST capture a target that answers 200 as usual when failOnTargetError is set.',
     rules: ['X/failOnTargetError'],
-    profile: 'extensions',
     fields: ['failOnTargetError'],
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/plain.html?case=fail-on-target-error-200' }, ...quiet, failOnTargetError: true } },

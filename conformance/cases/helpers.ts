@@ -1,5 +1,5 @@
 // Small constructors that keep the case files readable. They only build data.
-import type { Expectation, GoldenSpec, Probe, Region } from '../model.ts';
+import type { Expectation, GoldenSpec, Probe, Region } from '../model/model.ts';
 
 export const RED: [number, number, number] = [0xe0, 0x20, 0x20];
 export const GREEN: [number, number, number] = [0x20, 0xa0, 0x40];
@@ -72,3 +72,6 @@ export const png = (width: number, height: number, probes: Probe[] = [], extra: 
 });
 
 export const html = (fixture: string, extra: Record<string, unknown> = {}) => ({ html: { $fixture: fixture }, ...extra });
+
+/** The case with these tags added (for cases a helper builds: see Case.tags). */
+export const tagged = <T extends { tags?: string[] }>(c: T, ...tags: string[]): T => ({ ...c, tags: [...(c.tags ?? []), ...tags] });

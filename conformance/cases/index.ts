@@ -1,7 +1,7 @@
 // All cases (REST and MCP alike), and the selection of cases for a run (profiles). Cases are data;
 // see model.ts.
-import type { Case, Profile } from '../model.ts';
-import { RULES_BY_ID } from '../rules.ts';
+import type { Case, CaseSpec, Profile } from '../model/model.ts';
+import { RULES_BY_ID } from '../model/rules.ts';
 import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
@@ -11,26 +11,30 @@ import { extPrepareCases } from './ext-prepare.ts';
 import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
 import { extTallCases } from './ext-tall.ts';
-import { mcpCases } from './mcp.ts';
+import { mcpCoreCases, mcpReferenceCases } from './mcp.ts';
 import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
 
+/** The cases of one list, in the profile that list is (the only place a written case gets its profile). */
+const inProfile = (profile: Profile, cases: readonly CaseSpec[]): Case[] => cases.map((c) => ({ ...c, profile }));
+
 export function allCases(): Case[] {
   const list = [
-    ...coreRequestCases,
-    ...coreCaptureCases,
-    ...coreBehaviourCases,
-    ...consentCases(),
-    ...mcpCases,
-    ...referenceCases,
-    ...securityCases,
-    ...extensionCases,
-    ...emulationCases,
-    ...extPrepareCases,
-    ...extTallCases,
-    ...compareCases,
-    ...pairwiseCases(),
+    ...inProfile('core', coreRequestCases),
+    ...inProfile('core', coreCaptureCases),
+    ...inProfile('core', coreBehaviourCases),
+    ...consentCases(), // profiles from the fixtures' manifest
+    ...inProfile('core', mcpCoreCases),
+    ...inProfile('reference', mcpReferenceCases),
+    ...inProfile('reference', referenceCases),
+    ...inProfile('security', securityCases),
+    ...inProfile('extensions', extensionCases),
+    ...inProfile('extensions', emulationCases),
+    ...inProfile('extensions', extPrepareCases),
+    ...inProfile('extensions', extTallCases),
+    ...inProfile('extensions', compareCases),
+    ...pairwiseCases(), // profiles from their plans
   ];
   validateCases(list);
   return list;

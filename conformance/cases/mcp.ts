@@ -7,7 +7,7 @@
 // (derived here from the one schema, server/request/schema.ts, never a copy), 401 as a JSON-RPC
 // error, errors as isError "<code>: <message>", the 750,000-byte image budget, billing.
 import reference from '../data/reference-request.json' with { type: 'json' };
-import type { Case, Expectation, HttpRequestSpec, McpRequestSpec, Probe } from '../model.ts';
+import type { CaseSpec, Expectation, HttpRequestSpec, McpRequestSpec, Probe } from '../model/model.ts';
 
 const BLUE: [number, number, number] = [32, 64, 192];
 const GREEN: [number, number, number] = [32, 160, 64]; // fixtures/pages/plain.html
@@ -68,12 +68,12 @@ const UNAUTHORIZED: Expectation = {
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export const mcpCases: Case[] = [
+/** MCP cases of the core profile: the spec's MCP rules (§4.2). */
+export const mcpCoreCases: CaseSpec[] = [
   {
     id: 'mcp-core-auth-required',
     must: 'The MCP server MUST refuse a request without a valid Bearer key (no tool access) and serve it with one.',
     rules: ['4.2/mcp', '5/bearer'],
-    profile: 'core',
     needs: ['mcp'],
     request: initialize('none', 'no Authorization'),
     expect: { status: '4xx', anyFailureBody: true },
@@ -87,7 +87,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-core-tool-listed',
     must: 'The MCP server MUST, with a valid Bearer key, initialize with the tools capability and list a screenshot tool.',
     rules: ['4.2/mcp', '1/mcp', '5/bearer'],
-    profile: 'core',
     needs: ['mcp'],
     request: { mcp: 'list-tools' },
     expect: {
@@ -103,7 +102,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-core-capture-html',
     must: 'The MCP server MUST offer a screenshot tool that captures supplied HTML and returns it as image content.',
     rules: ['4.2/mcp', '1/mcp', '2.1/html'],
-    profile: 'core',
     needs: ['mcp'],
     request: call({ html: BLUE_PAGE }),
     expect: captured(BLUE),
@@ -112,7 +110,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-core-capture-url',
     must: 'The MCP server MUST offer a screenshot tool that captures a page by URL and returns it as image content.',
     rules: ['4.2/mcp', '1/mcp', '2.1/url'],
-    profile: 'core',
     needs: ['mcp', 'fixtures'],
     request: call({ url: { $fixtureUrl: '/pages/plain.html' } }),
     expect: captured(GREEN),
@@ -121,16 +118,18 @@ export const mcpCases: Case[] = [
     id: 'mcp-core-invalid-request',
     must: 'The MCP server MUST answer a tool call with neither url nor html with an error, never with an image or an empty success.',
     rules: ['4.2/mcp', '2.1/rule-1'],
-    profile: 'core',
     needs: ['mcp'],
     request: call({}, { params: ['html', 'url'] }),
     expect: refused(),
   },
+];
+
+/** MCP cases of the reference profile: the reference server's own decisions (DESIGN §3). */
+export const mcpReferenceCases: CaseSpec[] = [
   {
     id: 'mcp-ref-unauthorized',
     must: 'The MCP server MUST answer a missing, malformed or unknown key with 401, WWW-Authenticate: Bearer and a JSON-RPC error body (what MCP clients show) whose message says so and whose data.error is "unauthorized".',
     rules: ['mcp/auth', 'D3/unauthorized', '5/bearer'],
-    profile: 'reference',
     needs: ['mcp'],
     request: initialize('none', 'no Authorization'),
     expect: UNAUTHORIZED,
@@ -143,7 +142,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-stateless',
     must: 'The MCP server MUST, being stateless, answer GET and DELETE with 405 method_not_allowed and Allow: POST.',
     rules: ['mcp/auth', 'D3/method-not-allowed'],
-    profile: 'reference',
     needs: ['mcp'],
     request: { endpoint: 'mcp', method: 'GET', headers: { accept: 'text/event-stream' }, label: 'GET' },
     expect: { status: 405, error: 'method_not_allowed', headers: { allow: 'POST' } },
@@ -158,7 +156,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-tool-schema',
     must: 'The MCP server MUST list take_screenshot first, whose input schema is the REST body schema (every field, bound and default) with the cross-field rules in words.',
     rules: ['mcp/tool', '2.1/format', '2.1/waitUntil', '2.1/blockCookieBanners'],
-    profile: 'reference',
     needs: ['mcp'],
     request: { mcp: 'list-tools' },
     expect: {
@@ -174,7 +171,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-errors',
     must: 'The MCP server MUST answer a failed tool call with isError and "<code>: <message>" (the REST code and the field-naming message), and charge nothing.',
     rules: ['mcp/results', '2.1/rule-3', '7/row-4', '7/row-1', '7/row-5'],
-    profile: 'reference',
     needs: ['mcp'],
     request: call({ html: '<p>x</p>', viewport: { width: 0, height: 100 } }, { label: 'viewport.width 0' }),
     expect: refused(['^bad_request: .*viewport\\.width', NOTHING_CHARGED]),
@@ -190,7 +186,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-text-part',
     must: 'The MCP server MUST return with a successful tool call, besides the image, a text part with size, format, banner cleanup and credits.',
     rules: ['mcp/results', '2.2/exact-frame'],
-    profile: 'reference',
     needs: ['mcp'],
     request: call({ html: BLUE_PAGE, viewport: { width: 320, height: 200 } }),
     expect: captured(BLUE, { image: { type: 'png', width: 320, height: 200 }, text: ['PNG 320x200, [\\d,]+ bytes', 'Banner cleanup: \\w+', CREDITS] }),
@@ -199,7 +194,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-size-budget',
     must: `The MCP server MUST re-encode or downscale an image over ${REF_BUDGET.toLocaleString('en-US')} bytes to fit, and say so in the text part.`,
     rules: ['mcp/size-budget'],
-    profile: 'reference',
     needs: ['mcp'],
     heavy: true,
     timeoutMs: 120_000,
@@ -213,7 +207,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-billing',
     must: 'The MCP server MUST charge one credit for a successful capture and nothing for a failed one, as over REST.',
     rules: ['1/billing-success', '1/billing-failed', '8/cost', 'mcp/tool'],
-    profile: 'reference',
     needs: ['mcp', 'mcpFreshKey'],
     request: call({ html: BLUE_PAGE, viewport: { width: 100, height: 50 } }, { auth: 'mcp-fresh', label: 'first success' }),
     expect: captured(BLUE, { text: ['Credits: 1 charged'] }),
@@ -236,7 +229,6 @@ export const mcpCases: Case[] = [
     id: 'mcp-ref-cache-free',
     must: 'The MCP server MUST charge nothing for a cached url result, as over REST.',
     rules: ['1/billing-cached', '8/cost', 'D3/cache-header'],
-    profile: 'reference',
     needs: ['mcp', 'fixtures', 'mcpFreshKey'],
     request: call({ url: { $fixtureUrl: '/pages/plain.html?mcp-cache' }, viewport: { width: 100, height: 50 } }, { auth: 'mcp-fresh', label: 'first call' }),
     expect: captured(GREEN, { text: ['Credits: 1 charged'] }),

@@ -1,7 +1,7 @@
 // Reference profile: the reference server's decisions for what the spec leaves open (DESIGN §3):
 // error statuses and codes, response headers, billing and caching as seen through those headers.
 // An alternative implementation may choose otherwise; run it with --profile core.
-import type { Case, Expectation, Step } from '../model.ts';
+import type { CaseSpec, Expectation, Step } from '../model/model.ts';
 import { around, BLUE, box, color, GREEN, html, png, RED, YELLOW } from './helpers.ts';
 
 const VP = { width: 320, height: 240 };
@@ -35,13 +35,12 @@ const ledgerUrlStep = (cache: 'miss' | 'hit', fromStep: number, plus: number): S
   },
 });
 
-export const referenceCases: Case[] = [
+export const referenceCases: CaseSpec[] = [
   // authentication
   {
     id: 'ref.auth.missing-key',
     must: 'The reference server MUST answer 401 unauthorized with WWW-Authenticate: Bearer when no key is sent.',
     rules: ['D3/unauthorized', '5/bearer'],
-    profile: 'reference',
     request: { auth: 'none', body: plain() },
     expect: err(401, 'unauthorized', { headers: { 'www-authenticate': { matches: '^Bearer' }, 'x-request-id': { present: true } } }),
   },
@@ -49,7 +48,6 @@ export const referenceCases: Case[] = [
     id: 'ref.auth.unknown-key',
     must: 'The reference server MUST answer 401 unauthorized for an unknown key.',
     rules: ['D3/unauthorized'],
-    profile: 'reference',
     request: { auth: 'invalid', body: plain() },
     expect: err(401, 'unauthorized', { headers: { 'www-authenticate': { matches: '^Bearer' } } }),
   },
@@ -57,7 +55,6 @@ export const referenceCases: Case[] = [
     id: 'ref.auth.malformed-header',
     must: 'The reference server MUST answer 401 unauthorized for a non-Bearer Authorization header.',
     rules: ['D3/unauthorized'],
-    profile: 'reference',
     request: { auth: 'malformed', body: plain() },
     expect: err(401, 'unauthorized'),
   },
@@ -67,7 +64,6 @@ export const referenceCases: Case[] = [
     id: 'ref.html.2000001-bytes-413',
     must: 'The reference server MUST answer 413 payload_too_large for html of 2,000,001 bytes.',
     rules: ['D3/payload-too-large', '8/html-size'],
-    profile: 'reference',
     request: { body: { html: { $html: { bytes: 2_000_001 } }, viewport: VP } },
     expect: err(413, 'payload_too_large', { message: 'html' }),
   },
@@ -75,7 +71,6 @@ export const referenceCases: Case[] = [
     id: 'ref.html.multibyte-413',
     must: 'The reference server MUST count UTF-8 bytes: 2,000,002 bytes of two-byte characters give 413.',
     rules: ['D3/payload-too-large', '8/html-size'],
-    profile: 'reference',
     request: { body: { html: { $html: { bytes: 2_000_002, fill: 'é' } }, viewport: VP } },
     expect: err(413, 'payload_too_large'),
   },
@@ -83,7 +78,6 @@ export const referenceCases: Case[] = [
     id: 'ref.content-type.text-plain',
     must: 'The reference server MUST answer 415 unsupported_media_type for a text/plain body.',
     rules: ['D3/unsupported-media-type'],
-    profile: 'reference',
     request: { body: plain(), headers: { 'content-type': 'text/plain' } },
     expect: err(415, 'unsupported_media_type'),
   },
@@ -91,7 +85,6 @@ export const referenceCases: Case[] = [
     id: 'ref.content-type.missing',
     must: 'The reference server MUST answer 415 unsupported_media_type when Content-Type is absent.',
     rules: ['D3/unsupported-media-type'],
-    profile: 'reference',
     request: { rawBody: '{"html":"<p>x</p>"}', headers: { 'content-type': '' } },
     expect: err(415, 'unsupported_media_type'),
   },
@@ -99,7 +92,6 @@ export const referenceCases: Case[] = [
     id: 'ref.json.invalid',
     must: 'The reference server MUST answer 400 bad_request for a body that is not JSON, without echoing it.',
     rules: ['D3/invalid-json'],
-    profile: 'reference',
     request: { rawBody: '{"html": "<p>conformance-secret-7f3a</p>", oops' },
     expect: err(400, 'bad_request', { messageExcludes: 'conformance-secret-7f3a' }),
   },
@@ -107,7 +99,6 @@ export const referenceCases: Case[] = [
     id: 'ref.json.not-an-object',
     must: 'The reference server MUST answer 400 bad_request for a JSON body that is not an object.',
     rules: ['D3/invalid-json', '2.1/rule-3'],
-    profile: 'reference',
     request: { rawBody: '["html"]' },
     expect: err(400, 'bad_request'),
   },
@@ -115,7 +106,6 @@ export const referenceCases: Case[] = [
     id: 'ref.message.field-path',
     must: 'The reference server MUST name the field by its path: "viewport.width must be ...".',
     rules: ['2.1/rule-3'],
-    profile: 'reference',
     request: { body: html('plain', { viewport: { width: 10001, height: 100 } }) },
     expect: err(400, 'bad_request', { message: 'viewport\\.width must be' }),
   },
@@ -123,7 +113,6 @@ export const referenceCases: Case[] = [
     id: 'ref.message.all-fields',
     must: 'The reference server MUST collect every field error of a request into one 400 naming each field.',
     rules: ['2.1/rule-3'],
-    profile: 'reference',
     request: { body: plain({ format: 'gif', fullPage: 'yes', blockAds: 3 }) },
     expect: err(400, 'bad_request', { message: '(?=.*format)(?=.*fullPage)(?=.*blockAds)' }),
   },
@@ -133,7 +122,6 @@ export const referenceCases: Case[] = [
     id: 'ref.route.not-found',
     must: 'The reference server MUST answer 404 not_found for an unknown route.',
     rules: ['D3/not-found'],
-    profile: 'reference',
     request: { method: 'GET', path: '/v1/no-such-route' },
     expect: err(404, 'not_found'),
   },
@@ -141,7 +129,6 @@ export const referenceCases: Case[] = [
     id: 'ref.route.v2-not-found',
     must: 'The reference server MUST answer 404 not_found for another version of the path.',
     rules: ['D3/not-found', '9/path-version'],
-    profile: 'reference',
     request: { path: '/v2/screenshot', body: plain() },
     expect: err(404, 'not_found'),
   },
@@ -149,7 +136,6 @@ export const referenceCases: Case[] = [
     id: 'ref.route.method-not-allowed',
     must: 'The reference server MUST answer 405 method_not_allowed with Allow: POST for GET /v1/screenshot.',
     rules: ['D3/method-not-allowed'],
-    profile: 'reference',
     request: { method: 'GET', path: '/v1/screenshot' },
     expect: err(405, 'method_not_allowed', { headers: { allow: { matches: 'POST' } } }),
   },
@@ -159,7 +145,6 @@ export const referenceCases: Case[] = [
     id: 'ref.navigation.connection-dropped',
     must: 'The reference server MUST answer 502 navigation_failed when the target drops the connection.',
     rules: ['D3/navigation-failed'],
-    profile: 'reference',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/hangup' }, viewport: VP } },
     expect: err(502, 'navigation_failed'),
@@ -168,7 +153,6 @@ export const referenceCases: Case[] = [
     id: 'ref.navigation.redirect-to-loopback',
     must: 'The reference server MUST answer 400 bad_request naming the blocked hop when a redirect leads to loopback, and never connect to it.',
     rules: ['D3/redirect-blocked', '1/private-targets'],
-    profile: 'reference',
     needs: ['fixtures', 'canary'],
     request: { body: { url: { $template: '{{fixtures:/redirect?status=302&to=}}{{canary:/redirected}}' }, viewport: VP } },
     expect: err(400, 'bad_request', { message: 'redirect|127\\.0\\.0\\.1|blocked', canaryConnections: 0 }),
@@ -179,7 +163,6 @@ export const referenceCases: Case[] = [
     id: 'ref.headers.success-html',
     must: 'The reference server MUST send x-request-id, x-credits-charged 1, x-credits-remaining, x-cache miss and x-banner-action on an html success.',
     rules: ['D3/request-id', 'D3/credits-headers', 'D3/banner-action', 'D3/cache-header', '1/billing-success'],
-    profile: 'reference',
     request: { body: plain() },
     expect: png(320, 240, greenProbe, { headers: { ...SUCCESS_HEADERS, 'x-banner-action': 'none', 'x-target-status': { present: false } } }),
   },
@@ -187,7 +170,6 @@ export const referenceCases: Case[] = [
     id: 'ref.headers.target-status',
     must: "The reference server MUST report the target's HTTP status in x-target-status (url mode), here 404, and still capture.",
     rules: ['D3/target-status'],
-    profile: 'reference',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/status?code=404&case=target-status' }, viewport: VP } },
     expect: png(320, 240, [], { headers: { 'x-target-status': '404' } }),
@@ -196,16 +178,14 @@ export const referenceCases: Case[] = [
     id: 'ref.headers.target-status-200',
     must: 'The reference server MUST send x-target-status 200 for a normal url capture.',
     rules: ['D3/target-status'],
-    profile: 'reference',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/plain.html?case=target-status-200' }, viewport: VP } },
     expect: png(320, 240, greenProbe, { headers: { 'x-target-status': '200' } }),
   },
-  ...(['png', 'jpeg', 'webp'] as const).map((f): Case => ({
+  ...(['png', 'jpeg', 'webp'] as const).map((f): CaseSpec => ({
     id: `ref.headers.content-disposition-${f}`,
     must: `The reference server MUST send content-disposition: inline; filename="screenshot.${f === 'jpeg' ? 'jpg' : f}" for ${f}.`,
     rules: ['D3/content-disposition', '2.3/content-disposition'],
-    profile: 'reference',
     request: { body: plain({ format: f }) },
     expect: {
       status: 200,
@@ -218,7 +198,6 @@ export const referenceCases: Case[] = [
     id: 'ref.headers.banner-action-hidden',
     must: 'The reference server MUST report what the clean-up did in x-banner-action (a banner was removed).',
     rules: ['D3/banner-action'],
-    profile: 'reference',
     request: { body: html('banner-basic', { viewport: { width: 800, height: 600 } }) },
     expect: png(800, 600, [], { headers: { 'x-banner-action': { matches: '^(hidden|rejected)' } } }),
   },
@@ -226,7 +205,6 @@ export const referenceCases: Case[] = [
     id: 'ref.headers.banner-action-reverted',
     must: 'The reference server MUST report x-banner-action: reverted for the near-empty page.',
     rules: ['D3/banner-action', '4.1/rule-3-revert'],
-    profile: 'reference',
     request: { body: html('near-empty', { viewport: VP }) },
     expect: png(320, 240, [], { headers: { 'x-banner-action': { matches: '^reverted' } } }),
   },
@@ -234,7 +212,6 @@ export const referenceCases: Case[] = [
     id: 'ref.headers.banner-action-none-when-disabled',
     must: 'The reference server MUST report x-banner-action: none with blockCookieBanners: false.',
     rules: ['D3/banner-action', '4.1/rule-4-keep'],
-    profile: 'reference',
     request: { body: html('banner-basic', { viewport: { width: 800, height: 600 }, blockCookieBanners: false }) },
     expect: png(800, 600, [color(box(520, 450, 270, 140), RED, 'banner kept')], { headers: { 'x-banner-action': 'none' } }),
   },
@@ -242,9 +219,9 @@ export const referenceCases: Case[] = [
   // caching and billing (the reference server's headers make them observable)
   {
     id: 'ref.cache.url-hit-not-billed',
+    tags: ['charges-cache-hits'],
     must: 'The reference server MUST serve a repeated url capture from cache (x-cache: hit) without charging a credit.',
     rules: ['D3/cache-header', '1/billing-cached', '8/cost'],
-    profile: 'reference',
     needs: ['fixtures'],
     request: { body: { url: { $template: '{{fixtures:/pages/blocks.html?case=cache-hit&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } },
     expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } },
@@ -259,7 +236,6 @@ export const referenceCases: Case[] = [
     id: 'ref.cache.html-never-cached',
     must: 'The reference server MUST NOT cache html renders: the same html twice is rendered and charged twice.',
     rules: ['D3/html-not-cached', '1/html-not-retained'],
-    profile: 'reference',
     request: { body: plain({ fullPage: false, 'x-case': 'html-never-cached' }) },
     expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } },
     then: [
@@ -273,7 +249,6 @@ export const referenceCases: Case[] = [
     id: 'ref.billing.ledger',
     must: 'The reference server MUST start a new key at 100 free credits, charge 1 per successful capture, and charge nothing for failures or cache hits.',
     rules: ['1/free-allowance', '8/free-allowance', '1/billing-success', '1/billing-failed', '1/billing-cached', '8/cost', 'D3/credits-headers'],
-    profile: 'reference',
     needs: ['freshKey', 'fixtures'],
     request: { auth: 'fresh', body: plain() },
     expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-credits-charged': '1', 'x-credits-remaining': '99' } },
@@ -302,7 +277,6 @@ export const referenceCases: Case[] = [
     id: 'ref.selector.scaled',
     must: "The reference server MUST capture a selector's box at the device scale factor (320x180 at 2 is 640x360).",
     rules: ['2.2/scale', '4.1/rule-2'],
-    profile: 'reference',
     request: { body: html('element', { viewport: { width: 800, height: 600, deviceScaleFactor: 2 }, selector: '#target' }) },
     expect: png(640, 360, [color(box(8, 8, 300, 160), YELLOW), color(box(340, 190, 290, 160), BLUE)]),
   },
@@ -310,7 +284,6 @@ export const referenceCases: Case[] = [
     id: 'ref.omitBackground.webp-alpha',
     must: 'The reference server MUST keep transparency in WebP with omitBackground: true.',
     rules: ['2.1/omitBackground'],
-    profile: 'reference',
     request: { body: html('transparent', { viewport: { width: 400, height: 300 }, omitBackground: true, format: 'webp' }) },
     expect: {
       status: 200,
@@ -322,7 +295,6 @@ export const referenceCases: Case[] = [
     id: 'ref.omitBackground.jpeg-white',
     must: 'The reference server MUST flatten JPEG (no alpha) onto white with omitBackground: true.',
     rules: ['2.1/omitBackground'],
-    profile: 'reference',
     request: { body: html('transparent', { viewport: { width: 400, height: 300 }, omitBackground: true, format: 'jpeg' }) },
     expect: {
       status: 200,

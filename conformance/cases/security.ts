@@ -2,42 +2,39 @@
 // canary listeners on loopback that must see zero connections. Needs the suite's fixture server and
 // canaries reachable by the implementation (same host). Off-machine address classes additionally
 // need --isolated-network: never send them to an implementation that could reach a real network.
-import type { Case, CanarySpelling } from '../model.ts';
+import type { CaseSpec, CanarySpelling } from '../model/model.ts';
 import { absent, box, BUDGET_PLUS_SLACK_MS, color, GREEN, html, MAGENTA, png } from './helpers.ts';
 
 const VP = { width: 320, height: 240 };
 const noCanary = [absent(box(0, 0, 320, 240), MAGENTA, 'no canary content')];
 
-function spelling(s: CanarySpelling): Case {
+function spelling(s: CanarySpelling): CaseSpec {
   return {
     id: `sec.spelling.${s}`,
     must: `The service MUST reject the loopback canary written as "${s}" with 400 bad_request and never connect to it.`,
     rules: ['T/spellings', '4.1/rule-8', '1/private-targets'],
-    profile: 'security',
     needs: ['canary'],
     request: { body: { url: { $canaryUrl: '/spelling', spelling: s }, viewport: VP } },
     expect: { status: 400, error: 'bad_request', canaryConnections: 0 },
   };
 }
 
-function rawTarget(id: string, url: string, rules: string[], must: string): Case {
+function rawTarget(id: string, url: string, rules: string[], must: string): CaseSpec {
   return {
     id,
     must,
     rules,
-    profile: 'security',
     needs: ['canary'],
     request: { body: { url: { $template: url }, viewport: VP } },
     expect: { status: 400, error: 'bad_request', canaryConnections: 0 },
   };
 }
 
-function redirect(status: number): Case {
+function redirect(status: number): CaseSpec {
   return {
     id: `sec.redirect.${status}`,
     must: `The service MUST NOT follow a ${status} redirect to a loopback address.`,
     rules: ['T/after-first-hop', '1/private-targets'],
-    profile: 'security',
     needs: ['fixtures', 'canary'],
     request: { body: { url: { $template: `{{fixtures:/redirect?status=${status}&to=}}{{canary:/r${status}}}` }, viewport: VP } },
     expect: { status: [400, 502], canaryConnections: 0 },
@@ -45,12 +42,11 @@ function redirect(status: number): Case {
 }
 
 /** An html page that points one kind of subresource at the canary: 200, the page rendered, no connection. */
-function subresource(kind: string, markup: string): Case {
+function subresource(kind: string, markup: string): CaseSpec {
   return {
     id: `sec.html-subresource.${kind}`,
     must: `The service MUST NOT let a ${kind} in supplied html connect to a loopback address.`,
     rules: ['T/subresources'],
-    profile: 'security',
     needs: ['canary'],
     request: {
       body: {
@@ -63,12 +59,11 @@ function subresource(kind: string, markup: string): Case {
   };
 }
 
-function navigation(kind: string, markup: string): Case {
+function navigation(kind: string, markup: string): CaseSpec {
   return {
     id: `sec.html-navigation.${kind}`,
     must: `The service MUST NOT let a ${kind} in supplied html navigate to a loopback address.`,
     rules: ['T/after-first-hop'],
-    profile: 'security',
     needs: ['canary'],
     request: {
       body: {
@@ -83,12 +78,11 @@ function navigation(kind: string, markup: string): Case {
   };
 }
 
-function offMachine(name: string, url: string): Case {
+function offMachine(name: string, url: string): CaseSpec {
   return {
     id: `sec.address.${name}`,
     must: `The service MUST reject ${url} (${name}) with 400 bad_request before connecting.`,
     rules: ['T/address-classes', '4.1/rule-8', '1/private-targets'],
-    profile: 'security',
     needs: ['isolatedNetwork'],
     request: { body: { url, viewport: VP } },
     // no time bound: in the isolated namespace a connection attempt fails at once (502, not 400)
@@ -96,7 +90,7 @@ function offMachine(name: string, url: string): Case {
   };
 }
 
-export const securityCases: Case[] = [
+export const securityCases: CaseSpec[] = [
   ...(['localhost', 'decimal', 'hex', 'octal', 'short', 'ipv6', 'mapped', 'trailing-dot', 'userinfo', 'upper-scheme'] as CanarySpelling[]).map(spelling),
   rawTarget(
     'sec.spelling.unspecified-v4',
@@ -158,7 +152,6 @@ export const securityCases: Case[] = [
     id: 'sec.url-subresources',
     must: 'The service MUST NOT let the subresources of a public page (img, iframe, script, css, fetch, XHR, beacon, WebSocket) connect to a loopback address.',
     rules: ['T/subresources', '1/private-targets'],
-    profile: 'security',
     needs: ['fixtures', 'canary'],
     request: { body: { url: { $template: '{{fixtures:/pages/subresources.html?canary=}}{{canary}}' }, viewport: VP, waitUntil: 'networkidle0' } },
     expect: png(320, 240, [color(box(200, 150, 100, 80), GREEN, 'page rendered'), ...noCanary], { canaryConnections: 0 }),
@@ -177,7 +170,6 @@ export const securityCases: Case[] = [
     id: 'sec.isolation.fresh-context',
     must: 'The service MUST render every request in a fresh context: cookies and storage from an earlier request are not visible.',
     rules: ['T/isolation'],
-    profile: 'security',
     needs: ['fixtures'],
     request: { body: { url: { $fixtureUrl: '/pages/cookie-isolation.html?n=1' }, viewport: VP }, headers: { 'cache-control': 'no-cache' } },
     expect: png(320, 240, [color(box(0, 0, 320, 240), GREEN, 'fresh context')]),
@@ -192,7 +184,6 @@ export const securityCases: Case[] = [
     id: 'sec.dos.dialogs-and-popups',
     must: 'The service MUST dismiss dialogs and popups and still capture the page within the budget.',
     rules: ['T/dos'],
-    profile: 'security',
     request: { body: html('dialogs', { viewport: VP, waitUntil: 'load' }) },
     expect: png(320, 240, [color(box(0, 0, 320, 240), GREEN)], { maxDurationMs: BUDGET_PLUS_SLACK_MS }),
   },
@@ -200,7 +191,6 @@ export const securityCases: Case[] = [
     id: 'sec.dos.busy-loop',
     must: 'The service MUST end a render whose page loops forever within the budget with an error, and serve the next request normally.',
     rules: ['T/dos', '8/render-budget'],
-    profile: 'security',
     heavy: true,
     timeoutMs: 90_000,
     request: { body: html('busy-loop', { viewport: VP }) },

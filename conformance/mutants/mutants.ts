@@ -1,21 +1,32 @@
 // Deliberately broken implementations: each is a proxy in front of the reference server that breaks
-// exactly ONE rule. The suite must reject every one (run-mutants.ts). `cases` is the subset of case
-// ids the mutant is run against (the cases relevant to the rule it breaks), to keep the run
-// affordable; run-mutants.ts also checks that the same subset passes against the unbroken server.
+// exactly ONE rule. The suite must reject every one (run-mutants.ts). `cases` is the subset of cases
+// the mutant is run against (the cases relevant to the rule it breaks), to keep the run affordable:
+// the cases tagged with its id (Case.tags, written on the case), or for a pair mutant the generated
+// cases holding its pair; run-mutants.ts also checks that the same subset passes against the
+// unbroken server, and self-test/mutants.test.ts that no mutant is left without a case.
 import sharp from 'sharp';
 import { request } from 'undici';
 import { screenshotRequestSchema } from '../../server/request/schema.ts';
 import { body, isShot, jsonOf, jsonResponse, withJson } from './proxy.ts';
 import { PAIR_MUTANTS } from './pairs.ts';
 import type { ProxyHooks } from './proxy.ts';
+import type { Case } from '../model/model.ts';
 
 export interface Mutant {
   id: string;
   /** The rule it breaks (a rule id from rules.ts) and how. */
   breaks: string;
   description: string;
-  cases: RegExp;
+  cases: MutantCases;
   hooks: ProxyHooks;
+}
+
+/** The cases a mutant runs against: those carrying a tag, or a set computed from the generator (pairwise). */
+export type MutantCases = { tag: string } | { ids: ReadonlySet<string> };
+
+/** Whether the mutant runs against this case. */
+export function selects(m: Pick<Mutant, 'cases'>, c: Pick<Case, 'id' | 'tags'>): boolean {
+  return 'tag' in m.cases ? (c.tags ?? []).includes(m.cases.tag) : m.cases.ids.has(c.id);
 }
 
 /** The known request fields, from the one schema. */
@@ -26,7 +37,7 @@ export const MUTANTS: Mutant[] = [
     id: 'content-type-mislabel',
     breaks: '2.3/content-type',
     description: 'labels PNG images as image/jpeg',
-    cases: /^format\.(png|default-png)$/,
+    cases: { tag: 'content-type-mislabel' },
     hooks: {
       onResponse: (res) => (res.headers['content-type']?.startsWith('image/png') ? { ...res, headers: { ...res.headers, 'content-type': 'image/jpeg' } } : res),
     },
@@ -35,7 +46,7 @@ export const MUTANTS: Mutant[] = [
     id: 'format-ignored',
     breaks: '2.1/format',
     description: 'renders webp requests as png but labels them image/webp',
-    cases: /^format\.webp$/,
+    cases: { tag: 'format-ignored' },
     hooks: {
       onRequest(req) {
         const b = isShot(req.path, req.method) ? jsonOf(req) : null;
@@ -50,35 +61,35 @@ export const MUTANTS: Mutant[] = [
     id: 'drops-selector',
     breaks: '4.1/rule-2',
     description: 'ignores `selector` and captures the viewport',
-    cases: /^selector\./,
+    cases: { tag: 'drops-selector' },
     hooks: body(({ selector: _s, ...b }) => b),
   },
   {
     id: 'ignores-scale',
     breaks: '2.2/scale',
     description: 'ignores viewport.deviceScaleFactor',
-    cases: /^(viewport\.(share-card-retina-2x|scale-3)|bounds\.scale\.(0\.1|4))$/,
+    cases: { tag: 'ignores-scale' },
     hooks: body((b) => (b.viewport && typeof b.viewport === 'object' ? { ...b, viewport: { width: b.viewport.width, height: b.viewport.height } } : b)),
   },
   {
     id: 'accepts-quality-with-png',
     breaks: '4.1/rule-7',
     description: 'accepts `quality` with png (drops it instead of answering 400)',
-    cases: /^quality\.(with-png|without-format)$/,
+    cases: { tag: 'accepts-quality-with-png' },
     hooks: body((b) => (b.quality !== undefined && (b.format === undefined || b.format === 'png') ? { ...b, quality: undefined } : b)),
   },
   {
     id: 'timeout-as-500',
     breaks: '7/row-6',
     description: 'turns 504 render_timeout into 500',
-    cases: /^waitForSelector\.never-times-out$/,
+    cases: { tag: 'timeout-as-500' },
     hooks: { onResponse: (res) => (res.status === 504 ? { ...res, status: 500 } : res) },
   },
   {
     id: 'renames-error-code',
     breaks: '7/row-5',
     description: 'sends `element_not_found` instead of `selector_not_found`',
-    cases: /^selector\.not-found/,
+    cases: { tag: 'renames-error-code' },
     hooks: {
       onResponse: (res) =>
         res.status === 400 ? { ...res, body: Buffer.from(res.body.toString('utf8').replace('"selector_not_found"', '"element_not_found"')) } : res,
@@ -88,7 +99,7 @@ export const MUTANTS: Mutant[] = [
     id: 'wrong-size',
     breaks: '2.2/exact-frame',
     description: 'returns images one pixel narrower than asked',
-    cases: /^viewport\.(share-card-1200x630|lays-out-in-window|default-1280x720)$/,
+    cases: { tag: 'wrong-size' },
     hooks: {
       async onResponse(res) {
         if (res.status !== 200 || !res.headers['content-type']?.startsWith('image/png')) return res;
@@ -109,7 +120,7 @@ export const MUTANTS: Mutant[] = [
     id: 'truncates-tall-pages',
     breaks: '2.1/fullPage',
     description: 'cuts full-page captures at 10000 px (no stitching beyond one texture)',
-    cases: /^capture\.full-page-stitched-20000$/,
+    cases: { tag: 'truncates-tall-pages' },
     hooks: {
       async onResponse(res) {
         if (res.status !== 200 || !res.headers['content-type']?.startsWith('image/png')) return res;
@@ -124,70 +135,70 @@ export const MUTANTS: Mutant[] = [
     id: 'charges-cache-hits',
     breaks: '1/billing-cached',
     description: 'reports a credit charged for a cache hit',
-    cases: /^ref\.cache\.url-hit-not-billed$/,
+    cases: { tag: 'charges-cache-hits' },
     hooks: { onResponse: (res) => (res.headers['x-cache'] === 'hit' ? { ...res, headers: { ...res.headers, 'x-credits-charged': '1' } } : res) },
   },
   {
     id: 'drops-content-disposition',
     breaks: '2.3/content-disposition',
     description: 'sends no content-disposition',
-    cases: /^response\.content-disposition$/,
+    cases: { tag: 'drops-content-disposition' },
     hooks: { onResponse: ({ headers: { 'content-disposition': _cd, ...headers }, ...res }) => ({ ...res, headers }) },
   },
   {
     id: 'ignores-fullPage',
     breaks: '4.1/rule-1',
     description: 'ignores fullPage',
-    cases: /^capture\.full-page/,
+    cases: { tag: 'ignores-fullPage' },
     hooks: body(({ fullPage: _f, ...b }) => b),
   },
   {
     id: 'ignores-omitBackground',
     breaks: '2.1/omitBackground',
     description: 'ignores omitBackground',
-    cases: /^omitBackground\./,
+    cases: { tag: 'ignores-omitBackground' },
     hooks: body(({ omitBackground: _o, ...b }) => b),
   },
   {
     id: 'always-removes-banners',
     breaks: '4.1/rule-4-keep',
     description: 'removes banners even with blockCookieBanners: false',
-    cases: /^banners\.kept-when-disabled$/,
+    cases: { tag: 'always-removes-banners' },
     hooks: body((b) => ({ ...b, blockCookieBanners: true })),
   },
   {
     id: 'never-removes-banners',
     breaks: '1/banners-default',
     description: 'keeps banners by default (blockCookieBanners defaults to false)',
-    cases: /^(banners\.removed-by-default|consent\.(onetrust|cookiebot|custom-en))$/,
+    cases: { tag: 'never-removes-banners' },
     hooks: body((b) => (b.blockCookieBanners === undefined ? { ...b, blockCookieBanners: false } : b)),
   },
   {
     id: 'drops-hideSelectors',
     breaks: '4.1/rule-4-hideSelectors',
     description: 'ignores hideSelectors',
-    cases: /^hideSelectors\.hides$/,
+    cases: { tag: 'drops-hideSelectors' },
     hooks: body(({ hideSelectors: _h, ...b }) => b),
   },
   {
     id: 'ignores-blockAds',
     breaks: '4.1/rule-4-blockAds',
     description: 'ignores blockAds',
-    cases: /^blockAds\./,
+    cases: { tag: 'ignores-blockAds' },
     hooks: body(({ blockAds: _a, ...b }) => b),
   },
   {
     id: 'rejects-unknown-fields',
     breaks: '2.1/rule-2',
     description: 'answers 400 to a body with unknown fields',
-    cases: /^fields\.unknown-ignored$/,
+    cases: { tag: 'rejects-unknown-fields' },
     hooks: body((b) => (Object.keys(b).some((k) => !KNOWN.has(k)) ? { respond: jsonResponse(400, { error: 'bad_request', message: 'unknown field' }) } : b)),
   },
   {
     id: 'viewport-bound-off-by-one',
     breaks: '8/viewport-size',
     description: 'accepts width and height 10001 (clamps to 10000)',
-    cases: /^bounds\.(width|height)\./,
+    cases: { tag: 'viewport-bound-off-by-one' },
     hooks: body((b) =>
       b.viewport && typeof b.viewport === 'object'
         ? {
@@ -205,14 +216,14 @@ export const MUTANTS: Mutant[] = [
     id: 'hideSelectors-limit-off-by-one',
     breaks: '8/hideSelectors',
     description: 'accepts 51 hideSelectors (keeps the first 50)',
-    cases: /^bounds\.hideSelectors\./,
+    cases: { tag: 'hideSelectors-limit-off-by-one' },
     hooks: body((b) => (Array.isArray(b.hideSelectors) && b.hideSelectors.length === 51 ? { ...b, hideSelectors: b.hideSelectors.slice(0, 50) } : b)),
   },
   {
     id: 'html-limit-in-characters',
     breaks: '8/html-size',
     description: 'counts the html limit in characters instead of bytes',
-    cases: /^bounds\.html\./,
+    cases: { tag: 'html-limit-in-characters' },
     hooks: {
       onRequest(req) {
         const b = isShot(req.path, req.method) ? jsonOf(req) : null;
@@ -227,21 +238,21 @@ export const MUTANTS: Mutant[] = [
     id: 'ignores-waitForSelector',
     breaks: '4.1/rule-6-wait',
     description: 'ignores waitForSelector',
-    cases: /^waitForSelector\./,
+    cases: { tag: 'ignores-waitForSelector' },
     hooks: body(({ waitForSelector: _w, ...b }) => b),
   },
   {
     id: 'waitUntil-always-load',
     breaks: '4.1/rule-5-networkidle2',
     description: 'treats every waitUntil as load',
-    cases: /^waitUntil\.(default-waits-for-late-network|networkidle2-late-network|networkidle0-late-network)$/,
+    cases: { tag: 'waitUntil-always-load' },
     hooks: body((b) => ({ ...b, waitUntil: 'load' })),
   },
   {
     id: 'connects-before-rejecting',
     breaks: '4.1/rule-8',
     description: 'opens a connection to a loopback target before answering 400',
-    cases: /^private\.(loopback-no-connection|localhost-name)$/,
+    cases: { tag: 'connects-before-rejecting' },
     hooks: {
       async onRequest(req) {
         const b = isShot(req.path, req.method) ? jsonOf(req) : null;
@@ -259,14 +270,14 @@ export const MUTANTS: Mutant[] = [
     id: 'message-without-field',
     breaks: '2.1/rule-3',
     description: 'answers malformed fields with a message that names no field',
-    cases: /^fields\.malformed\.(format|viewport\.width|hideSelectors|waitUntil)$/,
+    cases: { tag: 'message-without-field' },
     hooks: { onResponse: (res) => (res.status === 400 ? jsonResponse(400, { error: 'bad_request', message: 'invalid request' }) : res) },
   },
   {
     id: 'error-body-not-json',
     breaks: '7/failure-body',
     description: 'sends failures as text/plain',
-    cases: /^(one-of\.neither|url\.relative|selector\.not-found)$/,
+    cases: { tag: 'error-body-not-json' },
     hooks: {
       onResponse: (res) => (res.status >= 400 ? { status: res.status, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Bad Request') } : res),
     },
@@ -275,21 +286,21 @@ export const MUTANTS: Mutant[] = [
     id: 'ignores-quality',
     breaks: '2.1/quality',
     description: 'ignores quality (always the encoder default)',
-    cases: /^quality\.effect-/,
+    cases: { tag: 'ignores-quality' },
     hooks: body(({ quality: _q, ...b }) => b),
   },
   {
     id: 'accepts-url-and-html',
     breaks: '2.1/rule-1',
     description: 'accepts both url and html (drops html)',
-    cases: /^one-of\.(both|both-offline)$/,
+    cases: { tag: 'accepts-url-and-html' },
     hooks: body((b) => (b.url !== undefined && b.html !== undefined ? { ...b, html: undefined } : b)),
   },
   {
     id: 'no-auth-required',
     breaks: '5/bearer',
     description: 'renders requests that carry no key',
-    cases: /^auth\.missing-key-rejected$/,
+    cases: { tag: 'no-auth-required' },
     hooks: {
       onRequest(req) {
         return req.headers.authorization ? req : { ...req, headers: { ...req.headers, authorization: `Bearer ${process.env.MUTANT_FALLBACK_KEY ?? ''}` } };
@@ -302,154 +313,154 @@ export const MUTANTS: Mutant[] = [
     id: 'ignores-color-scheme',
     breaks: 'X/colorScheme',
     description: 'declares colorScheme but renders every page in the light scheme',
-    cases: /^ext\.colorScheme\./,
+    cases: { tag: 'ignores-color-scheme' },
     hooks: body(({ colorScheme: _c, ...b }) => b),
   },
   {
     id: 'ignores-user-agent',
     breaks: 'X/userAgent',
     description: "declares userAgent but keeps the browser's own",
-    cases: /^ext\.userAgent\./,
+    cases: { tag: 'ignores-user-agent' },
     hooks: body(({ userAgent: _u, ...b }) => b),
   },
   {
     id: 'ignores-headers-and-cookies',
     breaks: 'X/headers',
     description: 'declares headers and cookies but sends neither',
-    cases: /^ext\.(headers|cookies)\./,
+    cases: { tag: 'ignores-headers-and-cookies' },
     hooks: body(({ headers: _h, cookies: _c, ...b }) => b),
   },
   {
     id: 'ignores-deterministic',
     breaks: 'X/deterministic',
     description: 'declares deterministic but lets the page move',
-    cases: /^ext\.deterministic\./,
+    cases: { tag: 'ignores-deterministic' },
     hooks: body(({ deterministic: _d, ...b }) => b),
   },
   {
     id: 'ignores-device',
     breaks: 'X/device',
     description: 'declares device but renders at the viewport it is given, as a desktop',
-    cases: /^ext\.(device\.|emulation\.combined$)/,
+    cases: { tag: 'ignores-device' },
     hooks: body(({ device: _d, ...b }) => b),
   },
   {
     id: 'ignores-timezone',
     breaks: 'X/timezone',
     description: "declares timezone but keeps the server's",
-    cases: /^ext\.(timezone\.|timezone-locale\.)/,
+    cases: { tag: 'ignores-timezone' },
     hooks: body(({ timezone: _t, ...b }) => b),
   },
   {
     id: 'ignores-locale',
     breaks: 'X/locale',
     description: "declares locale but keeps the browser's",
-    cases: /^ext\.(locale\.|timezone-locale\.)/,
+    cases: { tag: 'ignores-locale' },
     hooks: body(({ locale: _l, ...b }) => b),
   },
   {
     id: 'ignores-geolocation',
     breaks: 'X/geolocation',
     description: 'declares geolocation but never gives the page a position',
-    cases: /^ext\.geolocation\./,
+    cases: { tag: 'ignores-geolocation' },
     hooks: body(({ geolocation: _g, ...b }) => b),
   },
   {
     id: 'ignores-media-type',
     breaks: 'X/mediaType',
     description: 'declares mediaType but always lays pages out for the screen',
-    cases: /^ext\.mediaType\./,
+    cases: { tag: 'ignores-media-type' },
     hooks: body(({ mediaType: _m, ...b }) => b),
   },
   {
     id: 'ignores-reduced-motion',
     breaks: 'X/reducedMotion',
     description: "declares reducedMotion but leaves the browser's preference (or deterministic's)",
-    cases: /^ext\.reducedMotion\./,
+    cases: { tag: 'ignores-reduced-motion' },
     hooks: body(({ reducedMotion: _r, ...b }) => b),
   },
   {
     id: 'ignores-javascript-enabled',
     breaks: 'X/javaScriptEnabled',
     description: "declares javaScriptEnabled but always runs the page's scripts",
-    cases: /^ext\.javaScriptEnabled\./,
+    cases: { tag: 'ignores-javascript-enabled' },
     hooks: body(({ javaScriptEnabled: _j, ...b }) => b),
   },
   {
     id: 'ignores-capture-on-timeout',
     breaks: 'X/captureOnTimeout',
     description: 'declares captureOnTimeout but answers 504 as without it',
-    cases: /^ext\.captureOnTimeout\./,
+    cases: { tag: 'ignores-capture-on-timeout' },
     hooks: body(({ captureOnTimeout: _c, ...b }) => b),
   },
   {
     id: 'ignores-css',
     breaks: 'X/css',
     description: 'declares css but never applies it',
-    cases: /^ext\.css\./,
+    cases: { tag: 'ignores-css' },
     hooks: body(({ css: _c, ...b }) => b),
   },
   {
     id: 'ignores-js',
     breaks: 'X/js',
     description: 'declares js but never runs it',
-    cases: /^ext\.js\./,
+    cases: { tag: 'ignores-js' },
     hooks: body(({ js: _j, ...b }) => b),
   },
   {
     id: 'ignores-actions',
     breaks: 'X/actions',
     description: 'declares actions but never runs them',
-    cases: /^ext\.actions\./,
+    cases: { tag: 'ignores-actions' },
     hooks: body(({ actions: _a, ...b }) => b),
   },
   {
     id: 'ignores-block-resource-types',
     breaks: 'X/blockResourceTypes',
     description: 'declares blockResourceTypes but lets every request through',
-    cases: /^ext\.blockResourceTypes\./,
+    cases: { tag: 'ignores-block-resource-types' },
     hooks: body(({ blockResourceTypes: _t, ...b }) => b),
   },
   {
     id: 'ignores-block-urls',
     breaks: 'X/blockUrls',
     description: 'declares blockUrls but lets every request through',
-    cases: /^ext\.blockUrls\./,
+    cases: { tag: 'ignores-block-urls' },
     hooks: body(({ blockUrls: _u, ...b }) => b),
   },
   {
     id: 'ignores-clip',
     breaks: 'X/clip',
     description: 'declares clip but captures the window',
-    cases: /^ext\.clip\./,
+    cases: { tag: 'ignores-clip' },
     hooks: body(({ clip: _c, ...b }) => b),
   },
   {
     id: 'ignores-delay',
     breaks: 'X/delay',
     description: 'declares delay but captures at once',
-    cases: /^ext\.delay\./,
+    cases: { tag: 'ignores-delay' },
     hooks: body(({ delay: _d, ...b }) => b),
   },
   {
     id: 'ignores-fail-on-target-error',
     breaks: 'X/failOnTargetError',
     description: 'declares failOnTargetError but captures the error page',
-    cases: /^ext\.failOnTargetError\./,
+    cases: { tag: 'ignores-fail-on-target-error' },
     hooks: body(({ failOnTargetError: _f, ...b }) => b),
   },
   {
     id: 'ignores-cache-ttl',
     breaks: 'X/cacheTtl',
     description: 'declares cacheTtl but reuses a cached capture when it is 0',
-    cases: /^ext\.cacheTtl\./,
+    cases: { tag: 'ignores-cache-ttl' },
     hooks: body(({ cacheTtl: _c, ...b }) => b),
   },
   {
     id: 'ignores-full-page-max-height',
     breaks: 'X/fullPageMaxHeight',
     description: 'declares fullPageMaxHeight but captures the whole page',
-    cases: /^ext\.fullPageMaxHeight\./,
+    cases: { tag: 'ignores-full-page-max-height' },
     hooks: body(({ fullPageMaxHeight: _m, ...b }) => b),
   },
   // Pairs: each option right alone, one pair broken (pairs.ts; the pairwise cases holding it).
@@ -458,7 +469,7 @@ export const MUTANTS: Mutant[] = [
     id: 'compare-ignores-masks',
     breaks: 'X/compare',
     description: 'compares without the masks (drops ignoreRegions and ignoreSelectors from POST /v1/compare)',
-    cases: /^ext\.compare\./,
+    cases: { tag: 'compare-ignores-masks' },
     hooks: {
       onRequest(req) {
         const b = req.method === 'POST' && req.path.split('?')[0] === '/v1/compare' ? jsonOf(req) : null;

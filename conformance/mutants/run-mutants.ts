@@ -8,7 +8,7 @@
 //   2. each mutant: a proxy in front of the server breaking one rule; its case subset runs through
 //      the suite's executor (the same code the runner uses), in-process, two at a time;
 //      the mutant is killed when at least one case fails;
-//   3. one mutant also through the whole command line (conformance/cli.js, a child process), which
+//   3. one mutant also through the whole command line (conformance/cli/bin.ts, a child process), which
 //      must exit non-zero.
 // Prints the kill rate; exits non-zero if the baseline fails or any mutant survives.
 // Honest scope: each mutant runs only the cases relevant to the rule it breaks (its `cases`), not
@@ -17,16 +17,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { selectCases } from '../cases/index.ts';
-import { executeCase, unmetNeed, type RunEnv } from '../execute.ts';
-import { fetchDeclaredFields } from '../declared-fields.ts';
-import { REPO_ROOT } from '../fixtures.ts';
-import { undiciClient } from '../http.ts';
-import type { Case } from '../model.ts';
-import { startReferenceTarget } from '../run-against-reference.ts';
-import { MUTANTS, type Mutant } from './mutants.ts';
+import { executeCase, unmetNeed, type RunEnv } from '../engine/execute.ts';
+import { fetchDeclaredFields } from '../engine/declared-fields.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { undiciClient } from '../engine/http.ts';
+import type { Case } from '../model/model.ts';
+import { startReferenceTarget } from '../reference/run-against-reference.ts';
+import { MUTANTS, selects, type Mutant } from './mutants.ts';
 import { startProxy } from './proxy.ts';
-import { runIfEntry } from '../entry.ts';
+import { runIfEntry } from '../cli/entry.ts';
 
 async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -51,13 +52,17 @@ async function runCases(cases: Case[], env: RunEnv): Promise<Array<{ c: Case; pa
 }
 
 function subset(m: Mutant, all: Case[], env: RunEnv): Case[] {
-  return all.filter((c) => m.cases.test(c.id) && unmetNeed(c, env) === null);
+  return all.filter((c) => selects(m, c) && unmetNeed(c, env) === null);
 }
 
 async function main(argv: string[]): Promise<number> {
-  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]!.split(',') : null;
-  const viaCli = !argv.includes('--no-cli');
-  const baselineFile = argv.includes('--baseline-from') ? argv[argv.indexOf('--baseline-from') + 1]! : null;
+  const { values: v } = parseArgs({
+    args: argv,
+    options: { only: { type: 'string' }, 'no-cli': { type: 'boolean', default: false }, 'baseline-from': { type: 'string' } },
+  });
+  const only = v.only ? v.only.split(',') : null;
+  const viaCli = !v['no-cli'];
+  const baselineFile = v['baseline-from'] ?? null;
   const earlier = new Map<string, string>(
     baselineFile
       ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict])
@@ -80,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
   let failed = false;
   try {
     // 1. baseline
-    const union = all.filter((c) => mutants.some((m) => m.cases.test(c.id)) && unmetNeed(c, env) === null);
+    const union = all.filter((c) => mutants.some((m) => selects(m, c)) && unmetNeed(c, env) === null);
     const known = union
       .filter((c) => earlier.has(c.id))
       .map((c) => ({ c, pass: earlier.get(c.id) === 'pass', why: `${earlier.get(c.id)} in ${baselineFile}` }));
@@ -139,14 +144,15 @@ async function main(argv: string[]): Promise<number> {
           target.apiKeys.join(','),
           '--fixtures-url',
           target.fixtureOrigins.join(','),
-          '--grep',
-          m.cases.source,
+          ...('tag' in m.cases ? ['--tag', m.cases.tag] : ['--grep', `^(${[...m.cases.ids].map((id) => id.replace(/\./g, '\\.')).join('|')})$`]),
           '--workers',
           '1',
           '--report',
           reportDir,
         ];
-        const child = spawn(process.execPath, [path.join(REPO_ROOT, 'conformance', 'cli.js'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'conformance', 'cli', 'bin.ts'), ...args], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
         const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
         console.log(
           `CLI run against mutant ${m.id}: exit status ${code} (${code !== 0 ? 'rejected, as it must be' : 'ACCEPTED: the runner does not fail the run'})`,

@@ -1,7 +1,7 @@
 // The pairwise cases: one ordinary case (model.ts) per row of each profile's covering array
 // (plans.ts, covering.ts), with the request its values write and the oracle computed for them
 // (oracle.ts). Generated once per process; the same seed gives the same cases.
-import type { Case, Profile } from '../model.ts';
+import type { Case, Profile } from '../model/model.ts';
 import { coveringArray, type Row } from './covering.ts';
 import { Validity } from './validity.ts';
 import type { ExtSent } from './extension-values.ts';
@@ -85,7 +85,7 @@ const MUTANT_CASES = 6;
  * value id or ids) where each pair of them is judged (validity.ts visibility), at most
  * MUTANT_CASES: the cases a mutant that breaks where those values meet must fail (mutants.ts).
  */
-export function pairwiseCasesWith(match: Readonly<Record<string, string | readonly string[]>>, profiles?: readonly Profile[]): RegExp {
+export function pairwiseCasesWith(match: Readonly<Record<string, string | readonly string[]>>, profiles?: readonly Profile[]): { ids: ReadonlySet<string> } {
   const names = Object.keys(match);
   const ids = pairwiseGenerated()
     .filter((g) => !profiles || profiles.includes(g.plan.profile as Profile))
@@ -96,9 +96,9 @@ export function pairwiseCasesWith(match: Readonly<Record<string, string | readon
           const at = names.map((name) => g.plan.params.findIndex((p) => p.name === name)).sort((x, y) => x - y);
           return at.every((a, i) => at.slice(i + 1).every((b) => g.validity.counts(r.row, { a, va: r.row[a]!, b, vb: r.row[b]! })));
         })
-        .map((r) => r.case.id.replace(/\./g, '\\.')),
+        .map((r) => r.case.id),
     )
     .slice(0, MUTANT_CASES);
   if (ids.length === 0) throw new Error(`no pairwise case judges ${JSON.stringify(match)}`);
-  return new RegExp(`^(${ids.join('|')})$`);
+  return { ids: new Set(ids) };
 }

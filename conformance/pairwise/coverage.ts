@@ -2,7 +2,7 @@
 // request body holds (read back from the body, so an export's cases are counted as they are, not
 // as the generator meant them), and how many of the pairs the profile must cover they hold
 // (covering.ts pairCoverage, under the same constraints). `--coverage` prints it.
-import type { Case } from '../model.ts';
+import type { Case } from '../model/model.ts';
 import { pairCoverage, type Row } from './covering.ts';
 import type { Body, Param } from './parameters.ts';
 import { PLANS, SEED, type Plan } from './plans.ts';

@@ -7,7 +7,7 @@
 // without a wait, what a JPEG or WebP does with omitBackground), nothing is probed; the
 // `reference` profile states the reference server's decisions for the last (DESIGN §3, as
 // ref.omitBackground.webp-alpha and .jpeg-white do).
-import type { Expectation, Probe } from '../model.ts';
+import type { Expectation, Probe } from '../model/model.ts';
 import type { ExtSent } from './extension-values.ts';
 import { CANVAS, LATE, LID, PAGE_HEIGHT, STRIPS, type Rgb, type Strip } from './fixture.ts';
 import { DEFAULT_SCALE, frameOf, outputOf, type Ceiling } from './frame.ts';

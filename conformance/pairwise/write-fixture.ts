@@ -3,7 +3,7 @@
 // The self-test (conformance/self-test/pairwise.test.ts) fails when the file is out of date.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PAGES_DIR } from '../fixtures.ts';
+import { PAGES_DIR } from '../fixture-pages/fixtures.ts';
 import { FIXTURE_NAME, fixtureHtml } from './fixture.ts';
 
 export const FIXTURE_FILE = path.join(PAGES_DIR, `${FIXTURE_NAME}.html`);

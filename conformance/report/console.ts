@@ -2,7 +2,7 @@
 // printed above it as they happen; otherwise (CI logs, pipes) one line per case. At the end the
 // counts per profile and per spec section, the failing checks, and how long the run took at
 // which concurrency. scripts/test.sh reads the "total" line.
-import type { SuiteOptions } from '../options.ts';
+import type { SuiteOptions } from '../engine/options.ts';
 import { cpus, describeTiming, duration, machineLoad, tally, type CaseRecord, type Counts } from './records.ts';
 
 const MARK = { pass: '✓', fail: '✗', skip: '-', 'expected-failure': '~', 'unexpected-pass': '!' } as const;

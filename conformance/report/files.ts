@@ -7,9 +7,9 @@
 //                actual and diff images side by side (written to images/).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PIXELMATCH_OPTIONS, PIXELMATCH_VERSION } from '../compare.ts';
-import { SUITE_VERSION, type SuiteOptions } from '../options.ts';
-import { RULES, sectionOf } from '../rules.ts';
+import { PIXELMATCH_OPTIONS, PIXELMATCH_VERSION } from '../engine/compare.ts';
+import { SUITE_VERSION, type SuiteOptions } from '../engine/options.ts';
+import { RULES, sectionOf } from '../model/rules.ts';
 import { describeTiming, machineLoad, tally, type CaseRecord } from './records.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!);

@@ -3,9 +3,9 @@
 // carries how long the implementation took and how busy the machine was, so that a report from
 // someone else's CI says whether load was a factor.
 import os from 'node:os';
-import type { Attachment } from '../execute.ts';
-import type { Case, Check } from '../model.ts';
-import { SECTIONS, sectionOf } from '../rules.ts';
+import type { Attachment } from '../engine/execute.ts';
+import type { Case, Check } from '../model/model.ts';
+import { SECTIONS, sectionOf } from '../model/rules.ts';
 
 export type Verdict = 'pass' | 'fail' | 'skip' | 'expected-failure' | 'unexpected-pass';
 

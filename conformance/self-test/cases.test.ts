@@ -6,12 +6,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { allCases, selectCases, validateCases } from '../cases/index.ts';
 import { consentCases } from '../cases/consent.ts';
-import { coverageMatrix, uncovered } from '../coverage.ts';
-import { schemaErrors } from '../export.ts';
-import { loadExpectations, parseExpectations } from '../expectations.ts';
-import { FONT_TOKEN, PAGES_DIR, pageFixture, REPO_ROOT, sizedHtml } from '../fixtures.ts';
-import { readPng } from '../image.ts';
-import { RULES } from '../rules.ts';
+import { coverageMatrix, uncovered } from '../report/coverage.ts';
+import { schemaErrors } from '../model/export.ts';
+import { loadExpectations, parseExpectations } from '../engine/expectations.ts';
+import { FONT_TOKEN, PAGES_DIR, pageFixture, REPO_ROOT, sizedHtml } from '../fixture-pages/fixtures.ts';
+import { readPng } from '../engine/image.ts';
+import { RULES } from '../model/rules.ts';
 
 const cases = allCases();
 const ids = new Set(cases.map((c) => c.id));
@@ -119,6 +119,6 @@ test('every fixture a case names exists', () => {
 
 test('case.schema.json is the one generated from model.ts (node --import tsx scripts/case-schema.ts)', async () => {
   const { caseSchema } = await import('../../scripts/case-schema.ts');
-  const { CASE_SCHEMA_FILE } = await import('../export.ts');
+  const { CASE_SCHEMA_FILE } = await import('../model/export.ts');
   assert.equal((await import('node:fs')).readFileSync(CASE_SCHEMA_FILE, 'utf8'), caseSchema());
 });

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseArgs, UsageError } from '../options.ts';
-import { REPO_ROOT } from '../fixtures.ts';
+import { parseArgs, SUITE_VERSION, UsageError } from '../cli/options.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 
-const bin = path.join(REPO_ROOT, 'conformance', 'bin.ts');
+const bin = path.join(REPO_ROOT, 'conformance', 'cli', 'bin.ts');
 const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', bin, ...args], { encoding: 'utf8', cwd: REPO_ROOT });
 
 test('options: profiles, keys, fixtures, canary default', () => {
@@ -28,6 +28,22 @@ test('options: profiles, keys, fixtures, canary default', () => {
   assert.equal(parseArgs(['--base-url', 'https://api.example.com', '--api-key', 'k']).options.canary, false);
   assert.throws(() => parseArgs(['--base-url', 'http://x', '--api-key', 'k', '--profile', 'gold']), UsageError);
   assert.throws(() => parseArgs(['--api-key', 'k']), /--base-url is required/);
+});
+
+test('options: one parser names the flag at fault; --x=v and --x v alike; --no-canary; --version needs no target', () => {
+  assert.throws(() => parseArgs(['--base-url', 'http://x', '--api-key', 'k', '--colour']), /Unknown option '--colour'/);
+  assert.throws(() => parseArgs(['--base-url', 'http://x', '--api-key', 'k', '--grep']), /--grep/);
+  assert.throws(() => parseArgs(['--base-url', 'http://x', '--api-key', 'k', '--grep', '--list']), /--grep/);
+  assert.throws(() => parseArgs(['--base-url', 'http://x', '--api-key', 'k', 'stray']), UsageError);
+  assert.throws(() => parseArgs(['--base-url', 'nope', '--api-key', 'k']), /--base-url is not a URL/);
+  const { options } = parseArgs(['--base-url=http://127.0.0.1:1', '--api-key', 'k', '--no-canary', '--workers=20', '--fixtures-url', 'http://a:1/,http://b:2']);
+  assert.equal(options.canary, false);
+  assert.equal(options.workers, 8);
+  assert.deepEqual(options.fixtureOrigins, ['http://a:1', 'http://b:2']);
+  assert.equal(parseArgs(['--version']).flags.version, true);
+  const r = run('--version');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), SUITE_VERSION);
 });
 
 test('usage errors exit 2', () => {

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { allowedDiff, compareImages, type Tolerance } from '../compare.ts';
-import { readPng, solid, type Rgba } from '../image.ts';
-import { REPO_ROOT } from '../fixtures.ts';
+import { allowedDiff, compareImages, type Tolerance } from '../engine/compare.ts';
+import { readPng, solid, type Rgba } from '../engine/image.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 
 const T: Tolerance = { threshold: 0.1, maxDiffPixels: 100, maxDiffPixelRatio: 0.01 };
 

@@ -9,14 +9,14 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { main } from '../bin.ts';
+import { main } from '../cli/bin.ts';
 import { allCases } from '../cases/index.ts';
-import { loadExport, schemaErrors } from '../export.ts';
-import { REPO_ROOT } from '../fixtures.ts';
-import { fetchClient } from '../http.ts';
-import { encodePng, solid } from '../image.ts';
-import type { SuiteOptions } from '../options.ts';
-import { runSuite } from '../runner.ts';
+import { loadExport, schemaErrors } from '../model/export.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { fetchClient } from '../engine/http.ts';
+import { encodePng, solid } from '../engine/image.ts';
+import type { SuiteOptions } from '../engine/options.ts';
+import { runSuite } from '../engine/runner.ts';
 
 const BASE = 'http://impl.test';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'conformance-export-'));
@@ -36,7 +36,7 @@ const server = setupServer(
     });
   }),
 );
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+before(() => server.listen({ onUnhandledFrame: 'error' }));
 after(() => {
   server.close();
   rmSync(dir, { recursive: true, force: true });

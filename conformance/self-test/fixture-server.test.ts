@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { startCanary } from '../canary.ts';
-import { startFixtureServer, type FixtureServer } from '../fixture-server.ts';
+import { startCanary } from '../engine/canary.ts';
+import { startFixtureServer, type FixtureServer } from '../fixture-pages/fixture-server.ts';
 
 let fx: FixtureServer;
 before(async () => (fx = await startFixtureServer()));
@@ -56,12 +56,15 @@ test('/redirect redirects with the given status', async () => {
 });
 
 test('the second origin serves consent/origin2 at its root and consent pages get its URL', async () => {
-  const r = await get(`${fx.origins[0].replace('127.0.0.1', '127.0.0.1')}/consent/sourcepoint-iframe.html`);
-  if (r.status === 404) return; // consent fixtures not present
+  // The consent fixtures are committed (fixtures/consent/) and shipped in the package: a 404 is breakage.
+  const r = await get(`${fx.origins[0]}/consent/sourcepoint-iframe.html`);
+  assert.equal(r.status, 200, 'the consent fixture sourcepoint-iframe.html is served');
   assert.ok(r.text.includes(fx.origins[1]!));
   assert.ok(!r.text.includes('__SECOND_ORIGIN__'));
   const idx = await get(`http://127.0.0.1:${new URL(fx.origins[1]!).port}/index.html`);
   assert.equal(idx.status, 200);
+  const manifest = await get(`${fx.origins[0]}/consent/manifest.json`);
+  assert.equal(manifest.status, 200, 'the consent manifest is served');
 });
 
 test('no path escapes the fixture directories', async () => {

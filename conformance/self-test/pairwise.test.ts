@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { allCases } from '../cases/index.ts';
-import type { Case, Probe } from '../model.ts';
+import type { Case, Probe } from '../model/model.ts';
 import { pairwiseGenerated } from '../pairwise/cases.ts';
 import { classify, complete, pairwiseCoverage } from '../pairwise/coverage.ts';
 import { coveringArray, pairCoverage, pairsOf, type Constraint, type Parameter, type Visibility } from '../pairwise/covering.ts';

@@ -1,8 +1,8 @@
 // Semantic probes on synthetic images.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { solid } from '../image.ts';
-import { evaluateProbe, resolveRegion } from '../probes.ts';
+import { solid } from '../engine/image.ts';
+import { evaluateProbe, resolveRegion } from '../engine/probes.ts';
 
 const img = solid(100, 50, [224, 32, 32, 255]);
 for (let x = 50; x < 100; x++) for (let y = 0; y < 50; y++) img.data.set([0, 0, 0, 0], (y * 100 + x) * 4);

@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { executeCase, type RunEnv } from '../execute.ts';
-import type { Observed } from '../exchange.ts';
-import { checkComparison, checkJson, checkText, checkTool } from '../verdict.ts';
-import { fetchClient } from '../http.ts';
-import { encodePng, solid } from '../image.ts';
-import type { Case, Expectation } from '../model.ts';
-import { REPO_ROOT } from '../fixtures.ts';
-import { runSuite } from '../runner.ts';
+import { executeCase, type RunEnv } from '../engine/execute.ts';
+import type { Observed } from '../engine/exchange.ts';
+import { checkComparison, checkJson, checkText, checkTool } from '../engine/verdict.ts';
+import { fetchClient } from '../engine/http.ts';
+import { encodePng, solid } from '../engine/image.ts';
+import type { Case, Expectation } from '../model/model.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { runSuite } from '../engine/runner.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,7 +33,7 @@ const server = setupServer(
     ),
   ),
 );
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+before(() => server.listen({ onUnhandledFrame: 'error' }));
 after(() => server.close());
 
 const env: RunEnv = {

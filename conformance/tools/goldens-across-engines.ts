@@ -5,14 +5,15 @@
 //   node --import tsx conformance/tools/goldens-across-engines.ts [--out DIR] [--no-mask]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { allCases } from '../cases/index.ts';
-import { compareImages } from '../compare.ts';
-import { decodeImage, encodePng, readPng } from '../image.ts';
-import { isMcpRequest, type Case } from '../model.ts';
-import { resolveValue } from '../resolve.ts';
-import { REPO_ROOT } from '../fixtures.ts';
-import { judge } from '../verdict.ts';
+import { compareImages } from '../engine/compare.ts';
+import { decodeImage, encodePng, readPng } from '../engine/image.ts';
+import { isMcpRequest, type Case } from '../model/model.ts';
+import { resolveValue } from '../engine/resolve.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { judge } from '../engine/verdict.ts';
 import { readFileSync } from 'node:fs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
@@ -62,8 +63,9 @@ async function render(browser: Browser, c: Case): Promise<Buffer> {
   }
 }
 
-const noMask = process.argv.includes('--no-mask'); // how the goldens fared before text was masked
-const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1]! : undefined;
+const { values: flags } = parseArgs({ options: { 'no-mask': { type: 'boolean', default: false }, out: { type: 'string' } } });
+const noMask = flags['no-mask']; // how the goldens fared before text was masked
+const out = flags.out;
 const cases = allCases().filter((c) => c.expect.golden);
 let failures = 0;
 for (const engine of ENGINES) {

@@ -6,7 +6,9 @@ import type { Job, Reply } from './pool.ts';
 
 parentPort!.on('message', (job: Job) => {
   compareEncoded(job.current, job.baseline, job.options).then(
-    (result) => parentPort!.postMessage({ id: job.id, result } satisfies Reply, [result.png.buffer as ArrayBuffer]),
+    // Copied, not transferred: the encoder's buffer may be external memory, which Node 24 refuses
+    // to transfer (DataCloneError); the copy is one memcpy of the encoded diff picture.
+    (result) => parentPort!.postMessage({ id: job.id, result } satisfies Reply),
     (e: unknown) =>
       parentPort!.postMessage({
         id: job.id,

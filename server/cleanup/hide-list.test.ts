@@ -12,7 +12,7 @@ import { readConsentManifest } from '../../fixtures/consent/manifest.ts';
 import { cmpName } from './index.ts';
 import { hideList, loadHideList } from './hide-list.ts';
 import { DYNAMIC_CMP_SNIFFS, sniffSpec } from './sniff.ts';
-import { CONSENT_DIR } from '../../conformance/fixtures.ts';
+import { CONSENT_DIR } from '../../conformance/fixture-pages/fixtures.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 let chromium: LaunchedBrowser;

@@ -64,7 +64,7 @@ export function compareRequestBody() {
   return {
     required: true,
     description: "A capture request plus `baseline` (a picture, or a second capture request) and the comparison's options.",
-    content: { 'application/json': { schema: publicCompareSchema() } },
+    content: { 'application/json': { schema: publicCompareSchema({ groups: true }) } },
   };
 }
 

@@ -4,6 +4,7 @@
 // fields (./fields.ts). Validation (./validate.ts), GET /openapi.json, the MCP tool and the
 // playground's form derive from it.
 import type { FromSchema } from 'json-schema-to-ts';
+import { inGroup } from '../request/groups.ts';
 import { publicSchema, screenshotRequestSchema } from '../request/schema.ts';
 import { baselineImageField, comparisonFields } from './fields.ts';
 
@@ -29,7 +30,7 @@ const baselineField = {
   ],
 } as const;
 
-const properties = { ...screenshotRequestSchema.properties, baseline: baselineField, ...comparisonFields } as const;
+const properties = { ...screenshotRequestSchema.properties, ...inGroup('comparison', { baseline: baselineField, ...comparisonFields }) } as const;
 
 export const compareRequestSchema = {
   $id: 'CompareRequest',
@@ -55,6 +56,6 @@ export const COMPARE_RULES: readonly string[] = [
 ];
 
 /** The schema as clients see it (annotations stripped, as publicSchema does for captures). */
-export function publicCompareSchema(): Record<string, unknown> {
-  return publicSchema(compareRequestSchema);
+export function publicCompareSchema(options: { groups?: boolean } = {}): Record<string, unknown> {
+  return publicSchema(compareRequestSchema, options);
 }

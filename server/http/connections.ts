@@ -12,10 +12,11 @@
 //                    stops reading): closed. A connection whose request is being rendered is
 //                    never closed by it: the render budget bounds that wait. (A connection that sends nothing at all: headersTimeout, Node
 //                    counts it from the connection.)
-//   perAddress       connections one remote address may hold at once; a connection beyond it is
-//                    closed at once, before a byte is read (0 = no limit). Behind a balancer every
-//                    connection comes from the balancer's address: set it above its connection
-//                    pool, or 0.
+//   perAddress       connections one remote address may hold at once; a connection beyond it
+//                    first closes that address's oldest kept-alive connection waiting between
+//                    requests, if it has one; otherwise it is closed at once, before a byte is
+//                    read (0 = no limit). Behind a balancer every connection comes from the
+//                    balancer's address: set it above its connection pool, or 0.
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -39,17 +40,38 @@ export function limitConnections(server: http.Server, l: ConnectionLimits, onRef
   /** The request a connection is on (HTTP/1.1 handles one at a time), while it is unanswered. */
   const current = new WeakMap<Socket, { req: http.IncomingMessage; res: http.ServerResponse }>();
   const perAddress = new Map<string, number>();
+  /** Per address, its kept-alive connections between requests (answered, no new request yet), oldest first. */
+  const idle = new Map<string, Set<Socket>>();
+  const addressOf = (socket: Socket) => socket.remoteAddress ?? '';
+  const setIdle = (socket: Socket, on: boolean) => {
+    const addr = addressOf(socket);
+    let set = idle.get(addr);
+    if (on) {
+      if (!set) idle.set(addr, (set = new Set()));
+      set.add(socket);
+    } else if (set?.delete(socket) && set.size === 0) idle.delete(addr);
+  };
 
   server.on('connection', (socket: Socket) => {
-    const addr = socket.remoteAddress ?? '';
+    const addr = addressOf(socket);
     const n = perAddress.get(addr) ?? 0;
     if (l.perAddress > 0 && n >= l.perAddress) {
-      onRefused();
-      socket.destroy();
-      return;
+      // A client whose connections are mostly kept alive between requests (a pool) is not
+      // refused: its oldest idle one makes room, as the client must expect of any idle
+      // connection (RFC 9112 §9.8). Connections that are busy or have sent nothing yet are what
+      // the limit is for: then the new one is refused.
+      const spare = idle.get(addr)?.values().next().value;
+      if (!spare) {
+        onRefused();
+        socket.destroy();
+        return;
+      }
+      setIdle(spare, false);
+      spare.destroy();
     }
     perAddress.set(addr, n + 1);
     socket.once('close', () => {
+      setIdle(socket, false);
       const left = (perAddress.get(addr) ?? 1) - 1;
       if (left > 0) perAddress.set(addr, left);
       else perAddress.delete(addr);
@@ -60,9 +82,12 @@ export function limitConnections(server: http.Server, l: ConnectionLimits, onRef
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const socket = req.socket;
     current.set(socket, { req, res });
+    setIdle(socket, false);
     socket.setTimeout(l.idleTimeoutMs); // Node cleared the keep-alive timer: the body is timed too
     res.once('close', () => {
-      if (current.get(socket)?.res === res) current.delete(socket);
+      if (current.get(socket)?.res !== res) return;
+      current.delete(socket);
+      if (!socket.destroyed) setIdle(socket, true);
     });
   });
 
@@ -70,10 +95,24 @@ export function limitConnections(server: http.Server, l: ConnectionLimits, onRef
   // destroy the socket, render in progress or not). Node re-arms the socket's timer itself with
   // keepAliveTimeout after a response, and clears it when the next request arrives.
   server.on('timeout', (socket: Socket) => {
-    const r = current.get(socket);
-    const serverBusy = r !== undefined && r.req.complete && !r.res.headersSent;
-    if (serverBusy)
+    if (serverBusy(socket)) {
       socket.setTimeout(l.idleTimeoutMs); // rendering: look again later
-    else socket.destroy();
+      return;
+    }
+    // Timers run before the event loop reads its sockets. When this process was busy (a long
+    // synchronous step, a starved CPU) past the timeout, the client's next request may already
+    // sit unread in the socket: destroying now would answer it with a reset (ECONNRESET) although
+    // it arrived in time. So decide after this turn's reads: anything read since keeps it.
+    const readBefore = socket.bytesRead;
+    setImmediate(() => {
+      if (socket.destroyed) return;
+      if (socket.bytesRead > readBefore || serverBusy(socket)) socket.setTimeout(l.idleTimeoutMs);
+      else socket.destroy();
+    });
   });
+
+  function serverBusy(socket: Socket): boolean {
+    const r = current.get(socket);
+    return r !== undefined && r.req.complete && !r.res.headersSent;
+  }
 }

@@ -159,7 +159,7 @@ export function openApiDocument() {
         ScreenshotRequest: {
           required: true,
           description: 'What to capture and how. Exactly one of `url` and `html`; every other field is optional and has the default shown.',
-          content: { 'application/json': { schema: publicSchema() } },
+          content: { 'application/json': { schema: publicSchema(undefined, { groups: true }) } },
         },
         CompareRequest: compareRequestBody(),
       },

@@ -1,13 +1,15 @@
 // The playground: GET / is a small page where a person pastes an API key, a URL or HTML, sets
 // options and sees the screenshot with its response headers. Static files, no framework, no build
-// step: static/index.html, static/app.js with its modules (form.js builds the option form from the request JSON Schema in
-// GET /openapi.json, so it is never a second copy, and lists the headers that
-// /playground/headers.json names, shown by result.js: headers.ts, from the response registry), static/style.css.
+// step: static/index.html, static/app.js with its modules (every static/*.js is served: form.js and
+// groups.js build the option form from the request JSON Schema in GET /openapi.json, so it is never
+// a second copy; request.js, code.js and panel.js show the request as code and as a link; result.js
+// lists the headers that /playground/headers.json names: headers.ts, from the response registry),
+// static/style.css.
 // Served from memory with a strict Content-Security-Policy: scripts, styles and fetches from this
 // origin only, images also from blob: (the screenshot), no framing. GET /README.md serves the
 // README the page links to.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
 import { STATIC_CACHE_CONTROL } from '../http-caching/cache-control.ts';
@@ -33,10 +35,9 @@ const load = (path: URL, type: string): StaticFile => staticFile(readFileSync(pa
 const FILES: Record<string, StaticFile> = {
   '/': load(new URL('./static/index.html', import.meta.url), 'text/html; charset=utf-8'),
   ...Object.fromEntries(
-    ['app.js', 'dom.js', 'form.js', 'result.js'].map((f) => [
-      `/playground/${f}`,
-      load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8'),
-    ]),
+    readdirSync(new URL('./static/', import.meta.url))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => [`/playground/${f}`, load(new URL(`./static/${f}`, import.meta.url), 'text/javascript; charset=utf-8')]),
   ),
   '/playground/style.css': load(new URL('./static/style.css', import.meta.url), 'text/css; charset=utf-8'),
   '/playground/headers.json': staticFile(Buffer.from(JSON.stringify(playgroundHeaders())), 'application/json; charset=utf-8'),

@@ -76,6 +76,9 @@ describe("tall captures: the same pixels as Chromium's default capture", () => {
   before(async () => {
     await page.setViewport({ width: 1200, height: 630 });
     await page.setContent(tall, { waitUntil: 'load' });
+    // lay the page out now: Chromium's own full-page path sizes the picture from the last layout,
+    // which right after the load may not have come yet (server/cleanup/full-page-size.test.ts)
+    await page.evaluate(() => document.documentElement.scrollHeight);
     reference = await pixels(await page.screenshot({ type: 'png', fullPage: true, fromSurface: true }));
   });
   const rows = (img: PNG, n: number) => img.data.subarray(0, n * img.width * 4);

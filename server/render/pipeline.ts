@@ -23,6 +23,7 @@ import { capture, rowLimit } from './capture.ts';
 import type { Deadline } from './deadline.ts';
 import { HopGuard } from './hops.ts';
 import { loadLazyContent } from './lazy.ts';
+import { selectorParses } from './selector-check.ts';
 import { InflightTracker } from './network-idle.ts';
 import type { StepTiming } from './steps.ts';
 import type { Slot } from './slot.ts';
@@ -151,10 +152,6 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
 
 /** Waits until an element matches; a selector the page cannot parse is a 400 naming the field. */
 async function waitForSelector(page: Page, selector: string): Promise<void> {
-  // Source text, not a function: the TS loader would inject helpers that do not exist in the page.
-  const valid = await page.evaluate(
-    `(() => { try { document.createDocumentFragment().querySelector(${JSON.stringify(selector)}); return true; } catch { return false; } })()`,
-  );
-  if (!valid) throw badRequest('waitForSelector must be a valid CSS selector');
+  if (!(await selectorParses(page, selector))) throw badRequest('waitForSelector must be a valid CSS selector');
   await page.waitForSelector(selector, { timeout: 0 });
 }

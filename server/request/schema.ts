@@ -9,8 +9,9 @@
 // `x-rule` is the wording of a field's rule: a field error reads "<field> must be <x-rule>", so that
 // every message names its field (spec §2.1 rule 3). Cross-field rules live in `allOf`, each with an
 // `x-message` that is the whole error message when that rule fails. `x-max-bytes` bounds a string
-// in UTF-8 bytes (JSON Schema's maxLength counts characters). The annotations are stripped from
-// what clients see (publicSchema()).
+// in UTF-8 bytes (JSON Schema's maxLength counts characters). `x-group` says which group of options
+// a field belongs to (./groups.ts). The annotations are stripped from what clients see
+// (publicSchema()), but for the groups that /openapi.json keeps for forms.
 import type { FromSchema } from 'json-schema-to-ts';
 import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
 import { clipField } from '../clip/fields.ts';
@@ -22,6 +23,7 @@ import { actionsField, cssField, delayField, jsField } from '../prepare/fields.t
 import { failOnTargetErrorField } from '../target-error/fields.ts';
 import { fullPageMaxHeightField, fullPageMaxHeightRule } from '../tall-pages/fields.ts';
 import { captureOnTimeoutField } from '../wait-timeout/fields.ts';
+import { FIELD_GROUPS, inGroup, type FieldGroup } from './groups.ts';
 
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
 /** spec §8: the whole capture, waits included; RENDER_BUDGET_MS may only shorten it. */
@@ -73,6 +75,7 @@ const viewportLength = (what: string, def: number) =>
 /** The fields of spec §2.1 and §2.2. */
 const specProperties = {
   url: {
+    'x-group': 'page',
     type: 'string',
     format: 'uri',
     description:
@@ -80,17 +83,20 @@ const specProperties = {
     'x-rule': 'an absolute http or https URL',
   },
   html: {
+    'x-group': 'page',
     type: 'string',
     description: `Markup rendered as the page, at most ${HTML_MAX_BYTES} UTF-8 bytes. Exactly one of url and html. Never stored.`,
     'x-rule': 'a string of HTML',
   },
   fullPage: {
+    'x-group': 'picture',
     type: 'boolean',
     default: false,
     description: 'Capture the whole scrollable page instead of the viewport. Ignored when selector is set.',
     'x-rule': 'a boolean',
   },
   format: {
+    'x-group': 'picture',
     type: 'string',
     enum: ['png', 'jpeg', 'webp'],
     default: 'png',
@@ -98,6 +104,7 @@ const specProperties = {
     'x-rule': 'one of "png", "jpeg", "webp"',
   },
   quality: {
+    'x-group': 'picture',
     type: 'number',
     minimum: 1,
     maximum: 100,
@@ -105,6 +112,7 @@ const specProperties = {
     'x-rule': 'a number between 1 and 100',
   },
   viewport: {
+    'x-group': 'picture',
     type: 'object',
     description: 'The browser window the page lays out in. width and height are both required when viewport is given.',
     'x-rule': 'an object with width and height',
@@ -123,14 +131,20 @@ const specProperties = {
     required: ['width', 'height'],
     default: VIEWPORT_DEFAULT,
   },
-  selector: { ...cssSelector, description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).' },
+  selector: {
+    ...cssSelector,
+    'x-group': 'picture',
+    description: 'Capture only the first element matching this CSS selector (400 selector_not_found if none).',
+  },
   omitBackground: {
+    'x-group': 'picture',
     type: 'boolean',
     default: false,
     description: 'Transparent background where the page has none (png, webp), instead of white.',
     'x-rule': 'a boolean',
   },
   waitUntil: {
+    'x-group': 'waiting',
     type: 'string',
     enum: ['load', 'networkidle0', 'networkidle2'],
     default: 'networkidle2',
@@ -138,17 +152,31 @@ const specProperties = {
       'When the page counts as loaded: load = the load event; networkidle0 = no request in flight for 500 ms; networkidle2 = at most 2 in flight for 500 ms.',
     'x-rule': 'one of "load", "networkidle0", "networkidle2"',
   },
-  waitForSelector: { ...cssSelector, description: 'Wait until an element matching this CSS selector is in the document before capturing.' },
+  waitForSelector: {
+    ...cssSelector,
+    'x-group': 'waiting',
+    description: 'Wait until an element matching this CSS selector is in the document before capturing.',
+  },
   blockCookieBanners: {
+    'x-group': 'banners',
     type: 'boolean',
     default: true,
     description: 'Reject or hide cookie banners, consent popups and overlays before capture (consent is never given).',
     'x-rule': 'a boolean',
   },
-  hideSelectors: selectorList(
-    `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
-  ),
-  blockAds: { type: 'boolean', default: false, description: 'Also hide common ad slots and ad iframes (best effort).', 'x-rule': 'a boolean' },
+  hideSelectors: {
+    ...selectorList(
+      `Extra elements to hide: at most ${HIDE_SELECTORS_MAX} CSS selectors of at most ${HIDE_SELECTOR_MAX_CHARS} characters. html and body are never hidden.`,
+    ),
+    'x-group': 'banners',
+  },
+  blockAds: {
+    'x-group': 'banners',
+    type: 'boolean',
+    default: false,
+    description: 'Also hide common ad slots and ad iframes (best effort).',
+    'x-rule': 'a boolean',
+  },
 } as const;
 
 /**
@@ -156,24 +184,21 @@ const specProperties = {
  * each defined beside the code that acts on it (its room's fields.ts).
  */
 const extensionProperties = {
-  cacheTtl: cacheTtlField,
-  deterministic: deterministicField,
-  ...emulationFields, // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
-  headers: headersField,
-  cookies: cookiesField,
-  captureOnTimeout: captureOnTimeoutField,
-  css: cssField,
-  js: jsField,
-  actions: actionsField,
-  blockResourceTypes: blockResourceTypesField,
-  blockUrls: blockUrlsField,
-  clip: clipField,
-  delay: delayField,
-  failOnTargetError: failOnTargetErrorField,
-  fullPageMaxHeight: fullPageMaxHeightField,
+  ...inGroup('caching', { cacheTtl: cacheTtlField }),
+  ...inGroup('picture', { deterministic: deterministicField }),
+  ...inGroup('visitor', emulationFields), // device, timezone, locale, geolocation, colorScheme, mediaType, reducedMotion, javaScriptEnabled, userAgent
+  ...inGroup('page', { headers: headersField, cookies: cookiesField }),
+  ...inGroup('waiting', { captureOnTimeout: captureOnTimeoutField }),
+  ...inGroup('prepare', { css: cssField, js: jsField, actions: actionsField }),
+  ...inGroup('prepare', { blockResourceTypes: blockResourceTypesField, blockUrls: blockUrlsField }),
+  ...inGroup('picture', { clip: clipField }),
+  ...inGroup('waiting', { delay: delayField }), // a room of its own (prepare) but a wait to the person setting it
+  ...inGroup('page', { failOnTargetError: failOnTargetErrorField }),
+  ...inGroup('picture', { fullPageMaxHeight: fullPageMaxHeightField }),
 } as const;
 
-const properties = { ...specProperties, ...extensionProperties } as const;
+// Every field names its group (./groups.ts): a field without one does not type-check.
+const properties = { ...specProperties, ...extensionProperties } as const satisfies Record<string, { readonly 'x-group': FieldGroup }>;
 
 /** The spec's field names, and the extensions' (docs, the conformance suite's profiles). */
 export const SPEC_FIELDS: readonly string[] = Object.keys(specProperties);
@@ -240,18 +265,23 @@ export const REQUEST_DEFAULTS: Readonly<Record<string, unknown>> = Object.fromEn
 /** The cross-field rules in words, for places that cannot carry `allOf` (tool schemas). */
 export const CROSS_FIELD_RULES: readonly string[] = crossFieldRules.map((r) => r['x-message']);
 
-/** The schema (this one, or one built on it: the compare request's) without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and MCP clients see it. */
-export function publicSchema(schema: object = screenshotRequestSchema): Record<string, unknown> {
+/**
+ * The schema (this one, or one built on it: the compare request's) without our annotations (`x-rule`, `x-message`, `$id`), as OpenAPI and
+ * MCP clients see it. `{ groups: true }` (GET /openapi.json) keeps each field's `x-group` and lists the groups as `x-groups`, for forms.
+ */
+export function publicSchema(schema: object = screenshotRequestSchema, { groups = false } = {}): Record<string, unknown> {
+  const kept = (k: string) => (groups && k === 'x-group') || (!k.startsWith('x-') && k !== '$id');
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v && typeof v === 'object') {
       return Object.fromEntries(
         Object.entries(v)
-          .filter(([k]) => !k.startsWith('x-') && k !== '$id')
+          .filter(([k]) => kept(k))
           .map(([k, x]) => [k, strip(x)]),
       );
     }
     return v;
   };
-  return strip(schema) as Record<string, unknown>;
+  const out = strip(schema) as Record<string, unknown>;
+  return groups ? { ...out, 'x-groups': FIELD_GROUPS } : out;
 }

@@ -13,6 +13,7 @@ import { screenshotRequestSchema, HTML_MAX_BYTES, LOSSY_QUALITY_DEFAULT, type Sc
 const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, useDefaults: true }); // cross-field rules require fields declared at the top;
 ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+ajv.addKeyword({ keyword: 'x-group', schemaType: 'string' }); // where a form shows the field (groups.ts)
 // A string's bound in UTF-8 bytes (css, js); its error names the field like any other.
 ajv.addKeyword({
   keyword: 'x-max-bytes',

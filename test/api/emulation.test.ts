@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { KnownDevices } from 'puppeteer-core';
-import { consentFixture } from '../../conformance/fixtures.ts';
+import { consentFixture } from '../../conformance/fixture-pages/fixtures.ts';
 import { blocksOf, EMULATED, pick, probeHtml, serveProbe, type Blocks } from '../support/emulation.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';

@@ -4,9 +4,10 @@
 // operational endpoints (/healthz, /readyz, /metrics, /openapi.json) answer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { promisify } from 'node:util';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
@@ -14,6 +15,7 @@ import { decode, near } from '../support/image.ts';
 import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
+const execFileAsync = promisify(execFile);
 const GREEN = [0, 170, 0];
 const viewport = { width: 64, height: 48 };
 
@@ -67,9 +69,9 @@ describe('hostile pages (DESIGN §4)', () => {
       addEventListener('load', () => { alert('on load'); setTimeout(() => { confirm('later'); document.body.style.background = 'rgb(0,170,0)';
         document.body.insertAdjacentHTML('beforeend', '<i id=done></i>'); }, 300); });
     </script></body>`;
-    const r = await shoot(srv.url, { html, waitForSelector: '#done', viewport });
-    await green(r);
-    assert.ok(r.ms < 5000, `${r.ms} ms`);
+    // A dialog left open would hold the page (no #done, no green) until the budget: 504, never this
+    // green 200; how long the 200 took depends on the machine (5.1 s once at load 30 on 2 CPUs).
+    await green(await shoot(srv.url, { html, waitForSelector: '#done', viewport }));
   });
 
   test('a beforeunload handler does not block a navigation the page makes', async () => {
@@ -110,9 +112,11 @@ describe('hostile pages (DESIGN §4)', () => {
     assert.equal(r.status, 200, show(r));
     await sleep(500);
     const roots = [os.tmpdir(), '/tmp', os.homedir(), process.cwd(), srv.dataDir].filter((d, i, a) => existsSync(d) && a.indexOf(d) === i);
+    // Asynchronously: the server lives in this process, and a synchronous find (seconds on a busy
+    // machine) would stall it and its clients together.
     let found: string;
     try {
-      found = execFileSync('find', [...roots, '-xdev', '-name', `*${tag}*`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+      found = (await execFileAsync('find', [...roots, '-xdev', '-name', `*${tag}*`], { encoding: 'utf8', timeout: 60_000 })).stdout;
     } catch (e) {
       found = String((e as { stdout?: string }).stdout ?? ''); // find exits 1 on unreadable dirs
     }
@@ -140,8 +144,7 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     assert.ok(crashed, 'found the page and crashed it');
     const r = await pending;
     assert.equal(r.status, 500, show(r));
-    assert.equal(r.json?.error, 'render_failed');
-    assert.ok(r.ms < 5500, `the crash ended the render, not the budget (${r.ms} ms)`);
+    assert.equal(r.json?.error, 'render_failed', 'the crash ended the render, not the budget (that is 504 render_timeout)');
     await green(await shoot(srv.url, { url: `${fx.origin}/green`, viewport }));
     assert.deepEqual(await backTo(srv, idle), idle);
   });
@@ -256,7 +259,8 @@ describe('recycling and the bounded queue (RENDER_CONCURRENCY=1, QUEUE_LIMIT=0, 
     assert.equal(b.status, 503, show(b));
     assert.equal(b.json?.error, 'overloaded');
     assert.match(b.headers.get('retry-after') ?? '', /^[1-9]\d*$/, 'Retry-After in seconds');
-    assert.ok(b.ms < 1000, `refused at once (${b.ms} ms)`);
+    // refused at once, not after waiting for the slot: the other render (1.5 s of the page's own clock) is still going
+    assert.equal(small.server.pool.inFlight, 1, `refused while the other render was still going (${b.ms} ms)`);
     await green(await a);
   });
 

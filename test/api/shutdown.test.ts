@@ -127,7 +127,7 @@ test('SIGTERM with DRAIN_SECONDS: /readyz 503 at once, requests still served (Co
     assert.equal(rz.error, 'overloaded');
     assert.match(rz.message, /draining/);
     assert.ok(Date.now() - signalled < 5000, 'a request sent within the drain period (test precondition)');
-    const during = await shoot(child.url, body);
+    const during = await shoot(child.url, body, { keepAlive: true }); // asks to keep it: the drain is what closes it
     assert.equal(during.status, 200, `served while draining: ${show(during)}`);
     assert.equal(during.headers.get('connection'), 'close', 'and the connection is closed after it');
     const { code } = await child.exited;

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { startFixtureServer, type FixtureServer } from '../../conformance/fixture-server.ts';
-import { REPO_ROOT } from '../../conformance/fixtures.ts';
-import type { SuiteOptions } from '../../conformance/options.ts';
+import { startFixtureServer, type FixtureServer } from '../../conformance/fixture-pages/fixture-server.ts';
+import { REPO_ROOT } from '../../conformance/fixture-pages/fixtures.ts';
+import type { SuiteOptions } from '../../conformance/engine/options.ts';
 import type { CaseRecord } from '../../conformance/report/records.ts';
-import { runSuite } from '../../conformance/runner.ts';
+import { runSuite } from '../../conformance/engine/runner.ts';
 import { OTHER_KEY as MCP_FRESH_KEY, startTestServer, TEST_KEY as MCP_KEY, type TestServer } from '../support/server.ts';
 import { MCP_SERVER_ENV, mcpUrl } from './helpers.ts';
 

@@ -2,7 +2,7 @@
 // with its /echo (the Accept-Language each request carried, recorded), and read back as the
 // colour of each of its blocks (the layout the conformance cases use, conformance/cases/ext-emulation.ts).
 import type http from 'node:http';
-import { pageFixture } from '../../conformance/fixtures.ts';
+import { pageFixture } from '../../conformance/fixture-pages/fixtures.ts';
 import { EMULATION_BLOCKS, type EmulationBlock } from '../../conformance/cases/ext-emulation.ts';
 import { BLUE, GREEN, RED, WHITE, YELLOW } from '../../conformance/cases/helpers.ts';
 import type { Fixture } from './fixture.ts';

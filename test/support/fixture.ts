@@ -3,7 +3,7 @@
 // so that tests can observe what the browser asked for, and can listen on several addresses (the
 // security battery's public-looking ones inside its network namespace). Nothing here touches the
 // internet; the default address is 127.0.0.1 port 0 (DESIGN §5).
-// The conformance suite's own fixture server (conformance/fixture-server.ts: fixtures/pages,
+// The conformance suite's own fixture server (conformance/fixture-pages/fixture-server.ts: fixtures/pages,
 // fixtures/consent, the second origin) is what tests use to serve the files under fixtures/.
 import crypto from 'node:crypto';
 import http from 'node:http';

@@ -1,5 +1,7 @@
 // The HTTP client of the tests: one call per request, the reply with its body, parsed JSON errors
-// and timing; never the image bytes in assertion messages.
+// and timing; never the image bytes in assertion messages. One connection per call unless asked
+// (keepAlive): a kept-alive connection carries state from one test to the next (the server may be
+// closing it at the moment it is reused, it counts against the per-address limit while idle).
 import { TEST_KEY } from './server.ts';
 
 export interface Reply {
@@ -19,10 +21,17 @@ export interface PostOptions {
   method?: string;
   /** A raw body instead of JSON.stringify(body). */
   raw?: string;
+  /**
+   * Send the request on a kept-alive connection of the process's pool (fetch's default). Without
+   * it every call has a connection of its own, closed after the answer (Connection: close): no
+   * test inherits an idle connection from another, and none counts against the server's
+   * per-address limit (MAX_CONNECTIONS_PER_IP) once answered. For the tests about keep-alive.
+   */
+  keepAlive?: boolean;
 }
 
 export async function call(base: string, p: string, body?: unknown, opts: PostOptions = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...opts.headers };
+  const headers: Record<string, string> = { ...(opts.keepAlive ? {} : { connection: 'close' }), ...opts.headers };
   const key = opts.key === undefined ? TEST_KEY : opts.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
   const contentType = opts.contentType === undefined ? 'application/json' : opts.contentType;

@@ -1,16 +1,16 @@
 // The one probe module of the tests: decoding a capture, reading pixels, and the conformance
-// suite's semantic probes (conformance/probes.ts: "this region is that colour", "that colour is
-// gone", alpha ranges) and type sniffing (conformance/image.ts) instead of copies of them.
+// suite's semantic probes (conformance/engine/probes.ts: "this region is that colour", "that colour is
+// gone", alpha ranges) and type sniffing (conformance/engine/image.ts) instead of copies of them.
 // Decoding uses sharp rather than the suite's pngjs: it is several times faster on the 30,000-px
 // captures of the fullPage tests, and sharp decodes PNG losslessly too.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { Rgba } from '../../conformance/image.ts';
-import type { Probe } from '../../conformance/model.ts';
-import { evaluateProbe } from '../../conformance/probes.ts';
+import type { Rgba } from '../../conformance/engine/image.ts';
+import type { Probe } from '../../conformance/model/model.ts';
+import { evaluateProbe } from '../../conformance/engine/probes.ts';
 
-export { sniffType } from '../../conformance/image.ts';
+export { sniffType } from '../../conformance/engine/image.ts';
 export type { Probe, Rgba };
 
 export interface Raw extends Rgba {

@@ -1,85 +1,71 @@
 // The playground's script (no framework). The option form is built from the request JSON Schema
-// that GET /openapi.json serves (server/request/schema.ts), so a new request field appears here
-// without an edit; the response headers listed after a capture are those GET
-// /playground/headers.json names (the response registry, server/response/), so a new response
-// fact does too. Errors are shown next to the field their message names ("viewport.width must
-// be ...", server/request/validate.ts).
+// that GET /openapi.json serves (server/request/schema.ts), each field in the group it declares
+// (groups.js), so a new request field appears here without an edit; the response headers listed
+// after a capture are those GET /playground/headers.json names (the response registry,
+// server/response/), so a new response fact does too. Errors are shown next to the field their
+// message names ("viewport.width must be ...", server/request/validate.ts). The request is also
+// shown as code and as a link (panel.js), and a `#request=` link fills the form (request.js).
 import { $, el } from './dom.js';
 import { bodySchema, controls, field, requestSchema } from './form.js';
+import { groupOf, groups, makeGroups, showCounts } from './groups.js';
+import { showCode, wirePanel } from './panel.js';
+import { PRESETS } from './presets.js';
+import { COMPARE_PATH, SOURCE, bodyOfFragment, bodyText, compareOnly, comparing, fill, last, request, showCompare, showSource, source } from './request.js';
 import { showHeaders, showTiming } from './result.js';
 
 const KEY_STORE = 'screenshot-playground-key';
-const SOURCE = ['url', 'html'];
 /** @type {Promise<{shown: {name: string, description: string}[], filename: string, timing: string, send: {key: string, type: string}}>} */
 const HEADERS = fetch('/playground/headers.json').then((res) => {
   if (!res.ok) throw new Error(`GET /playground/headers.json answered ${res.status}`);
   return res.json();
 });
 
-/** The comparison's own fields (those of POST /v1/compare that a capture request has not, but the baseline, chosen above them). */
-const COMPARE_PATH = '/v1/compare';
-const compareOnly = new Set();
-
 async function buildForm() {
   const schema = await requestSchema();
-  $('loading').remove();
-  for (const [k, s] of Object.entries(schema.properties)) (SOURCE.includes(k) ? $('source-fields') : $('option-fields')).append(field(k, s));
+  makeGroups(schema);
+  for (const [k, s] of Object.entries(schema.properties)) (SOURCE.includes(k) ? $('source-fields') : groupOf(k, s).fields).append(field(k, s));
+  // The choice of url or html heads the group those two fields declare.
+  groups.get(schema.properties.url['x-group'])?.fields.prepend($('source'));
   showSource();
   const compare = await bodySchema(COMPARE_PATH);
-  if (!compare) return; // a server without comparisons
-  for (const [k, s] of Object.entries(compare.properties)) {
-    if (k in schema.properties || k === 'baseline') continue;
-    compareOnly.add(k);
-    $('compare-fields').append(field(k, s));
+  if (compare) {
+    for (const [k, s] of Object.entries(compare.properties)) {
+      if (k in schema.properties || k === 'baseline') continue;
+      compareOnly.add(k);
+      $('compare-fields').append(field(k, s));
+    }
+    groupOf('baseline', compare.properties.baseline).fields.append($('compare'));
+    $('compare').hidden = false;
   }
-  $('compare').hidden = false;
+  for (const g of groups.values()) g.box.hidden = g.fields.childElementCount === 0; // a server without comparisons
 }
 
-const comparing = () => !$('compare').hidden && $('compare-on').checked;
-/** The last screenshot taken here, in base64: the baseline of "the previous screenshot". */
-let lastShot;
-
-function showCompare() {
-  $('compare-options').hidden = !$('compare-on').checked;
-  $('field-baseline-url').hidden = document.querySelector('input[name=baseline]:checked').value !== 'url';
-  $('submit').textContent = comparing() ? 'Compare' : 'Take screenshot';
+/** Puts the request everywhere it shows: the code, the link, the groups' counts. */
+async function refresh({ address = true } = {}) {
+  showCounts((path) => controls.get(path)?.read() !== undefined || (path === 'baseline' && comparing()));
+  showCode(await HEADERS, { address });
 }
 
-/** The compare request: the capture's options, the comparison's, and the baseline. */
-function compareBody(capture) {
-  if (document.querySelector('input[name=baseline]:checked').value === 'url') {
-    const options = { ...capture, url: $('baseline-url').value.trim() };
-    delete options.html;
-    return { ...capture, baseline: { request: options } };
-  }
-  if (!lastShot) throw new Error('take a screenshot first: it is the baseline');
-  return { ...capture, baseline: { image: lastShot } };
-}
-
-function source() {
-  return document.querySelector('input[name=source]:checked').value;
-}
-
-function showSource() {
-  for (const k of SOURCE) {
-    const c = controls.get(k);
-    if (c) c.input.closest('.field').hidden = k !== source();
+function openLink() {
+  try {
+    const body = bodyOfFragment(location.hash);
+    if (!body) return;
+    const unknown = fill(body);
+    if (unknown.length) showError('form-error', `The link has fields this form does not know, left out: ${unknown.join(', ')}`);
+  } catch (e) {
+    showError('form-error', `The link does not hold a request: ${e.message}`);
   }
 }
 
-// ---------------------------------------------------------------- request
-
-function body() {
-  const out = {};
-  for (const [path, c] of controls) {
-    if (path.includes('.')) continue; // nested values are read by their object
-    if (SOURCE.includes(path) && path !== source()) continue;
-    if (compareOnly.has(path) && !comparing()) continue;
-    const v = c.read();
-    if (v !== undefined) out[path] = v;
-  }
-  return out;
+function applyPreset(preset) {
+  const src = source();
+  const value = controls.get(src)?.read();
+  fill({ ...(value === undefined ? {} : { [src]: value }), ...preset.body, ...(preset.compare ? { baseline: {} } : {}) }, src);
+  $('status').textContent = `${preset.name}: ${Object.keys(preset.body).join(', ')} set.`;
+  refresh();
 }
+
+// ---------------------------------------------------------------- errors
 
 function clearErrors() {
   for (const e of document.querySelectorAll('.error')) {
@@ -107,6 +93,7 @@ function placeError(status, err) {
       showError('err-baseline', part);
     } else if (c) {
       showError(`err-${path}`, part, c.input);
+      c.input.closest('details')?.setAttribute('open', ''); // a folded group opens on its error
       first ??= c.input;
     } else if (/\b(url|html)\b/.test(part)) {
       showError('err-source', part);
@@ -118,31 +105,24 @@ function placeError(status, err) {
   first?.focus();
 }
 
+// ---------------------------------------------------------------- capture
+
 let objectUrl;
 
 async function submit(event) {
   event.preventDefault();
   clearErrors();
   const key = $('key').value.trim();
+  const { path, body, missing } = request();
+  if (missing) return showError('err-baseline', missing);
   $('submit').disabled = true;
-  $('status').textContent = comparing() ? 'Rendering and comparing…' : 'Rendering…';
+  $('status').textContent = path === COMPARE_PATH ? 'Rendering and comparing…' : 'Rendering…';
   const started = performance.now();
   try {
     const names = await HEADERS;
     const headers = { [names.send.type]: 'application/json' };
     if (key) headers[names.send.key] = `Bearer ${key}`;
-    let target = '/v1/screenshot';
-    let payload = body();
-    if (comparing()) {
-      try {
-        payload = compareBody(payload);
-      } catch (e) {
-        showError('err-baseline', e.message);
-        return;
-      }
-      target = COMPARE_PATH;
-    }
-    const res = await fetch(target, { method: 'POST', headers, body: JSON.stringify(payload) });
+    const res = await fetch(path, { method: 'POST', headers, body: bodyText(body) });
     if (!res.ok) {
       const err = await res.json().catch(() => ({ error: 'error', message: res.statusText }));
       $('status').textContent = `${res.status} ${err.error}`;
@@ -151,7 +131,10 @@ async function submit(event) {
       return;
     }
     const blob = await res.blob();
-    if (target !== COMPARE_PATH) lastShot = await base64Of(blob);
+    if (path !== COMPARE_PATH) {
+      last.shot = await base64Of(blob);
+      if (comparing()) refresh({ address: false }); // the code of a comparison holds the new baseline
+    }
     if (objectUrl) URL.revokeObjectURL(objectUrl);
     objectUrl = URL.createObjectURL(blob);
     const img = $('shot');
@@ -185,16 +168,27 @@ function base64Of(blob) {
 
 // ---------------------------------------------------------------- start
 
+for (const p of PRESETS) {
+  const button = el('button', { type: 'button', class: 'secondary', id: `preset-${p.id}`, title: p.description }, p.name);
+  button.addEventListener('click', () => applyPreset(p));
+  $('preset-buttons').append(button);
+}
 $('compare-on').addEventListener('change', showCompare);
 for (const r of document.querySelectorAll('input[name=baseline]')) r.addEventListener('change', showCompare);
 $('key').value = sessionStorage.getItem(KEY_STORE) ?? '';
 $('key').addEventListener('input', () => sessionStorage.setItem(KEY_STORE, $('key').value.trim()));
 for (const r of document.querySelectorAll('input[name=source]')) r.addEventListener('change', showSource);
 $('form').addEventListener('submit', submit);
-buildForm().catch((e) => {
-  $('loading').textContent = `Could not load the request schema: ${e.message}`;
-  $('submit').disabled = true;
-});
+// The code follows every keystroke; the address bar each finished edit (a change), not each key.
+for (const type of ['input', 'change']) $('form').addEventListener(type, (e) => e.target !== $('key') && refresh({ address: type === 'change' }));
+window.addEventListener('hashchange', () => (openLink(), refresh({ address: false })));
+wirePanel();
+buildForm()
+  .then(() => (openLink(), refresh({ address: false })))
+  .catch((e) => {
+    $('groups').replaceChildren(el('p', { id: 'loading' }, `Could not load the request schema: ${e.message}`));
+    $('submit').disabled = true;
+  });
 HEADERS.catch((e) => {
   showError('form-error', `Could not load the list of response headers: ${e.message}`);
   $('submit').disabled = true;

@@ -1,10 +1,11 @@
 // The option form, built from the request JSON Schema that GET /openapi.json serves
-// (server/request/schema.ts): a new request field appears in the form without an edit.
+// (server/request/schema.ts): a new request field appears in the form without an edit. Each control
+// can be read (the value to send, or undefined for the default) and written (a share link, a preset).
 import { el } from './dom.js';
 
 /** Presentation hints only (the schema says what a field is; this says how big its box is). */
 const MULTILINE = new Set(['html', 'css', 'js']);
-/** @type {Map<string, {read: () => unknown, input: HTMLElement, error: HTMLElement}>} */
+/** @type {Map<string, {read: () => unknown, write: (v: unknown) => void, input: HTMLElement, error: HTMLElement}>} */
 export const controls = new Map();
 
 function resolve(doc, node) {
@@ -42,6 +43,8 @@ export function field(path, schema, fallback) {
   const describedBy = `${id}-help err-${path}`;
   let input;
   let read;
+  let write;
+  const lines = (list) => void (input.value = list.join('\n'));
   if (schema.type === 'object' && schema.properties) {
     const box = el('fieldset', { class: 'nested', id, 'aria-describedby': describedBy }, el('legend', {}, name));
     box.append(help);
@@ -54,14 +57,16 @@ export function field(path, schema, fallback) {
         .filter(([, v]) => v !== undefined);
       return set.length ? { ...(def ?? {}), ...Object.fromEntries(set) } : undefined;
     };
-    controls.set(path, { read, input: box, error });
+    const write = (v) => Object.keys(schema.properties).forEach((k) => controls.get(`${path}.${k}`).write(v?.[k]));
+    controls.set(path, { read, write, input: box, error });
     return box;
   }
   if (schema.type === 'boolean') {
     input = el('input', { type: 'checkbox', id, checked: def === true, 'aria-describedby': describedBy });
     read = () => (input.checked === (def ?? false) ? undefined : input.checked);
+    const write = (v) => void (input.checked = v ?? def ?? false);
     const wrap = el('div', { class: 'field check' }, input, el('label', { for: id }, name), help, error);
-    controls.set(path, { read, input, error });
+    controls.set(path, { read, write, input, error });
     return wrap;
   }
   if (Array.isArray(schema.enum)) {
@@ -74,6 +79,7 @@ export function field(path, schema, fallback) {
       ...schema.enum.map((v) => el('option', { value: v, selected: v === def }, String(v))),
     );
     read = () => (input.value === (def ?? '') ? undefined : input.value);
+    write = (v) => void (input.value = String(v ?? def ?? ''));
   } else if (schema.type === 'number' || schema.type === 'integer') {
     input = el('input', {
       type: 'number',
@@ -96,6 +102,7 @@ export function field(path, schema, fallback) {
         .filter(Boolean);
       return lines.length ? Object.fromEntries(lines.map((l) => [l.split(':')[0].trim(), l.slice(l.indexOf(':') + 1).trim()])) : undefined;
     };
+    write = (v) => lines(Object.entries(v ?? {}).map(([k, x]) => `${k}: ${x}`));
   } else if (schema.type === 'array' && schema.items?.type === 'object' && !(schema.items.properties?.name && schema.items.properties?.value)) {
     // Objects of their own shape (actions): one JSON object per line; a line that is not JSON is
     // sent as it is, and the server's message says what it must be.
@@ -114,6 +121,7 @@ export function field(path, schema, fallback) {
       };
       return lines.length ? lines.map(parse) : undefined;
     };
+    write = (v) => lines((v ?? []).map((x) => (typeof x === 'string' ? x : JSON.stringify(x))));
   } else if (schema.type === 'array' && schema.items?.type === 'object') {
     // Name/value objects (cookies): one "name=value" per line.
     input = el('textarea', { id, rows: 2, placeholder: 'name=value (one per line)', spellcheck: 'false', 'aria-describedby': describedBy });
@@ -124,6 +132,7 @@ export function field(path, schema, fallback) {
         .filter(Boolean);
       return lines.length ? lines.map((l) => ({ name: l.split('=')[0], value: l.slice(l.indexOf('=') + 1) })) : undefined;
     };
+    write = (v) => lines((v ?? []).map((c) => `${c.name}=${c.value}`));
   } else if (schema.type === 'array') {
     input = el('textarea', { id, rows: 2, placeholder: 'one per line', spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => {
@@ -133,6 +142,7 @@ export function field(path, schema, fallback) {
         .filter(Boolean);
       return lines.length ? lines : undefined;
     };
+    write = (v) => lines(v ?? []);
   } else if (MULTILINE.has(name)) {
     input = el('textarea', { id, rows: 8, spellcheck: 'false', 'aria-describedby': describedBy });
     read = () => (input.value === '' ? undefined : input.value);
@@ -146,6 +156,7 @@ export function field(path, schema, fallback) {
     });
     read = () => (input.value.trim() === '' ? undefined : input.value.trim());
   }
-  controls.set(path, { read, input, error });
+  write ??= (v) => void (input.value = v === undefined ? '' : String(v));
+  controls.set(path, { read, write, input, error });
   return el('div', { class: 'field', id: `field-${id}` }, el('label', { for: id }, name), input, help, error);
 }

@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { startFixtureServer } from '../../../fixture-server.ts';
-import { REPO_ROOT } from '../../../fixtures.ts';
-import type { SuiteOptions } from '../../../options.ts';
-import { runSuite } from '../../../runner.ts';
+import { startFixtureServer } from '../../../fixture-pages/fixture-server.ts';
+import { REPO_ROOT } from '../../../fixture-pages/fixtures.ts';
+import type { SuiteOptions } from '../../../engine/options.ts';
+import { runSuite } from '../../../engine/runner.ts';
 import { startSubject } from './server.ts';
-import { isolated } from '../../../entry.ts';
+import { isolated } from '../../../cli/entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'FIREFOX_SUBJECT_IN_NAMESPACE';

@@ -1,21 +1,17 @@
-// screenshot-conformance: runs the conformance suite against any implementation of the spec.
-//   npx screenshot-conformance --base-url URL --api-key KEY [--profile core|reference|security] ...
-// (cli.js is the installed entry; `node --import tsx conformance/bin.ts` works in the repository.)
-// Exit status 0 only when every case passes or is an expected failure; usage errors exit 2.
-// See RUNNING.md.
+// What the command line does once its flags are parsed (bin.ts): list, export, coverage, serve the
+// fixtures, or run the suite. Loaded only then, so that --help and --version answer at once.
 import path from 'node:path';
-import { allCases } from './cases/index.ts';
-import { formatCoverage, uncovered } from './coverage.ts';
-import { loadExpectations } from './expectations.ts';
-import { exportCases, loadExport } from './export.ts';
-import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
-import { requestsOf, type Case } from './model.ts';
-import { parseArgs, USAGE, UsageError, type SuiteOptions } from './options.ts';
-import { complete, formatPairwise, pairwiseCoverage } from './pairwise/coverage.ts';
-import { resolveValue, type ResolveContext } from './resolve.ts';
-import { casesOf, runSuite } from './runner.ts';
-import { targetInfo } from './target-info.ts';
-import { runIfEntry } from './entry.ts';
+import { allCases } from '../cases/index.ts';
+import { formatCoverage, uncovered } from '../report/coverage.ts';
+import { loadExpectations } from '../engine/expectations.ts';
+import { exportCases, loadExport } from '../model/export.ts';
+import { startFixtureServer, type FixtureServer } from '../fixture-pages/fixture-server.ts';
+import { requestsOf, type Case } from '../model/model.ts';
+import type { CliFlags, SuiteOptions } from './options.ts';
+import { complete, formatPairwise, pairwiseCoverage } from '../pairwise/coverage.ts';
+import { resolveValue, type ResolveContext } from '../engine/resolve.ts';
+import { casesOf, runSuite } from '../engine/runner.ts';
+import { targetInfo } from '../engine/target-info.ts';
 
 /** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */
 export function listed(c: Case, o: SuiteOptions): unknown {
@@ -36,22 +32,7 @@ function print(text: string): Promise<void> {
   return new Promise((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs(argv);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`screenshot-conformance: ${e.message}\n\n${USAGE}`);
-      return 2;
-    }
-    throw e;
-  }
-  const { options, flags } = parsed;
-  if (flags.help) {
-    console.log(USAGE);
-    return 0;
-  }
+export async function command(options: SuiteOptions, flags: CliFlags): Promise<number> {
   let cases: Case[];
   try {
     cases = options.casesDir ? loadExport(options.casesDir) : allCases();
@@ -108,5 +89,3 @@ export async function main(argv: string[]): Promise<number> {
     await fixtures?.close();
   }
 }
-
-runIfEntry(import.meta.url, main);

@@ -1,10 +1,13 @@
 // Runs the conformance suite against a fresh reference server (what `npm test` calls):
-//   node --import tsx conformance/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
-//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice]
+//   node --import tsx conformance/reference/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
+//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice] [--installed]
 // It starts the suite's fixture server (two loopback origins), then the reference server via
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
 // suite spreads cases over them so per-key limits and the free allowance are not the suite's own
 // doing) and one fresh key for the billing case; runs the suite; exits non-zero on any failure.
+// --installed: the suite runs as its users run it: packed, installed with --omit=dev in a temporary
+// folder (installed.ts), and started as that install's `screenshot-conformance` command (compiled
+// JavaScript, its own dependencies), once per run; without it, the source runs in this process.
 // --twice: then runs `core` a second time against the same server, its cache now warm (// hosted APIs cache too), and fails unless every core case has the same verdict both times.
 //
 // Isolation: unless --no-isolate, the whole run re-executes itself inside a new user+network
@@ -12,22 +15,25 @@
 // addresses (169.254.169.254, 10/8, ...) can be sent without any packet leaving the machine even
 // if the guard were broken (threat model, "Testing it safely"). Without a namespace those cases
 // are skipped.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { startServer } from '../server/start.ts';
-import { loadConfig } from '../server/config.ts';
-import { startFixtureServer } from './fixture-server.ts';
-import type { Profile } from './model.ts';
-import { SUITE_VERSION, type SuiteOptions } from './options.ts';
-import { REPO_ROOT } from './fixtures.ts';
-import { runSuite } from './runner.ts';
-import { targetInfo } from './target-info.ts';
-import { isolated, runIfEntry } from './entry.ts';
+import { startServer } from '../../server/start.ts';
+import { loadConfig } from '../../server/config.ts';
+import { startFixtureServer } from '../fixture-pages/fixture-server.ts';
+import type { Profile } from '../model/model.ts';
+import { SUITE_VERSION, type SuiteOptions } from '../engine/options.ts';
+import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
+import { runSuite } from '../engine/runner.ts';
+import type { Tally, Verdict } from '../report/records.ts';
+import { installSuite } from './installed.ts';
+import { targetInfo } from '../engine/target-info.ts';
+import { isolated, runIfEntry } from '../cli/entry.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSIDE = 'SCREENSHOT_CONFORMANCE_IN_NAMESPACE';
@@ -108,6 +114,7 @@ function parse(argv: string[]) {
       report: { type: 'string', default: path.join(REPO_ROOT, 'conformance-report') },
       workers: { type: 'string', default: '2' },
       twice: { type: 'boolean', default: false },
+      installed: { type: 'boolean', default: false },
     },
   });
   return {
@@ -118,6 +125,50 @@ function parse(argv: string[]) {
     report: path.resolve(v.report),
     workers: Number(v.workers),
     twice: v.twice,
+    installed: v.installed,
+  };
+}
+
+interface Outcome {
+  exitCode: number;
+  tally: Tally;
+  records: Array<{ id: string; verdict: Verdict; failed: string[] }>;
+}
+
+/** One run of the installed command with these options; its verdicts read back from its report.json. */
+async function runInstalled(bin: string, o: SuiteOptions): Promise<Outcome> {
+  const args = [
+    ...['--base-url', o.baseUrl, '--api-key', o.apiKeys.join(','), '--profile', o.profiles.join(',')],
+    ...['--fixtures-url', o.fixtureOrigins.join(','), '--report', o.reportDir, '--workers', String(o.workers)],
+    ...(o.freshKey ? ['--fresh-key', o.freshKey] : []),
+    ...(o.mcpUrl ? ['--mcp-url', o.mcpUrl] : []),
+    ...(o.mcpFreshKey ? ['--mcp-fresh-key', o.mcpFreshKey] : []),
+    ...(o.expectations ? ['--expectations', o.expectations] : []),
+    ...(o.grep ? ['--grep', o.grep] : []),
+    o.canary ? '--canary' : '--no-canary',
+    ...(o.isolatedNetwork ? ['--isolated-network'] : []),
+  ];
+  const child = spawn(bin, args, { stdio: 'inherit' });
+  const exitCode = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
+  const report = JSON.parse(readFileSync(path.join(o.reportDir, 'report.json'), 'utf8')) as {
+    summary: Tally;
+    results: Array<{ id: string; verdict: Verdict; checks?: Array<{ name: string; pass: boolean; detail?: string }> }>;
+  };
+  const records = report.results.map((r) => ({
+    id: r.id,
+    verdict: r.verdict,
+    failed: (r.checks ?? []).filter((k) => !k.pass).map((k) => `${k.name}: ${k.detail ?? ''}`),
+  }));
+  return { exitCode, tally: report.summary, records };
+}
+
+/** One run of the suite's source in this process. */
+async function runHere(o: SuiteOptions): Promise<Outcome> {
+  const r = await runSuite(o);
+  return {
+    exitCode: r.exitCode,
+    tally: r.tally,
+    records: r.records.map((x) => ({ id: x.case.id, verdict: x.verdict, failed: x.checks.filter((k) => !k.pass).map((k) => `${k.name}: ${k.detail}`) })),
   };
 }
 
@@ -126,6 +177,7 @@ async function main(argv: string[]): Promise<number> {
   const { inside, exitCode } = isolated(import.meta.url, argv, INSIDE, o.isolate, NO_NAMESPACES);
   if (exitCode !== undefined) return exitCode;
   const target = await startReferenceTarget();
+  const cleanups: Array<() => void> = [];
   console.log(
     `run-against-reference: reference server at ${target.baseUrl}, fixtures at ${target.fixtureOrigins.join(' and ')}${inside ? ', inside an isolated network namespace' : ''}${target.mcpUrl ? '' : '; MCP not mounted (its cases are skipped)'}`,
   );
@@ -140,7 +192,7 @@ async function main(argv: string[]): Promise<number> {
       fixtureOrigins: target.fixtureOrigins,
       canary: true,
       isolatedNetwork: inside,
-      expectations: path.join(here, 'expectations', 'reference.json'),
+      expectations: path.join(here, '..', 'expectations', 'reference.json'),
       updateGolden: o.updateGolden,
       goldenDir: path.join(REPO_ROOT, 'golden'),
       reportDir: o.report,
@@ -150,23 +202,27 @@ async function main(argv: string[]): Promise<number> {
         const t = await targetInfo(target.baseUrl, target.apiKeys[0]!);
         return {
           ...t,
-          info: { implementation: 'reference server (in-process, conformance/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info },
+          info: { implementation: 'reference server (in-process, conformance/reference/run-against-reference.ts)', suiteVersion: SUITE_VERSION, ...t.info },
         };
       })(),
     };
-    const first = await runSuite(options);
+    let runOnce = runHere;
+    if (o.installed) {
+      if (o.updateGolden) throw new Error('--update-golden writes the repository golden/: run it without --installed');
+      const work = mkdtempSync(path.join(os.tmpdir(), 'conformance-installed-'));
+      cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+      const suite = await installSuite(work);
+      console.log(`run-against-reference: the suite packed and installed (--omit=dev) in ${suite.dir}; running its screenshot-conformance command`);
+      runOnce = (x) => runInstalled(suite.bin, x);
+    }
+    const first = await runOnce(options);
     if (!o.twice) return first.exitCode;
     console.log('\nrun-against-reference: core again, against the same server with its cache warm');
-    const second = await runSuite({ ...options, profiles: ['core'], reportDir: path.join(o.report, 'core-second-run') });
-    const before = new Map(first.records.map((r) => [r.case.id, r.verdict]));
-    const changed = second.records.filter((r) => before.has(r.case.id) && before.get(r.case.id) !== r.verdict);
+    const second = await runOnce({ ...options, profiles: ['core'], reportDir: path.join(o.report, 'core-second-run') });
+    const before = new Map(first.records.map((r) => [r.id, r.verdict]));
+    const changed = second.records.filter((r) => before.has(r.id) && before.get(r.id) !== r.verdict);
     for (const r of changed)
-      console.log(
-        `  ✗ ${r.case.id}: ${before.get(r.case.id)} in the first run, ${r.verdict} in the second${r.checks
-          .filter((k) => !k.pass)
-          .map((k) => `\n      ✗ ${k.name}: ${k.detail}`)
-          .join('')}`,
-      );
+      console.log(`  ✗ ${r.id}: ${before.get(r.id)} in the first run, ${r.verdict} in the second${r.failed.map((k) => `\n      ✗ ${k}`).join('')}`);
     console.log(`core twice: ${second.records.length - changed.length}/${second.records.length} core cases have the same verdict in both runs`);
     const t = [first.tally, second.tally];
     const sum = (k: 'pass' | 'fail' | 'skip' | 'expectedFailure' | 'unexpectedPass') => t.reduce((n, x) => n + x[k], 0);
@@ -176,6 +232,7 @@ async function main(argv: string[]): Promise<number> {
     return first.exitCode || second.exitCode || (changed.length ? 1 : 0);
   } finally {
     await target.close();
+    for (const c of cleanups) c();
   }
 }
 

@@ -6,17 +6,17 @@
 // Programmatic entry (what bin.ts and the self-tests use; a subject engine can too):
 //   const result = await runSuite(options);   // options: see options.ts SuiteOptions
 //   result.exitCode, result.tally (pass, fail, skip, expectedFailure, unexpectedPass, byProfile)
-import { selectCases } from './cases/index.ts';
+import { selectCases } from '../cases/index.ts';
 import { fetchDeclaredFields } from './declared-fields.ts';
 import { executeCase, unmetNeed, type Attachment, type RunEnv } from './execute.ts';
 import { loadExpectations } from './expectations.ts';
 import { undiciClient, type HttpClient } from './http.ts';
-import { McpSessions } from './mcp/client.ts';
-import { isMcpRequest, requestsOf, type Case, type Check } from './model.ts';
+import { McpSessions } from './mcp-client.ts';
+import { isMcpRequest, requestsOf, type Case, type Check } from '../model/model.ts';
 import type { SuiteOptions } from './options.ts';
-import { writeReports } from './report/files.ts';
-import { Console } from './report/console.ts';
-import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from './report/records.ts';
+import { writeReports } from '../report/files.ts';
+import { Console } from '../report/console.ts';
+import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from '../report/records.ts';
 
 export interface RunResult {
   exitCode: number;
@@ -43,11 +43,10 @@ export function runEnvOf(o: SuiteOptions, mcp?: McpSessions): RunEnv {
   };
 }
 
-/** The cases of a run: the given ones (an export) or the suite's, by profile, then --grep. */
-export function casesOf(o: Pick<SuiteOptions, 'profiles' | 'grep'>, all?: Case[]): Case[] {
-  const selected = selectCases(o.profiles, all);
+/** The cases of a run: the given ones (an export) or the suite's, by profile, then --grep and --tag. */
+export function casesOf(o: Pick<SuiteOptions, 'profiles' | 'grep' | 'tag'>, all?: Case[]): Case[] {
   const grep = o.grep ? new RegExp(o.grep) : null;
-  return grep ? selected.filter((c) => grep.test(c.id)) : selected;
+  return selectCases(o.profiles, all).filter((c) => (!grep || grep.test(c.id)) && (!o.tag || (c.tags ?? []).includes(o.tag)));
 }
 
 /** Cases that use the same fresh key must not overlap: their balances are read across steps. */

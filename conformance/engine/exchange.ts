@@ -2,8 +2,8 @@
 // endpoint) or an MCP exchange through a client session (mcp/client.ts). Either way the verdict
 // (verdict.ts) judges an Observed, so REST and MCP cases share one executor.
 import type { HttpClient, HttpResponse } from './http.ts';
-import type { McpSessions } from './mcp/client.ts';
-import { isMcpRequest, type RequestSpec } from './model.ts';
+import type { McpSessions } from './mcp-client.ts';
+import { isMcpRequest, type RequestSpec } from '../model/model.ts';
 import { authorization, buildRequest, resolveValue, type ResolveContext } from './resolve.ts';
 
 export interface Observed extends HttpResponse {

@@ -10,8 +10,8 @@ import { undeclaredField } from './declared-fields.ts';
 import { exchange, type Observed } from './exchange.ts';
 import type { HttpClient } from './http.ts';
 import { decodeImage, encodePng, readPng, sniffType, type DecodedImage } from './image.ts';
-import { McpSessions, SkipCase } from './mcp/client.ts';
-import type { Case, Check, Expectation, GoldenSpec, Need } from './model.ts';
+import { McpSessions, SkipCase } from './mcp-client.ts';
+import type { Case, Check, Expectation, GoldenSpec, Need } from '../model/model.ts';
 import type { ResolveContext } from './resolve.ts';
 import { judge, snippet, statusMatches } from './verdict.ts';
 

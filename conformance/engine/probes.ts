@@ -1,6 +1,6 @@
 // Semantic probes: facts about an image that hold on any engine (the colour of a region, its
 // alpha), as opposed to goldens, which only say "same as last time" (DESIGN §6).
-import type { Check, Probe, Region } from './model.ts';
+import type { Check, Probe, Region } from '../model/model.ts';
 import type { Rgba } from './image.ts';
 
 export function resolveRegion(img: Rgba, r: Region): Region | null {

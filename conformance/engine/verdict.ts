@@ -4,7 +4,7 @@
 // execute.ts, which feeds their outcomes back as checks.
 import type { Observed } from './exchange.ts';
 import { decodeImage, sniffType, type DecodedImage } from './image.ts';
-import type { Check, Comparison, Expectation, HeaderExpectation, ImageExpectation, JsonExpectation, Reader, ToolExpectation } from './model.ts';
+import type { Check, Comparison, Expectation, HeaderExpectation, ImageExpectation, JsonExpectation, Reader, ToolExpectation } from '../model/model.ts';
 import { evaluateProbe } from './probes.ts';
 
 export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;

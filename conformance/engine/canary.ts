@@ -5,7 +5,7 @@
 // meaningful when the implementation runs on the same host as the suite (need `canary`).
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { CanarySpelling } from './model.ts';
+import type { CanarySpelling } from '../model/model.ts';
 
 export interface Canary {
   readonly port: number;

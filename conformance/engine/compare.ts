@@ -2,13 +2,13 @@
 // /v1/compare uses too) under a declared two-part tolerance (DESIGN §6, like Playwright's
 // toHaveScreenshot): a per-pixel colour threshold, and a budget of differing pixels given both as
 // a count and as a ratio of the image, the smaller of the two winning.
-import { diffPictures } from '../lib/visual-diff/diff.ts';
-import { diffPicture } from '../lib/visual-diff/picture.ts';
+import { diffPictures } from '../../lib/visual-diff/diff.ts';
+import { diffPicture } from '../../lib/visual-diff/picture.ts';
 import type { Rgba } from './image.ts';
-import type { Region } from './model.ts';
+import type { Region } from '../model/model.ts';
 import { resolveRegion } from './probes.ts';
 
-export { PIXELMATCH_VERSION } from '../lib/visual-diff/diff.ts';
+export { PIXELMATCH_VERSION } from '../../lib/visual-diff/diff.ts';
 /** Options passed to pixelmatch besides the per-case threshold (reported in the JSON report). */
 export const PIXELMATCH_OPTIONS = { includeAA: false } as const;
 

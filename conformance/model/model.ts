@@ -238,6 +238,9 @@ export interface Expectation {
   compare?: Comparison[];
 }
 
+/** A case as written in a file of cases/: without its profile, which the file it lives in gives (cases/index.ts). */
+export type CaseSpec = Omit<Case, 'profile'>;
+
 export interface Step {
   request: RequestSpec;
   expect: Expectation;
@@ -249,7 +252,14 @@ export interface Case {
   must: string;
   /** Rule ids from the coverage manifest (rules.ts); the first is the clause this case checks. */
   rules: string[];
+  /** Which profile the case belongs to: the list it is written in (cases/index.ts), or its data's (generated cases, exports). */
   profile: Profile;
+  /**
+   * Names that select the case for a purpose beyond its profile: a deliberately broken
+   * implementation (mutants/mutants.ts) runs against the cases tagged with its id, so that a renamed
+   * case keeps its mutants.
+   */
+  tags?: string[];
   needs?: Need[];
   /**
    * Request fields beyond the spec that this case sends (`extensions` profile). The case runs only

@@ -11,9 +11,9 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFile
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
-import { CONSENT_DIR, inlineFonts, PAGES_DIR } from './fixtures.ts';
+import { CONSENT_DIR, inlineFonts, PAGES_DIR } from '../fixture-pages/fixtures.ts';
 import type { Case } from './model.ts';
-import { SUITE_VERSION } from './options.ts';
+import { SUITE_VERSION } from '../engine/options.ts';
 import { RULES_BY_ID } from './rules.ts';
 
 export const CASE_SCHEMA_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'case.schema.json');

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURES_DIR = path.join(REPO_ROOT, 'fixtures');
 export const PAGES_DIR = path.join(FIXTURES_DIR, 'pages');
 export const CONSENT_DIR = path.join(FIXTURES_DIR, 'consent');

@@ -1,7 +1,7 @@
 // The coverage matrix: for every rule of the manifest (rules.ts), the cases that check it, by
 // profile. A spec rule without a case is a failure of the suite itself (DESIGN §6).
-import { PROFILES, type Case, type Profile } from './model.ts';
-import { RULES, type Rule } from './rules.ts';
+import { PROFILES, type Case, type Profile } from '../model/model.ts';
+import { RULES, type Rule } from '../model/rules.ts';
 
 type CaseLike = Pick<Case, 'id' | 'rules' | 'profile'>;
 

@@ -2,12 +2,22 @@
 // point, and re-execute inside a network namespace of their own (`unshare -rn`, loopback only)
 // when they feed an implementation off-machine addresses (threat model, "Testing it safely").
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+function realpathOf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
 /** Runs `main(argv)` and exits with its code when `moduleUrl` is the script node was started with. */
 export function runIfEntry(moduleUrl: string, main: (argv: string[]) => Promise<number>): void {
-  if (!process.argv[1] || path.resolve(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
+  // realpath: an installed bin is started through a symlink (node_modules/.bin/...)
+  if (!process.argv[1] || realpathOf(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e) => {

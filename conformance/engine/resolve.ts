@@ -2,9 +2,9 @@
 // HTTP exchange, or the arguments of an MCP tool call. `describe` mode (for --list) resolves the
 // same way but shows long generated strings as a short note of what they are.
 import { canaryUrl } from './canary.ts';
-import { consentFixture, pageFixture, sizedHtml } from './fixtures.ts';
+import { consentFixture, pageFixture, sizedHtml } from '../fixture-pages/fixtures.ts';
 import type { HttpRequest } from './http.ts';
-import type { CanarySpelling, HttpRequestSpec } from './model.ts';
+import type { CanarySpelling, HttpRequestSpec } from '../model/model.ts';
 
 export interface ResolveContext {
   baseUrl: string;
