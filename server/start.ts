@@ -10,7 +10,8 @@ import type { SqlLedger } from './accounts/ledger.ts';
 import { openSharedCache } from './cache/shared.ts';
 import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
-import { createApp } from './http/app.ts';
+import { BODY_LIMIT_BYTES, createApp } from './http/app.ts';
+import { requireAuth } from './http/auth.ts';
 import { checkingIntervalMs, limitConnections, type ConnectionLimits } from './http/connections.ts';
 import { Drain } from './http/drain.ts';
 import { resolveKek } from './links/kek.ts';
@@ -95,6 +96,8 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const compare = createCompareService({ capture, accounts, diff, maxOutputPixels: config.maxOutputPixels });
   // POST /v1/batches: captures as durable jobs in the store, worked on by every replica.
   const batches = await startBatches({
+    auth: requireAuth(accounts),
+    bodyLimitBytes: BODY_LIMIT_BYTES,
     config: config.batches,
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,

@@ -2,6 +2,7 @@
 // workers on this replica (runner.ts), the routes (routes.ts). Batch items take at most
 // BATCH_SLOT_SHARE of this replica's render slots, and a slot only when no synchronous capture
 // waits for one (server/admission: acquireBackground).
+import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import type { BatchConfig } from '../config.ts';
@@ -17,6 +18,9 @@ import { createRunner, type EventJob, type ItemJob, type Runner } from './runner
 import { expireResults } from './sql.ts';
 
 export interface BatchesDeps {
+  /** The Bearer authentication of the routes (server/http/auth.ts) and the JSON body limit. */
+  auth: RequestHandler;
+  bodyLimitBytes: number;
   config: BatchConfig;
   dataDir: string;
   databaseUrl: string | null;
@@ -92,7 +96,15 @@ export async function startBatches(deps: BatchesDeps) {
     })().catch((e) => deps.log.warn({ err: e }, 'deleting expired batch results failed'));
   }, 60_000);
   sweep.unref();
-  const routes = batchRoutes({ db, accounts: deps.accounts, queue: ensureQueue, results, checkUrl: deps.checkUrl });
+  const routes = batchRoutes({
+    auth: deps.auth,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    db,
+    accounts: deps.accounts,
+    queue: ensureQueue,
+    results,
+    checkUrl: deps.checkUrl,
+  });
   return {
     routes,
     /** Stops taking items (those running finish or run again elsewhere), then closes the queue. */

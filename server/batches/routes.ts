@@ -7,13 +7,11 @@
 // not exist. Credits: a batch is refused up front (402) when the key's spendable credits cannot
 // cover every item; an item that finds them spent meanwhile fails with insufficient_credits.
 import { randomBytes } from 'node:crypto';
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { PgBoss } from 'pg-boss';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import { badRequest, ServiceError } from '../errors.ts';
 import { sendCapture } from '../http-caching/send.ts';
-import { requireAuth } from '../http/auth.ts';
-import { BODY_LIMIT_BYTES } from '../http/app.ts';
 import { REQUEST_HEADER } from '../request/headers.ts';
 import { mcpFacts } from '../response/write.ts';
 import type { ResultStore } from '../results/index.ts';
@@ -21,12 +19,13 @@ import type { Db } from '../store/index.ts';
 import { inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';
 import { batchOf, cancelBatch, deliveriesOf, insertBatch, itemOf, itemsOf, stateOf, type BatchRow, type ItemRow } from './sql.ts';
-import { validateBatch } from './validate.ts';
+import { BATCHES_PATH, validateBatch } from './validate.ts';
 import { createHash } from 'node:crypto';
 
-export const BATCHES_PATH = '/v1/batches';
-
 export interface RoutesDeps {
+  /** The Bearer authentication of every route (server/http/auth.ts), and the JSON body limit. */
+  auth: RequestHandler;
+  bodyLimitBytes: number;
   db: Db;
   accounts: SqlLedger;
   /** The queue and its workers, started on first use (index.ts). */
@@ -73,14 +72,14 @@ async function batchJson(db: Db, b: BatchRow) {
 
 export function batchRoutes(deps: RoutesDeps): Router {
   const r = Router();
-  const auth = requireAuth(deps.accounts);
+  const auth = deps.auth;
   const owned = async (req: Request, res: Response): Promise<BatchRow> => {
     const b = /^bat_[A-Za-z0-9_-]{1,64}$/.test(String(req.params.id)) ? await batchOf(deps.db, String(req.params.id), res.locals.account.id) : undefined;
     if (!b) throw new ServiceError('not_found', 'no such batch for this key');
     return b;
   };
 
-  r.post(BATCHES_PATH, auth, requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }), async (req, res) => {
+  r.post(BATCHES_PATH, auth, requireJson, express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }), async (req, res) => {
     const account = res.locals.account;
     const body = validateBatch(req.body);
     if (body.webhook) {

@@ -5,6 +5,7 @@ import { badRequest, ServiceError } from '../errors.ts';
 import { SCREENSHOT_FIELDS, validateRequest } from '../request/validate.ts';
 
 export const BATCH_MAX_ITEMS = 1000;
+export const BATCHES_PATH = '/v1/batches';
 
 export interface BatchBody {
   /** The requests as sent: each is validated again, with its defaults, when its item runs. */
