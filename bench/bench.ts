@@ -13,8 +13,8 @@
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
-// POST /v1/compare (bench/compare.ts, no browser). `--only blocking`, `--only tall` and
-// `--only compare` run one of those sections alone.
+// POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts).
+// `--only blocking`, `--only tall`, `--only compare` and `--only peers` run one section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -34,6 +34,7 @@ import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
+import { peersRows, peersSection } from './peers.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 import { BENCH_KEY, benchEnv } from './server-env.ts';
 
@@ -53,6 +54,7 @@ const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}-flags`,
   `${os.tmpdir()}/bench-data-${process.pid}-blocking`,
   `${os.tmpdir()}/bench-data-${process.pid}-tall`,
+  `${os.tmpdir()}/bench-data-${process.pid}-peers`,
 ];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
@@ -103,6 +105,17 @@ const blocking = () =>
       return { ms: performance.now() - t, ok: res.status === 200, bytes: buf.length, blocked: Number(res.headers.get('x-blocked-requests') ?? 0) };
     },
   );
+// Real peers (bench/peers.ts): its own server, allowed to reach the many-hosts site.
+const peersRun = () =>
+  peersSection(
+    config.chromiumPath,
+    mix,
+    async (allow) => {
+      const s = await startServer(loadConfig({ ...benchEnv(dataDirs[4]!), EGRESS_ALLOW: allow.join(','), CACHE_TTL_SECONDS: '0' }));
+      return { shotUrl: `${s.url}/v1/screenshot`, key: BENCH_KEY, close: () => s.close() };
+    },
+    quick,
+  ).finally(() => rmSync(dataDirs[4]!, { recursive: true, force: true }));
 // Tall and endless pages, A/B (bench/tall.ts): its own server.
 const tallSection = async () => {
   try {
@@ -122,8 +135,14 @@ if (only === 'blocking') {
   for (const r of tallRows(t)) console.log(r.filter(Boolean).join(' | '));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ tall: t }, null, 2));
   process.exit(0);
+} else if (only === 'peers') {
+  const r = await peersRun();
+  for (const row of peersRows(r)) console.log(row.filter(Boolean).join(' | '));
+  console.log(`ratios.peers: ${JSON.stringify(r.ratios)}`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ peers: r, ratios: { peers: r.ratios.mix, peersManyHosts: r.ratios.manyHosts } }, null, 2));
+  process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows three sections, blocking, tall and compare (not ${only})`);
+  console.error(`bench: --only knows four sections, blocking, tall, compare and peers (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -399,6 +418,10 @@ await ours.close();
 mark('blocking');
 results.blocking = await blocking();
 rows.push(...blockingRows(results.blocking as Awaited<ReturnType<typeof blocking>>));
+mark('peers');
+const peers = await peersRun();
+results.peers = peers;
+rows.push(...peersRows(peers));
 mark('compare');
 results.compare = await compareBench(quick);
 rows.push(...compareRows(results.compare as Awaited<ReturnType<typeof compareBench>>));
@@ -457,6 +480,9 @@ results.ratios = {
   pngBytesVsChromiumDefault: card.oursBytes / card.chromiumBytes,
   fullPageVsNaive: { ...Object.fromEntries(Object.entries(fullPages.byPage).map(([k, v]) => [k, v.ratio])), median: fullPages.medianRatio },
   blocking: (results.blocking as Awaited<ReturnType<typeof blocking>>).ratios,
+  // ours over each real peer, waits aligned (bench/peers.ts): on the mix, and on the many-hosts page
+  peers: peers.ratios.mix,
+  peersManyHosts: peers.ratios.manyHosts,
 };
 mark('end');
 results.sectionSeconds = sectionSeconds;

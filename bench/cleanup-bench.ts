@@ -43,13 +43,14 @@ async function sample(browser: Browser, mode: 'url' | 'html', target: string, ht
     const session = await attachCleanup(page, { blockCookieBanners: on, hideSelectors: [], blockAds: false });
     if (mode === 'url') await page.goto(target, { waitUntil: 'load' });
     else await page.setContent(html, { waitUntil: 'load' });
+    const loaded = performance.now();
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const f0 = performance.now();
     await session.finish(Date.now() + 15_000);
     const l0 = performance.now();
     const action = await session.lastLook(Date.now() + 15_000);
     const t1 = performance.now();
-    return { total: t1 - t0, finish: l0 - f0, lastLook: t1 - l0, action };
+    return { total: t1 - t0, load: loaded - t0, finish: l0 - f0, lastLook: t1 - l0, action };
   } finally {
     await ctx.close();
   }
@@ -74,6 +75,8 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
         const off: number[] = [];
         const fin: number[] = [];
         const last: number[] = [];
+        const loadOn: number[] = [];
+        const loadOff: number[] = [];
         const actions = new Set<string>();
         for (let i = 0; i < n; i++) {
           const a = await sample(browser, mode, target, html, true);
@@ -82,6 +85,8 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
           off.push(b.total);
           fin.push(a.finish);
           last.push(a.lastLook);
+          loadOn.push(a.load);
+          loadOff.push(b.load);
           actions.add(a.action);
         }
         out[mode]![name] = Math.max(0, median(on) - median(off));
@@ -90,6 +95,8 @@ export async function benchCleanup(browser: Browser, opts: { iterations?: number
           offMedianMs: median(off),
           finishMedianMs: median(fin),
           lastLookMedianMs: median(last),
+          loadOnMedianMs: median(loadOn),
+          loadOffMedianMs: median(loadOff),
           actions: [...actions],
         };
       }

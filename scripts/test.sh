@@ -84,10 +84,13 @@ read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 
-stage "conformance suite, packed and installed as its users get it (--installed), against a fresh reference server (core, reference, security, extensions)"
-# core runs again twice (the second time on a warm cache) in the under-load stage below.
+stage "conformance suite, packed and installed as its users get it (--installed), against a fresh reference server (core, reference, security, extensions, properties)"
+# core runs again twice (the second time on a warm cache) in the under-load stage below. The
+# properties draw with a fixed seed, so that CI is repeatable (run-mutants.ts MUTANT_SEED: this
+# run is the baseline of the mutants' properties).
+PROPERTIES_SEED=20251127
 clog=$(mktemp)
-timeout 900 node --import tsx conformance/reference/run-against-reference.ts --installed 2>&1 | tee "$clog"
+timeout 1000 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -121,7 +124,8 @@ pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
-  timeout 400 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  # properties too, briefly (--runs 8): a second engine is held to the same oracles.
+  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

@@ -108,7 +108,7 @@ export const SETTINGS = {
     64,
     0,
     1_000_000,
-    'connections one client address may hold at once; beyond, a new connection is closed at once, before it is read, and counted as `screenshot_rejections_total{reason="connection_limit"}` (0 = no limit). Behind a balancer every connection comes from its address: set this above the balancer\'s connections to one replica, or 0',
+    "connections one client address may hold at once; beyond, a new connection first closes that address's oldest kept-alive connection waiting between requests (a client's idle pool is never the reason it is refused); without one the new connection is closed at once, before it is read, and counted as `screenshot_rejections_total{reason=\"connection_limit\"}` (0 = no limit). Behind a balancer every connection comes from its address: set this above the balancer's connections to one replica, or 0",
   ),
   BATCH_SLOT_SHARE: int(
     50,

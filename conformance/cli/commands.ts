@@ -12,6 +12,7 @@ import { complete, formatPairwise, pairwiseCoverage } from '../pairwise/coverage
 import { resolveValue, type ResolveContext } from '../engine/resolve.ts';
 import { casesOf, runSuite } from '../engine/runner.ts';
 import { targetInfo } from '../engine/target-info.ts';
+import { propertiesExplorer } from '../properties/index.ts';
 
 /** A case as --list shows it: its requests with directives resolved (generated text described, placeholders where nothing runs). */
 export function listed(c: Case, o: SuiteOptions): unknown {
@@ -84,7 +85,7 @@ export async function command(options: SuiteOptions, flags: CliFlags): Promise<n
   }
   try {
     options.target = await targetInfo(options.baseUrl, options.apiKeys[0]!);
-    return (await runSuite(options, options.casesDir ? { cases } : {})).exitCode;
+    return (await runSuite(options, { ...(options.casesDir ? { cases } : {}), explorer: propertiesExplorer(options) })).exitCode;
   } finally {
     await fixtures?.close();
   }

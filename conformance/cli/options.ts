@@ -17,7 +17,12 @@ export const USAGE = `Usage: screenshot-conformance --base-url URL --api-key KEY
   --profile P[,P]         core (default; the spec only), reference (core + DESIGN §3 decisions),
                           security (threat model; needs fixtures and canaries reachable),
                           extensions (request fields beyond the spec; each case runs only when
-                          the implementation's GET /openapi.json declares its fields)
+                          the implementation's GET /openapi.json declares its fields),
+                          properties (requests drawn from the schema, each judged by the spec;
+                          a failure is shrunk to the smallest request that still fails)
+  --seed N                properties: the seed (default random; every report prints it)
+  --runs N                properties: requests drawn per property (default 25, about 2 minutes)
+  --replay-path P         properties: replay the counterexample at this path (with its --seed)
   --fixtures-port N[,M]   serve the suite's fixtures on 127.0.0.1:N (and a second origin on M,
                           default N+1); the implementation must be allowed to reach them
   --fixtures-url U[,U2]   fixtures served elsewhere (started with --serve-fixtures); url cases use them
@@ -74,6 +79,9 @@ const FLAGS = {
   workers: { type: 'string' },
   grep: { type: 'string' },
   tag: { type: 'string' },
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  'replay-path': { type: 'string' },
   list: { type: 'boolean' },
   export: { type: 'string' },
   cases: { type: 'string' },
@@ -135,6 +143,17 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
     }
   }
   const canary = v.canary ?? isLoopbackUrl(v['base-url'] ?? '');
+  const whole = (flag: 'seed' | 'runs', min: number): number | undefined => {
+    if (v[flag] === undefined) return undefined;
+    const n = Number(v[flag]);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} must be a whole number of at least ${min}, got ${v[flag]}`);
+    return n;
+  };
+  const seed = whole('seed', 0);
+  const runs = whole('runs', 1);
+  // A path is one property's: replaying it in another would draw something else.
+  if (v['replay-path'] !== undefined && !v.grep)
+    throw new UsageError("--replay-path replays one property: add --grep '^properties\\.<id>$' (the report prints the whole command)");
   const options: SuiteOptions = {
     baseUrl: v['base-url'] ?? '',
     apiKeys,
@@ -153,6 +172,9 @@ export function parseArgs(argv: string[]): { options: SuiteOptions; flags: CliFl
     grep: v.grep,
     tag: v.tag,
     casesDir: v.cases !== undefined ? path.resolve(v.cases) : undefined,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(runs !== undefined ? { runs } : {}),
+    ...(v['replay-path'] !== undefined ? { replayPath: v['replay-path'] } : {}),
   };
   return { options, flags };
 }

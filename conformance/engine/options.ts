@@ -3,7 +3,7 @@
 import type { Profile } from '../model/model.ts';
 
 /** The suite's version (the contract's, RUNNING.md); the package's version is the same. */
-export const SUITE_VERSION = '1.1.0';
+export const SUITE_VERSION = '1.2.0';
 
 export interface SuiteOptions {
   baseUrl: string;
@@ -27,6 +27,10 @@ export interface SuiteOptions {
   tag?: string;
   /** Run the cases of an export (--export) instead of the suite's own (--cases DIR). */
   casesDir?: string;
+  /** The properties profile (properties/): its seed (random when not given; every report prints it), requests per property, a counterexample's path to replay. */
+  seed?: number;
+  runs?: number;
+  replayPath?: string;
   /** Filled in by bin.ts: what the target reports about itself (for the JSON report). */
   target?: { chromium?: string; info?: Record<string, unknown> };
 }

@@ -18,6 +18,23 @@ import { writeReports } from '../report/files.ts';
 import { Console } from '../report/console.ts';
 import { machineLoad, tally, type CaseRecord, type Tally, type Verdict } from '../report/records.ts';
 
+/**
+ * Checks that are not cases but report as cases, one record each, run after the cases: the
+ * `properties` profile (properties/index.ts propertiesExplorer). Whoever starts a run passes it,
+ * so that the engine imports nothing of what it runs.
+ */
+export interface Explorer {
+  /** Every id it may report (what an expectations file may list). */
+  ids: readonly string[];
+  /** How many records this run adds (0: its profile is not selected; only its ids count then). */
+  count: number;
+  /** One line for the console and the HTML report (the seed that replays the run). */
+  note: string;
+  /** What report.json's runInfo says about it. */
+  runInfo: Record<string, unknown>;
+  run(env: RunEnv, http: HttpClient, known: ReadonlySet<string>, done: (r: CaseRecord) => void): Promise<void>;
+}
+
 export interface RunResult {
   exitCode: number;
   tally: Tally;
@@ -97,15 +114,20 @@ async function runOne(c: Case, env: RunEnv, http: HttpClient, known: string | un
  * Runs the cases. Long cases start first (they bound the run's length); cases sharing a fresh key
  * run one after the other. Never throws for a failing implementation.
  */
-export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean } = {}): Promise<RunResult> {
+export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: HttpClient; quiet?: boolean; explorer?: Explorer } = {}): Promise<RunResult> {
   const all = opts.cases;
-  const expectations = loadExpectations(o.expectations, new Set((all ?? selectCases(['reference', 'security'])).map((c) => c.id)));
+  // An explorer always names its ids (an expectations file may list them); it runs only when it has something to run.
+  const explorer = opts.explorer?.count ? opts.explorer : undefined;
+  const expectations = loadExpectations(
+    o.expectations,
+    new Set([...(all ?? selectCases(['reference', 'security'])).map((c) => c.id), ...(opts.explorer?.ids ?? [])]),
+  );
   const cases = casesOf(o, all);
   const mcp = o.mcpUrl && cases.some((c) => requestsOf(c).some(isMcpRequest)) ? new McpSessions(o.mcpUrl) : undefined;
-  const declaredFields = cases.some((c) => c.fields?.length) ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
+  const declaredFields = cases.some((c) => c.fields?.length) || explorer ? await fetchDeclaredFields(o.baseUrl, o.apiKeys[0]) : undefined;
   const env = { ...runEnvOf(o, mcp), ...(declaredFields ? { declaredFields } : {}) };
   const http = opts.http ?? undiciClient;
-  const out = new Console(o, cases.length, opts.quiet ?? false);
+  const out = new Console(o, cases.length + (explorer?.count ?? 0), opts.quiet ?? false);
   const order = [...cases].sort((a, b) => Number(!!b.heavy) - Number(!!a.heavy) || (b.timeoutMs ?? 0) - (a.timeoutMs ?? 0));
   const records: CaseRecord[] = [];
   const locks = new Map<string, Promise<void>>();
@@ -131,14 +153,25 @@ export async function runSuite(o: SuiteOptions, opts: { cases?: Case[]; http?: H
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.workers, order.length)) }, worker));
+    if (explorer) {
+      if (!opts.quiet) console.log(explorer.note);
+      await explorer.run(env, http, new Set(expectations.failures.keys()), (r) => {
+        const known = expectations.failures.get(r.case.id)?.reason;
+        const verdict: Verdict = known === undefined || r.verdict === 'skip' ? r.verdict : r.verdict === 'pass' ? 'unexpected-pass' : 'expected-failure';
+        const rec = { ...r, verdict, ...(known !== undefined && r.verdict !== 'skip' ? { reason: known } : {}) };
+        records.push(rec);
+        out.caseDone(rec);
+      });
+    }
   } finally {
     await mcp?.close();
   }
   const durationMs = performance.now() - t0;
-  records.sort((a, b) => cases.indexOf(a.case) - cases.indexOf(b.case));
+  const rank = (r: CaseRecord) => (cases.includes(r.case) ? cases.indexOf(r.case) : cases.length); // an explorer's records last
+  records.sort((a, b) => rank(a) - rank(b));
   const t = tally(records);
   const exitCode = t.fail + t.unexpectedPass > 0 ? 1 : 0;
-  writeReports(o, records, { durationMs, exitCode });
-  out.summary(records, durationMs);
+  writeReports(o, records, { durationMs, exitCode, ...(explorer ? { explorer } : {}) });
+  out.summary(records, durationMs, explorer?.note);
   return { exitCode, tally: t, records, durationMs };
 }

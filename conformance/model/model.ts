@@ -9,10 +9,12 @@
  * `core`: only what the spec states. `reference`: the reference server's decisions (DESIGN §3).
  * `security`: the threat model. `extensions`: request fields beyond the spec (§9 lets an
  * implementation ignore them); each such case names its fields and runs only against an
- * implementation whose OpenAPI document declares them (see `Case.fields`).
+ * implementation whose OpenAPI document declares them (see `Case.fields`). `properties`: requests
+ * drawn from the request schema with fast-check, each judged by an oracle computed from the spec
+ * (properties/); not cases but reported as cases, one per property.
  */
-export type Profile = 'core' | 'reference' | 'security' | 'extensions';
-export const PROFILES: readonly Profile[] = ['core', 'reference', 'security', 'extensions'];
+export type Profile = 'core' | 'reference' | 'security' | 'extensions' | 'properties';
+export const PROFILES: readonly Profile[] = ['core', 'reference', 'security', 'extensions', 'properties'];
 
 /** What a case needs from the environment; cases whose needs are not met are skipped, with the reason. */
 export type Need =

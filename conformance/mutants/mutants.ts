@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { screenshotRequestSchema } from '../../server/request/schema.ts';
 import { body, isShot, jsonOf, jsonResponse, withJson } from './proxy.ts';
 import { PAIR_MUTANTS } from './pairs.ts';
+import { PROPERTY_MUTANTS } from './properties.ts';
 import type { ProxyHooks } from './proxy.ts';
 import type { Case } from '../model/model.ts';
 
@@ -18,6 +19,8 @@ export interface Mutant {
   breaks: string;
   description: string;
   cases: MutantCases;
+  /** Properties (properties/list.ts ids) also run against it, with run-mutants.ts's fixed seed. */
+  properties?: readonly string[];
   hooks: ProxyHooks;
 }
 
@@ -465,6 +468,8 @@ export const MUTANTS: Mutant[] = [
   },
   // Pairs: each option right alone, one pair broken (pairs.ts; the pairwise cases holding it).
   ...PAIR_MUTANTS,
+  // Exact limits, odd valid values, nested unknown fields: only the properties find them.
+  ...PROPERTY_MUTANTS,
   {
     id: 'compare-ignores-masks',
     breaks: 'X/compare',

@@ -134,4 +134,20 @@ export const PAIR_MUTANTS: Mutant[] = [
     cases: pairwiseCasesWith({ selector: 'on', deterministic: 'on' }),
     hooks: dropWhen((b) => b.selector !== undefined, without('deterministic')),
   },
+  {
+    id: 'pair-actions-with-selector',
+    breaks: 'X/actions',
+    description: 'skips actions on element captures',
+    cases: pairwiseCasesWith({ selector: 'on', actions: 'press' }),
+    properties: ['valid'],
+    hooks: dropWhen((b) => b.selector !== undefined, without('actions')),
+  },
+  {
+    id: 'pair-js-on-fullPage',
+    breaks: 'X/js',
+    description: 'skips js before a full-page capture',
+    cases: pairwiseCasesWith({ fullPage: 'on', selector: 'off', js: 'paint' }),
+    properties: ['valid'],
+    hooks: dropWhen((b) => b.fullPage === true, without('js')),
+  },
 ];

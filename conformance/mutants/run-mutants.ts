@@ -28,6 +28,27 @@ import { startReferenceTarget } from '../reference/run-against-reference.ts';
 import { MUTANTS, selects, type Mutant } from './mutants.ts';
 import { startProxy } from './proxy.ts';
 import { runIfEntry } from '../cli/entry.ts';
+import { propertyCaseId, runProperties } from '../properties/engine.ts';
+
+/** The seed of the properties each mutant runs (also npm test's, so that its full run is their baseline). */
+export const MUTANT_SEED = 20251127;
+
+/** The properties `ids` against `env`, with the fixed seed, stopping at the first failure: id -> why it failed ('' when it passed). */
+async function runMutantProperties(ids: readonly string[], env: RunEnv): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const records = await runProperties(env, undiciClient, { seed: MUTANT_SEED, workers: 2, noShrink: true }, undefined, ids);
+  return new Map(
+    records.map((r) => [
+      r.case.id,
+      r.verdict === 'fail'
+        ? r.checks
+            .filter((k) => !k.pass)
+            .map((k) => `${k.name}: ${k.detail.split('\n')[0]}`)
+            .join('; ')
+        : '',
+    ]),
+  );
+}
 
 async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -63,11 +84,15 @@ async function main(argv: string[]): Promise<number> {
   const only = v.only ? v.only.split(',') : null;
   const viaCli = !v['no-cli'];
   const baselineFile = v['baseline-from'] ?? null;
-  const earlier = new Map<string, string>(
-    baselineFile
-      ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { results: Array<{ id: string; verdict: string }> }).results.map((r) => [r.id, r.verdict])
-      : [],
-  );
+  const report = baselineFile
+    ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as {
+        runInfo?: { properties?: { seed?: number; defaultRuns?: boolean } };
+        results: Array<{ id: string; verdict: string }>;
+      })
+    : null;
+  // A property's verdict in that report is a baseline only when it was drawn with this seed and the default runs.
+  const sameDraw = report?.runInfo?.properties?.seed === MUTANT_SEED && report.runInfo.properties.defaultRuns === true;
+  const earlier = new Map<string, string>((report?.results ?? []).filter((r) => sameDraw || !r.id.startsWith('properties.')).map((r) => [r.id, r.verdict]));
   const mutants = MUTANTS.filter((m) => !only || only.includes(m.id));
   const target = await startReferenceTarget({ keys: 20 });
   process.env.MUTANT_FALLBACK_KEY = target.apiKeys[0];
@@ -103,6 +128,21 @@ async function main(argv: string[]): Promise<number> {
     for (const r of baseFail) console.log(`  ✗ ${r.c.id}: ${r.why}`);
     if (baseFail.length) failed = true;
     const baseBad = new Set(baseFail.map((r) => r.c.id));
+    const propIds = [...new Set(mutants.flatMap((m) => m.properties ?? []))];
+    const propKnown = propIds.filter((id) => earlier.has(propertyCaseId({ id })));
+    const propBase = await runMutantProperties(
+      propIds.filter((id) => !propKnown.includes(id)),
+      env,
+    );
+    for (const id of propKnown.map((x) => propertyCaseId({ id: x })))
+      propBase.set(id, earlier.get(id) === 'pass' ? '' : `${earlier.get(id)} in ${baselineFile}`);
+    for (const [id, why] of propBase) {
+      console.log(`baseline: ${id} ${why ? `FAILS against the reference server: ${why}` : 'passes against the reference server'} (seed ${MUTANT_SEED})`);
+      if (why) {
+        failed = true;
+        baseBad.add(id);
+      }
+    }
 
     // 2. mutants
     const rows: Array<{ m: Mutant; run: number; killedBy: string[]; meaningful: boolean }> = [];
@@ -110,12 +150,20 @@ async function main(argv: string[]): Promise<number> {
       const cases = subset(m, all, env);
       const proxy = await startProxy(target.baseUrl, m.hooks);
       try {
-        const results = await runCases(cases, { ...env, baseUrl: proxy.url });
+        const results = [
+          ...(await runCases(cases, { ...env, baseUrl: proxy.url })),
+          ...[...(await runMutantProperties(m.properties ?? [], { ...env, baseUrl: proxy.url }))].map(([id, why]) => ({
+            c: { id } as Case,
+            pass: why === '',
+            why,
+          })),
+        ];
         const killedBy = results.filter((r) => !r.pass && !baseBad.has(r.c.id)).map((r) => r.c.id);
-        rows.push({ m, run: cases.length, killedBy, meaningful: cases.some((c) => !baseBad.has(c.id)) });
+        const props = (m.properties ?? []).map((id) => propertyCaseId({ id }));
+        rows.push({ m, run: results.length, killedBy, meaningful: cases.some((c) => !baseBad.has(c.id)) || props.some((id) => !baseBad.has(id)) });
         const first = results.find((r) => !r.pass && !baseBad.has(r.c.id));
         console.log(
-          `${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${cases.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`,
+          `${killedBy.length ? 'KILLED  ' : 'SURVIVED'} ${m.id.padEnd(32)} breaks ${m.breaks.padEnd(24)} ${killedBy.length}/${results.length} cases fail${first ? ` (e.g. ${first.c.id}: ${first.why.slice(0, 160)})` : ''}`,
         );
       } finally {
         await proxy.close();

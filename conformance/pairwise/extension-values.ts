@@ -4,7 +4,7 @@
 // yet gets a strip there first (fixture.ts, then write-fixture.ts). Every field also has the class
 // "not sent", added here, so that a case names only the fields it needs.
 import type { Constraint } from './covering.ts';
-import { AGENT, SCHEME_DARK, SIGNAL_ON, stripNamed, type Rgb, type StripName } from './fixture.ts';
+import { ACTION_KEY, AGENT, SCHEME_DARK, SCRIPT, SIGNAL_ON, stripNamed, type Rgb, type StripName } from './fixture.ts';
 import type { Body, FieldValue, Param } from './parameters.ts';
 
 export interface ExtEffect {
@@ -67,6 +67,18 @@ export const EXTENSION_FIELDS: readonly ExtField[] = [
     // Virtual time from 2025 whose timers run ahead before the capture: the clock strip reads the
     // year, and the late element's timer has fired by then, with or without waitForSelector.
     values: [{ id: 'on', json: true, effect: { paints: [['clock', SIGNAL_ON]], showsLate: true }, words: 'deterministic', cost: 1 }],
+  },
+  // The preparation fields: each paints a strip of the card, so that an implementation that drops
+  // one only next to some capture mode (a selector, a full page) fails where they meet.
+  {
+    field: 'js',
+    rule: 'X/js',
+    values: [{ id: 'paint', json: SCRIPT, effect: { paints: [['script', SIGNAL_ON]] }, words: 'a js that paints a strip' }],
+  },
+  {
+    field: 'actions',
+    rule: 'X/actions',
+    values: [{ id: 'press', json: [{ press: ACTION_KEY }], effect: { paints: [['action', SIGNAL_ON]] }, words: `actions [press ${ACTION_KEY}]` }],
   },
 ];
 

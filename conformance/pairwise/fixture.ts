@@ -11,7 +11,7 @@ import { BLUE, GREEN, MAGENTA, NAVY, RED, WHITE, YELLOW } from '../cases/helpers
 export type Rgb = [number, number, number];
 
 /** What a strip shows, from what the request asked for (oracle.ts decides which applies). */
-export type StripName = 'head' | 'lid' | 'late' | 'clear' | 'scheme' | 'agent' | 'clock' | `tail-${number}`;
+export type StripName = 'head' | 'lid' | 'late' | 'clear' | 'scheme' | 'agent' | 'clock' | 'script' | 'action' | `tail-${number}`;
 
 export interface Strip {
   name: StripName;
@@ -28,8 +28,15 @@ export const FIXTURE_PATH = `/pages/${FIXTURE_NAME}.html`;
 /** The page's own height in CSS px (the body's); a window taller than this shows page background below. */
 export const PAGE_HEIGHT = 1000;
 
-/** The element `selector` captures: the card, all strips from `lid` to `clock`. */
-export const CARD = { selector: '#card', y0: 40, y1: 340 } as const;
+/** The element `selector` captures: the card, all strips from `lid` to `action`. */
+export const CARD = { selector: '#card', y0: 40, y1: 440 } as const;
+
+/**
+ * Other selectors of the same card (the properties profile picks among them): another element
+ * type, a class and an attribute in other scripts, a child combinator.
+ */
+export const CARD_SELECTORS = [CARD.selector, 'div#card', '.карточка', '[data-名前="カード"]', 'body > #card', '#card:not(.nope)'] as const;
+const CARD_ATTRIBUTES = 'class="карточка" data-名前="カード"';
 
 /** Hidden by hideSelectors: a box exactly over the `lid` strip (absolutely placed: hiding it moves nothing). */
 export const LID = { selector: '#lid', rgb: MAGENTA } as const;
@@ -44,10 +51,13 @@ export const LATE = { selector: '#late', rgb: GREEN, afterMs: 1500 } as const;
 /** The User-Agent whose exact value turns the `agent` strip green (extension `userAgent`). */
 export const AGENT = 'PairwiseAgent/1.0 (screenshot-conformance)';
 
+/** The key whose press (extension `actions`: `[{press: ACTION_KEY}]`) turns the `action` strip green. */
+export const ACTION_KEY = 'Enter';
+
 /** The year virtual time starts in (extension `deterministic`): the `clock` strip is green in it. */
 export const VIRTUAL_YEAR = 2025;
 
-const TAIL_COLOURS: Rgb[] = [BLUE, YELLOW, NAVY, GREEN, BLUE, YELLOW];
+const TAIL_COLOURS: Rgb[] = [BLUE, YELLOW, NAVY, GREEN, BLUE, YELLOW, NAVY];
 const TAIL_TOP = CARD.y1;
 const TAIL_BAND = (PAGE_HEIGHT - TAIL_TOP) / TAIL_COLOURS.length;
 
@@ -60,6 +70,8 @@ export const STRIPS: readonly Strip[] = [
   { name: 'scheme', y0: 190, y1: 240, rgb: GREEN }, // light scheme; dark: SCHEME_DARK
   { name: 'agent', y0: 240, y1: 290, rgb: RED }, // GREEN with the AGENT user agent
   { name: 'clock', y0: 290, y1: 340, rgb: RED }, // GREEN in VIRTUAL_YEAR
+  { name: 'script', y0: 340, y1: 390, rgb: RED }, // GREEN after the SCRIPT ran (extension js)
+  { name: 'action', y0: 390, y1: 440, rgb: RED }, // GREEN after ACTION_KEY was pressed (extension actions)
   ...TAIL_COLOURS.map((rgb, i): Strip => ({ name: `tail-${i}`, y0: TAIL_TOP + i * TAIL_BAND, y1: TAIL_TOP + (i + 1) * TAIL_BAND, rgb })),
 ];
 
@@ -76,6 +88,9 @@ export const stripNamed = (name: StripName): Strip => {
 };
 
 const hex = (rgb: Rgb) => `#${rgb.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+
+/** What the extension `js` runs: it turns the `script` strip green. */
+export const SCRIPT = `document.getElementById('s-script').style.background = '${hex(SIGNAL_ON)}';`;
 
 /** The page, from the table above (written to fixtures/pages/pairwise.html by write-fixture.ts). */
 export function fixtureHtml(): string {
@@ -97,6 +112,7 @@ export function fixtureHtml(): string {
   const script = [
     `if (navigator.userAgent === ${JSON.stringify(AGENT)}) document.getElementById('s-agent').style.background = '${hex(SIGNAL_ON)}';`,
     `if (new Date().getUTCFullYear() === ${VIRTUAL_YEAR}) document.getElementById('s-clock').style.background = '${hex(SIGNAL_ON)}';`,
+    `document.addEventListener('keydown', function (e) { if (e.key === ${JSON.stringify(ACTION_KEY)}) document.getElementById('s-action').style.background = '${hex(SIGNAL_ON)}'; });`,
     `setTimeout(function () { var el = document.createElement('div'); el.id = '${LATE.selector.slice(1)}'; document.getElementById('s-late').appendChild(el); }, ${LATE.afterMs});`,
   ].join('\n');
   return [
@@ -107,7 +123,7 @@ export function fixtureHtml(): string {
     css,
     '</style></head><body>',
     ...page.map(div),
-    `<div id="${CARD.selector.slice(1)}">`,
+    `<div id="${CARD.selector.slice(1)}" ${CARD_ATTRIBUTES}>`,
     ...card.map(div),
     '</div>',
     `<script>\n${script}\n</script>`,

@@ -73,6 +73,8 @@ export function lookOf(s: Strip, c: SpecCombo, ext: readonly NonNullable<ExtSent
     case 'scheme':
     case 'agent':
     case 'clock':
+    case 'script':
+    case 'action':
       return undefined; // signals of fields this case does not send
     default:
       if (s.rgb) return { rgb: s.rgb, why: 'its own colour' };

@@ -1,6 +1,6 @@
 // Runs the conformance suite against a fresh reference server (what `npm test` calls):
 //   node --import tsx conformance/reference/run-against-reference.ts [--profile reference,security,extensions] [--grep RE]
-//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice] [--installed]
+//        [--no-isolate] [--update-golden] [--report DIR] [--workers N] [--twice] [--installed] [--seed N] [--runs N]
 // It starts the suite's fixture server (two loopback origins), then the reference server via
 // startServer() on port 0 with EGRESS_ALLOW set to exactly those origins, a batch of API keys (the
 // suite spreads cases over them so per-key limits and the free allowance are not the suite's own
@@ -30,6 +30,7 @@ import type { Profile } from '../model/model.ts';
 import { SUITE_VERSION, type SuiteOptions } from '../engine/options.ts';
 import { REPO_ROOT } from '../fixture-pages/fixtures.ts';
 import { runSuite } from '../engine/runner.ts';
+import { propertiesExplorer } from '../properties/index.ts';
 import type { Tally, Verdict } from '../report/records.ts';
 import { installSuite } from './installed.ts';
 import { targetInfo } from '../engine/target-info.ts';
@@ -115,6 +116,8 @@ function parse(argv: string[]) {
       workers: { type: 'string', default: '2' },
       twice: { type: 'boolean', default: false },
       installed: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
     },
   });
   return {
@@ -126,6 +129,8 @@ function parse(argv: string[]) {
     workers: Number(v.workers),
     twice: v.twice,
     installed: v.installed,
+    ...(v.seed !== undefined ? { seed: Number(v.seed) } : {}),
+    ...(v.runs !== undefined ? { runs: Number(v.runs) } : {}),
   };
 }
 
@@ -145,6 +150,8 @@ async function runInstalled(bin: string, o: SuiteOptions): Promise<Outcome> {
     ...(o.mcpFreshKey ? ['--mcp-fresh-key', o.mcpFreshKey] : []),
     ...(o.expectations ? ['--expectations', o.expectations] : []),
     ...(o.grep ? ['--grep', o.grep] : []),
+    ...(o.seed !== undefined ? ['--seed', String(o.seed)] : []),
+    ...(o.runs !== undefined ? ['--runs', String(o.runs)] : []),
     o.canary ? '--canary' : '--no-canary',
     ...(o.isolatedNetwork ? ['--isolated-network'] : []),
   ];
@@ -164,7 +171,7 @@ async function runInstalled(bin: string, o: SuiteOptions): Promise<Outcome> {
 
 /** One run of the suite's source in this process. */
 async function runHere(o: SuiteOptions): Promise<Outcome> {
-  const r = await runSuite(o);
+  const r = await runSuite(o, { explorer: propertiesExplorer(o) });
   return {
     exitCode: r.exitCode,
     tally: r.tally,
@@ -198,6 +205,8 @@ async function main(argv: string[]): Promise<number> {
       reportDir: o.report,
       workers: o.workers,
       grep: o.grep,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.runs !== undefined ? { runs: o.runs } : {}),
       target: await (async () => {
         const t = await targetInfo(target.baseUrl, target.apiKeys[0]!);
         return {

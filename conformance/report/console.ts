@@ -53,7 +53,7 @@ export class Console {
     return `  [${this.done}/${this.total}] ${Math.round((100 * this.done) / Math.max(1, this.total))}%, ${this.failed} failed, ${duration(elapsed)} elapsed${Number.isFinite(eta) ? `, about ${duration(eta)} left` : ''}`;
   }
 
-  summary(records: CaseRecord[], durationMs: number): void {
+  summary(records: CaseRecord[], durationMs: number, note?: string): void {
     if (this.quiet) return;
     if (this.tty) process.stdout.write('\r\x1b[K');
     const t = tally(records);
@@ -67,6 +67,7 @@ export class Console {
     );
     const bad = records.filter((r) => r.verdict === 'fail' || r.verdict === 'unexpected-pass');
     if (bad.length) console.log(`  failing: ${bad.map((r) => r.case.id).join(', ')}`);
+    if (note) console.log(`  ${note}`);
     const load = machineLoad();
     console.log(
       `  ran ${records.length} cases in ${duration(durationMs)} with ${this.o.workers} at a time (load average at the end ${load.loadAverage.join(' ')} on ${cpus(load.cpus)}); reports: ${this.o.reportDir}/{report.json,junit.xml,index.html}`,

@@ -27,7 +27,7 @@ export function uncovered(cases: CaseLike[]): Rule[] {
 }
 
 const casesOfRow = (r: CoverageRow): string[] => PROFILES.flatMap((p) => r.cases[p]);
-const SHORT: Record<Profile, string> = { core: 'core', reference: 'ref', security: 'sec', extensions: 'ext' };
+const SHORT: Record<Profile, string> = { core: 'core', reference: 'ref', security: 'sec', extensions: 'ext', properties: 'prop' };
 
 export function formatCoverage(cases: CaseLike[]): string {
   const rows = coverageMatrix(cases);

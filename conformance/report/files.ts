@@ -14,7 +14,10 @@ import { describeTiming, machineLoad, tally, type CaseRecord } from './records.t
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!);
 
-function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: number; exitCode: number }) {
+/** What a run adds beyond its cases (engine/runner.ts Explorer: the properties' seed). */
+type Extra = { explorer?: { note: string; runInfo: Record<string, unknown> } };
+
+function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: number; exitCode: number } & Extra) {
   const coverage = RULES.map((r) => {
     const cases = records.filter((c) => c.case.rules.includes(r.id));
     return {
@@ -40,6 +43,7 @@ function reportJson(o: SuiteOptions, records: CaseRecord[], run: { durationMs: n
       expectations: o.expectations ?? null,
       updateGolden: o.updateGolden,
       concurrency: o.workers,
+      ...run.explorer?.runInfo,
       node: process.version,
       machine: machineLoad(),
       finishedAt: new Date().toISOString(),
@@ -86,7 +90,7 @@ function junit(records: CaseRecord[]): string {
 
 const COLOURS = { pass: '#1a7f37', fail: '#cf222e', skip: '#6e7781', 'expected-failure': '#9a6700', 'unexpected-pass': '#cf222e' } as const;
 
-function html(o: SuiteOptions, records: CaseRecord[], imgDir: string, exitCode: number): string {
+function html(o: SuiteOptions, records: CaseRecord[], imgDir: string, exitCode: number, note?: string): string {
   const t = tally(records);
   const order = { fail: 0, 'unexpected-pass': 1, 'expected-failure': 2, pass: 3, skip: 4 } as const;
   const rows = [...records]
@@ -112,22 +116,22 @@ ${checks ? `<ul>${checks}</ul>` : ''}${figures.length ? `<div class="imgs">${fig
   return `<!doctype html><html><head><meta charset="utf-8"><title>Screenshot conformance report</title><style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328}h3{margin:16px 0 4px}small{color:#6e7781;font-weight:400}
 .v{color:#fff;border-radius:4px;padding:1px 6px;font-size:12px}.rules{color:#6e7781;font-size:12px}
-ul{margin:4px 0;padding-left:20px}li.bad{color:#cf222e}li.ok{color:#1a7f37}table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}
+ul{margin:4px 0;padding-left:20px}li{white-space:pre-wrap}li.bad{color:#cf222e}li.ok{color:#1a7f37}table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}
 .imgs{display:flex;gap:12px;flex-wrap:wrap}figure{margin:0}img{max-width:420px;max-height:420px;border:1px solid #d0d7de;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px}
 section{border-top:1px solid #d0d7de}</style></head><body>
 <h1>Screenshot conformance report</h1>
-<p>Suite ${SUITE_VERSION} against <code>${esc(o.baseUrl)}</code>, profiles ${esc(o.profiles.join(', '))}${o.target?.chromium ? `, Chromium ${esc(o.target.chromium)}` : ''}. Exit status: <b>${exitCode}</b>.</p>
+<p>Suite ${SUITE_VERSION} against <code>${esc(o.baseUrl)}</code>, profiles ${esc(o.profiles.join(', '))}${note ? `; ${esc(note)}` : ''}${o.target?.chromium ? `, Chromium ${esc(o.target.chromium)}` : ''}. Exit status: <b>${exitCode}</b>.</p>
 <p>${t.pass} passed, ${t.fail} failed, ${t.skip} skipped, ${t.expectedFailure} expected failures, ${t.unexpectedPass} unexpected passes, of ${t.total}.</p>
 <table><tr><th>section</th><th>passed</th><th>failed</th><th>skipped</th><th>expected failures</th><th>unexpected passes</th></tr>${sections}</table>
 ${rows.join('\n')}
 </body></html>`;
 }
 
-export function writeReports(o: SuiteOptions, records: CaseRecord[], run: { durationMs: number; exitCode: number }): void {
+export function writeReports(o: SuiteOptions, records: CaseRecord[], run: { durationMs: number; exitCode: number } & Extra): void {
   const imgDir = path.join(o.reportDir, 'images');
   rmSync(imgDir, { recursive: true, force: true }); // no stale images from an earlier run
   mkdirSync(imgDir, { recursive: true });
   writeFileSync(path.join(o.reportDir, 'report.json'), JSON.stringify(reportJson(o, records, run), null, 2));
   writeFileSync(path.join(o.reportDir, 'junit.xml'), junit(records));
-  writeFileSync(path.join(o.reportDir, 'index.html'), html(o, records, imgDir, run.exitCode));
+  writeFileSync(path.join(o.reportDir, 'index.html'), html(o, records, imgDir, run.exitCode, run.explorer?.note));
 }

@@ -5,14 +5,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allCases, selectCases } from '../cases/index.ts';
 import { MUTANTS, selects } from '../mutants/mutants.ts';
+import { PROPERTIES } from '../properties/list.ts';
 
 const all = allCases();
 // what run-mutants.ts runs them against
 const runnable = selectCases(['reference', 'extensions']);
 
-test('every mutant selects at least one case of the profiles the mutants run', () => {
-  const empty = MUTANTS.filter((m) => !runnable.some((c) => selects(m, c))).map((m) => m.id);
+test('every mutant selects at least one case of the profiles the mutants run, or a property (and every property it names exists)', () => {
+  const empty = MUTANTS.filter((m) => !runnable.some((c) => selects(m, c)) && !m.properties?.length).map((m) => m.id);
   assert.deepEqual(empty, [], `mutants with no case: ${empty.join(', ')}`);
+  const ids = new Set(PROPERTIES.map((p) => p.id));
+  const unknown = MUTANTS.flatMap((m) => (m.properties ?? []).filter((p) => !ids.has(p)).map((p) => `${m.id}: ${p}`));
+  assert.deepEqual(unknown, []);
 });
 
 test('every tag on a case is the id of a mutant (a misspelt tag would select nothing)', () => {

@@ -105,7 +105,7 @@ test('frames and sizes: viewport x scale, full page x scale, the element box x s
   assert.deepEqual(frameOf({ viewport: { width: 10, height: 10000 }, scale: 1, fullPage: true, selector: false }), { y: 0, width: 10, height: 10000 });
   const card = frameOf({ viewport: vp, scale: 0.1, fullPage: true, selector: true });
   assert.deepEqual(card, { y: CARD.y0, width: 200, height: CARD.y1 - CARD.y0 });
-  assert.deepEqual(outputOf(card, 0.1), { width: 20, height: 30, cut: false });
+  assert.deepEqual(outputOf(card, 0.1), { width: 20, height: (CARD.y1 - CARD.y0) / 10, cut: false });
   assert.deepEqual(outputOf(frameOf({ viewport: null, scale: null, fullPage: false, selector: false }), 1), { width: 1280, height: 720, cut: false });
   assert.equal(whole({ y: 0, width: 1, height: 360 }, 0.1), false);
   assert.equal(whole({ y: 40, width: 200, height: 300 }, 0.1), true);

@@ -162,3 +162,53 @@ test('a hostile page that fakes the driver cannot break finish() or inject a hea
     assert.equal(await attr(page, 'data-consent'), null);
   });
 });
+
+/** A fresh page with the session attached before its content loads, as the render pipeline does. */
+async function attachedBeforeLoad<T>(html: string, fn: (page: Page, s: Awaited<ReturnType<typeof attachCleanup>>) => Promise<T>): Promise<T> {
+  const ctx = await chromium.browser.createBrowserContext();
+  try {
+    const page = await ctx.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    const s = await attachCleanup(page, ON);
+    await page.setContent(html, { waitUntil: 'load' });
+    return await fn(page, s);
+  } finally {
+    await ctx.close();
+  }
+}
+
+test('the early look: a page without a banner, surveyed when it loaded, costs finish() no second survey', async () => {
+  await attachedBeforeLoad(fixture('neg-sticky-header'), async (page, s) => {
+    assert.equal(await s.finish(Date.now() + 15_000), 'none');
+    assert.equal(s.report!.early, true);
+    assert.equal(await driverPresent(page), false);
+    assert.equal(await s.lastLook(Date.now() + 15_000), 'none');
+  });
+});
+
+test('the early look does not hold when a banner arrives after the load: the clean-up looks again and acts', async () => {
+  // The page adds a OneTrust banner only when told to, after the load (and after the early look,
+  // which finish() waits for): the document changed since, so finish() runs the full pass.
+  const html = `<!doctype html><html><body style="margin:0;background:#f7f4ec"><main><h1>Article</h1><p>${'Text. '.repeat(60)}</p></main>
+<script>window.addBanner = () => { document.body.insertAdjacentHTML('beforeend', ${JSON.stringify(
+    '<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" style="position:fixed;left:0;right:0;bottom:0;height:120px;background:#7a1f1f;color:#fff"><p>We use cookies to personalise content and ads.</p><button id="onetrust-reject-all-handler">Reject All</button><button id="onetrust-accept-btn-handler">Accept All Cookies</button></div></div>',
+  )}); document.getElementById('onetrust-reject-all-handler').onclick = () => { document.documentElement.setAttribute('data-consent', 'rejected'); document.getElementById('onetrust-consent-sdk').remove(); }; };</script></body></html>`;
+  await attachedBeforeLoad(html, async (page, s) => {
+    await new Promise((r) => setTimeout(r, 200)); // the early look has run (or runs) by now
+    await page.evaluate(() => (window as unknown as { addBanner: () => void }).addBanner());
+    const action = await s.finish(Date.now() + 15_000);
+    assert.notEqual(s.report!.early, true);
+    assert.match(action, /^(rejected|hidden)/);
+    assert.equal(await shown(page, '#onetrust-banner-sdk'), false);
+    assert.notEqual(await attr(page, 'data-consent'), 'accepted');
+  });
+});
+
+test('the early look does not hold for a page that navigated to another document since', async () => {
+  await attachedBeforeLoad(fixture('neg-sticky-header'), async (page, s) => {
+    await page.setContent(fixture('onetrust'), { waitUntil: 'load' });
+    const action = await s.finish(Date.now() + 15_000);
+    assert.notEqual(s.report!.early, true);
+    assert.notEqual(action, 'none');
+  });
+});

@@ -15,7 +15,7 @@ import type { Page } from 'puppeteer-core';
 import { PNG } from 'pngjs';
 import { attachCleanup } from './index.ts';
 import { pageSize } from '../render/capture.ts';
-import { CONSENT_DIR } from '../../conformance/fixtures.ts';
+import { CONSENT_DIR } from '../../conformance/fixture-pages/fixtures.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
 
 const LOCKED = 720;

@@ -8,12 +8,15 @@
 //   then, right before the capture, a last look for banners added since (last-look.ts).
 // The clean-up has its own budget (CLEANUP_BUDGET_MS) inside the render budget. A pre-check in
 // every frame (sniff.ts) decides where autoconsent is injected and whether there is anything to
-// hide: a page without a banner pays one small evaluate per frame (measured ~15 ms median).
+// hide: a page without a banner pays one small evaluate per frame (measured ~15 ms median). That
+// evaluate runs early, when the top document has loaded (while the render waits for the network
+// to go quiet), with the last look's watch installed by it: at finish(), a page with no other
+// frame that has not changed since then pays one tiny evaluate (the early look).
 import type { Frame, Page } from 'puppeteer-core';
 import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
-import { lookAgain, watchLateChanges } from './last-look.ts';
-import { survey } from './sniff.ts';
+import { changedSinceMark, lookAgain, watchLateChanges } from './last-look.ts';
+import { survey, type Survey } from './sniff.ts';
 import { withTimeout } from './time-limit.ts';
 
 export interface CleanupOptions {
@@ -49,6 +52,8 @@ export interface CleanupReport {
   late?: DomResult | null;
   /** Labels of clicks the guard refused (should stay empty). */
   blockedClicks: string[];
+  /** The early look held: the page was surveyed when it loaded and had not changed since. */
+  early?: boolean;
   durationMs: number;
   /** Set when the clean-up failed unexpectedly (the page is then captured as it is). */
   error?: string;
@@ -90,7 +95,16 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
   let report: CleanupReport | null = null;
   let bound = false;
   const optOuts: OptOutEvent[] = [];
+  // The early look: the top document surveyed (and the watch installed) as soon as it has loaded.
+  let early: EarlyLook | undefined;
+  const onLoad = () => {
+    const main = page.mainFrame();
+    early = { url: main.url(), survey: survey(main, true, pageConfig, true) };
+  };
+  const looksEarly = opts.blockCookieBanners && opts.javaScriptEnabled !== false;
+  if (looksEarly) page.on('load', onLoad);
   const dispose = async () => {
+    if (looksEarly) page.off('load', onLoad);
     if (!bound) return;
     bound = false;
     await page.removeExposedFunction(REPORT_BINDING).catch(() => undefined);
@@ -127,7 +141,8 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     async finish(deadline: number) {
       const t0 = Date.now();
       try {
-        report = await runFinish(page, opts, deadline, t0, optOuts, bind);
+        if (looksEarly) page.off('load', onLoad);
+        report = await runFinish(page, opts, deadline, t0, optOuts, bind, early);
       } catch (e) {
         // the clean-up never fails a render: the page is captured as it is
         report = {
@@ -161,11 +176,13 @@ async function runFinish(
   t0: number,
   optOuts: OptOutEvent[],
   bind: () => Promise<void>,
+  early: EarlyLook | undefined,
 ): Promise<CleanupReport> {
   const hardEnd = deadline - DEADLINE_MARGIN_MS;
   const budgetEnd = Math.min(hardEnd, t0 + CLEANUP_BUDGET_MS);
   let frames: FrameConsentState[] = [];
   let domWork = opts.hideSelectors.length > 0 || opts.blockAds;
+  let heldEarly = false;
   if (hardEnd - Date.now() < 50) {
     // no time left: capture the page as it is rather than overrun the render budget
     return {
@@ -182,8 +199,10 @@ async function runFinish(
   if (opts.blockCookieBanners) {
     // from here on the page's changes are recorded, until the DOM pass has looked (last-look.ts);
     // a page without its scripts cannot change itself
-    if (opts.javaScriptEnabled !== false) await watchLateChanges(page.mainFrame(), budgetEnd);
-    const pass = await rejectPass(page, budgetEnd, hardEnd, bind, opts.javaScriptEnabled !== false);
+    const held = early && opts.javaScriptEnabled !== false ? await earlyLookHolds(page, early, budgetEnd) : null;
+    if (opts.javaScriptEnabled !== false && !held) await watchLateChanges(page.mainFrame(), budgetEnd);
+    heldEarly = held !== null;
+    const pass = held ?? (await rejectPass(page, budgetEnd, hardEnd, bind, opts.javaScriptEnabled !== false));
     frames = pass.frames;
     domWork ||= pass.domWork;
   }
@@ -216,8 +235,33 @@ async function runFinish(
     optOuts: optOuts.slice(),
     dom,
     blockedClicks: frames.flatMap((f) => f.blocked),
+    ...(heldEarly ? { early: true } : {}),
     durationMs: Date.now() - t0,
   };
+}
+
+interface EarlyLook {
+  /** The top document's URL when it was surveyed (autoconsent's rules depend on it). */
+  url: string;
+  survey: Promise<Survey>;
+}
+
+/** Frames the CMP driver may be injected into besides the top document. */
+const subframes = (page: Page) => page.frames().filter((f) => f !== page.mainFrame() && !f.detached && /^(https?:|about:)/.test(f.url()));
+
+/**
+ * Step 1 from the early look, when it still holds: the page has no other frame, the top document
+ * is the one surveyed, at the same URL, and nothing was added or revealed in it since (its watch
+ * says so, and is marked: the last look counts from here). Then autoconsent had no reason to run
+ * and the DOM clean-up has as much to do as then. Otherwise null: the full pass looks again.
+ */
+async function earlyLookHolds(page: Page, early: EarlyLook, end: number): Promise<{ frames: FrameConsentState[]; domWork: boolean } | null> {
+  const main = page.mainFrame();
+  if (subframes(page).length > 0 || main.url() !== early.url) return null;
+  const s = await withTimeout(early.survey, end - Date.now(), null);
+  if (!s || s.reason !== null) return null;
+  if (await changedSinceMark(main, end)) return null;
+  return { frames: [], domWork: s.candidates !== 0 };
 }
 
 /**
@@ -240,7 +284,7 @@ async function rejectPass(
   };
   page.on('framenavigated', onNav);
   try {
-    const frames = [main, ...page.frames().filter((f) => f !== main && !f.detached && /^(https?:|about:)/.test(f.url()))].slice(0, MAX_FRAMES);
+    const frames = [main, ...subframes(page)].slice(0, MAX_FRAMES);
     const budget = () => Math.max(0, budgetEnd - Date.now());
     const surveys = await withTimeout(Promise.all(frames.map((f) => survey(f, f === main, f === main ? pageConfig : null))), budget(), null);
     if (surveys === null) return { frames: [], domWork: true };

@@ -23,6 +23,20 @@ export async function watchLateChanges(frame: Frame, end: number): Promise<void>
 }
 
 /**
+ * Whether the document changed since the watch was installed or last marked (true when there is
+ * no watch: a new document); marks it, so that the last look counts from now. Bounded by `end`:
+ * past it, true (the caller then looks in full).
+ */
+export async function changedSinceMark(frame: Frame, end: number): Promise<boolean> {
+  const ask = frame.evaluate(`(() => {\n${source}\nconst changed = scLateWatchChanged(false);\nscLateWatchMark();\nreturn changed;\n})()`) as Promise<boolean>;
+  return (await withTimeout(
+    ask.catch(() => true),
+    end - Date.now(),
+    true,
+  )) as boolean;
+}
+
+/**
  * Ends the watch. When the page added or revealed something since the clean-up looked, or the
  * document is a new one, runs the automatic DOM pass again and returns its result; otherwise null.
  * Bounded by `end` (epoch ms): past it the page is captured as it is.

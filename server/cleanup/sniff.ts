@@ -12,6 +12,7 @@ import { pageScript } from './page-scripts.ts';
 import { needsOf, type SelectorNeeds } from './selectors.ts';
 
 const source = pageScript('scan.js', 'find.js', 'sniff.js');
+const sourceWithWatch = pageScript('scan.js', 'find.js', 'sniff.js', 'late-watch.js');
 
 /**
  * autoconsent's rules written as code (lib/cmps/*.ts, the bundle's `dynamicCMPs`), with what their
@@ -131,13 +132,17 @@ export interface Survey {
 /**
  * One evaluate per frame: the pre-check, plus (top document, `cfgJson` given) the DOM clean-up's
  * own search. A frame that cannot be asked counts as having a reason (the full pass decides).
+ * `watch`: the same evaluate first installs the last look's watch (last-look.ts), so that what
+ * the page changes after this survey is seen (the early look in index.ts).
  */
-export async function survey(frame: Frame, isTop: boolean, cfgJson: string | null): Promise<Survey> {
+export async function survey(frame: Frame, isTop: boolean, cfgJson: string | null, watch = false): Promise<Survey> {
   try {
     if (frame.detached) return { reason: null, candidates: 0 };
     const spec = sniffSpec(frame.url(), isTop);
     const { unsniffable: _, ...pageSpec } = spec;
-    const expr = `(() => {\n${source}\nreturn scSurvey(${JSON.stringify(pageSpec)}, ${cfgJson ?? 'null'});\n})()`;
+    const expr = watch
+      ? `(() => {\n${sourceWithWatch}\nscLateWatchInstall();\nreturn scSurvey(${JSON.stringify(pageSpec)}, ${cfgJson ?? 'null'});\n})()`
+      : `(() => {\n${source}\nreturn scSurvey(${JSON.stringify(pageSpec)}, ${cfgJson ?? 'null'});\n})()`;
     const r = (await frame.evaluate(expr)) as Partial<Survey> | null;
     if (!r || typeof r !== 'object') return { reason: 'error', candidates: -1 };
     return { reason: r.reason == null ? null : String(r.reason).slice(0, 200), candidates: typeof r.candidates === 'number' ? r.candidates : -1 };

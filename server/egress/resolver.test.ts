@@ -81,3 +81,28 @@ test('the cache coalesces concurrent lookups and does not cache failures', async
   await assert.rejects(c.resolve('bad'));
   assert.equal(calls, 3);
 });
+
+test('the cache remembers "no such name" for its window, and only that', async () => {
+  let calls = 0;
+  let t = 1000;
+  const inner = {
+    resolve: async (n: string) => {
+      calls++;
+      if (n === 'gone.example') throw new ResolveError('notfound', 'gone.example does not resolve');
+      throw new ResolveError('failure', 'timeout');
+    },
+  };
+  const c = cachingResolver(inner, { notFoundSeconds: 10, now: () => t });
+  for (let i = 0; i < 3; i++) await assert.rejects(c.resolve('gone.example'), (e: unknown) => e instanceof ResolveError && e.kind === 'notfound');
+  assert.equal(calls, 1);
+  t += 10_001;
+  await assert.rejects(c.resolve('gone.example'), (e: unknown) => e instanceof ResolveError && e.kind === 'notfound');
+  assert.equal(calls, 2);
+  await assert.rejects(c.resolve('flaky.example'), (e: unknown) => e instanceof ResolveError && e.kind === 'failure');
+  await assert.rejects(c.resolve('flaky.example'));
+  assert.equal(calls, 4);
+  // A real NXDOMAIN through the DNS resolver is cached the same way.
+  const real = cachingResolver(r);
+  await assert.rejects(real.resolve('nx.example'), (e: unknown) => e instanceof ResolveError && e.kind === 'notfound');
+  await assert.rejects(real.resolve('nx.example'), (e: unknown) => e instanceof ResolveError && e.kind === 'notfound');
+});

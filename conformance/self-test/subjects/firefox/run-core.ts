@@ -1,5 +1,6 @@
 // The suite's second subject engine, what `npm test` runs:
 //   node --import tsx conformance/self-test/subjects/firefox/run-core.ts [--grep RE] [--workers N] [--report DIR] [--no-isolate]
+//        [--profile core,properties] [--seed N] [--runs N]
 // Starts the suite's fixture server and the Firefox subject (server.ts, port 0, the fixture origins
 // allowed), runs the `core` profile against it with this folder's expectations.json, and exits
 // non-zero when a case fails unexpectedly or an expected failure passes (the suite's own verdict).
@@ -13,6 +14,8 @@ import { startFixtureServer } from '../../../fixture-pages/fixture-server.ts';
 import { REPO_ROOT } from '../../../fixture-pages/fixtures.ts';
 import type { SuiteOptions } from '../../../engine/options.ts';
 import { runSuite } from '../../../engine/runner.ts';
+import type { Profile } from '../../../model/model.ts';
+import { propertiesExplorer } from '../../../properties/index.ts';
 import { startSubject } from './server.ts';
 import { isolated } from '../../../cli/entry.ts';
 
@@ -29,9 +32,20 @@ function parse(argv: string[]) {
       workers: { type: 'string', default: '2' },
       report: { type: 'string', default: path.join(REPO_ROOT, 'conformance-report', 'firefox') },
       'no-isolate': { type: 'boolean', default: false },
+      profile: { type: 'string', default: 'core' },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
     },
   });
-  return { grep: v.grep, workers: Number(v.workers), report: path.resolve(v.report), isolate: !v['no-isolate'] };
+  return {
+    grep: v.grep,
+    workers: Number(v.workers),
+    report: path.resolve(v.report),
+    isolate: !v['no-isolate'],
+    profiles: v.profile.split(',') as Profile[],
+    ...(v.seed !== undefined ? { seed: Number(v.seed) } : {}),
+    ...(v.runs !== undefined ? { runs: Number(v.runs) } : {}),
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -49,7 +63,9 @@ async function main(argv: string[]): Promise<number> {
     const options: SuiteOptions = {
       baseUrl: subject.url,
       apiKeys: keys,
-      profiles: ['core'],
+      profiles: o.profiles,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.runs !== undefined ? { runs: o.runs } : {}),
       fixtureOrigins: fixtures.origins,
       canary: true,
       isolatedNetwork: inside,
@@ -64,11 +80,11 @@ async function main(argv: string[]): Promise<number> {
         info: { implementation: 'firefox subject (conformance/self-test/subjects/firefox)', browser: subject.browserVersion },
       },
     };
-    return (await runSuite(options)).exitCode;
+    return (await runSuite(options, { explorer: propertiesExplorer(options) })).exitCode;
   } finally {
     await subject.close();
     await fixtures.close();
-    console.log(`firefox subject: core run took ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(`firefox subject: ${o.profiles.join(',')} run took ${Math.round((Date.now() - started) / 1000)} s`);
   }
 }
 
