@@ -38,6 +38,22 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   httpIdleTimeoutMs: number;
   maxConnectionsPerIp: number;
+  /** Batches of captures (server/batches), their results storage and their webhooks. */
+  batches: BatchConfig;
+}
+
+/** Where batch results are kept (server/results). */
+export type ResultsConfig =
+  | { kind: 'local' }
+  | { kind: 's3'; bucket: string; endpoint: string | null; region: string; prefix: string; accessKeyId: string | null; secretAccessKey: string | null };
+
+export interface BatchConfig {
+  /** BATCH_SLOT_SHARE: percent of the render slots batch items may hold. */
+  slotSharePercent: number;
+  retentionSeconds: number;
+  results: ResultsConfig;
+  /** WEBHOOK_SECRET: signs the webhooks of the API_KEYS keys; null = they get a secret of their own in the store. */
+  webhookSecret: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -153,6 +169,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEPALIVE_TIMEOUT_MS'),
     httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS'),
     maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP'),
+    batches: batchConfig(env),
+  };
+}
+
+function batchConfig(env: NodeJS.ProcessEnv): BatchConfig {
+  const webhookSecret = env.WEBHOOK_SECRET?.trim() || null;
+  if (webhookSecret && !/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(webhookSecret))
+    throw new ConfigError('WEBHOOK_SECRET must be whsec_ followed by base64 (at least 12 bytes), as Standard Webhooks secrets are');
+  const bucket = env.RESULTS_S3_BUCKET?.trim() || null;
+  const endpoint = env.RESULTS_S3_ENDPOINT?.trim() || null;
+  if (endpoint && !/^https?:\/\//.test(endpoint)) throw new ConfigError('RESULTS_S3_ENDPOINT must be an http:// or https:// URL');
+  const accessKeyId = env.RESULTS_S3_ACCESS_KEY_ID?.trim() || null;
+  const secretAccessKey = env.RESULTS_S3_SECRET_ACCESS_KEY?.trim() || null;
+  if (!accessKeyId !== !secretAccessKey) throw new ConfigError('RESULTS_S3_ACCESS_KEY_ID and RESULTS_S3_SECRET_ACCESS_KEY are set together or not at all');
+  return {
+    slotSharePercent: int(env, 'BATCH_SLOT_SHARE'),
+    retentionSeconds: int(env, 'RESULTS_RETENTION_SECONDS'),
+    webhookSecret,
+    results: bucket
+      ? { kind: 's3', bucket, endpoint, region: textOf(env, 'RESULTS_S3_REGION'), prefix: env.RESULTS_S3_PREFIX?.trim() ?? '', accessKeyId, secretAccessKey }
+      : { kind: 'local' },
   };
 }
 

@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, when: 'unknown route' },
   method_not_allowed: { status: 405, when: 'wrong method on a known route (with `Allow`)' },
   link_expired: { status: 410, when: 'a signed link whose `expires` time has passed' },
+  result_expired: { status: 410, when: "a batch item's picture whose retention (`RESULTS_RETENTION_SECONDS`) has ended" },
   payload_too_large: { status: 413, when: `\`html\` over ${HTML_MAX_BYTES.toLocaleString('en-US')} UTF-8 bytes, or the JSON body over its limit` },
   unsupported_media_type: { status: 415, when: '`Content-Type` is not `application/json`' },
   script_error: {

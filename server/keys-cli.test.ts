@@ -47,6 +47,14 @@ for (const store of STORES) {
         const granted = await cli(env, 'keys', 'grant', keyId, '25');
         assert.equal(granted.stdout.trim(), `account ${accountId}: 125 credits`);
 
+        // The secret that signs the key's webhooks: the same until rotated.
+        const shown = JSON.parse((await cli(env, 'keys', 'webhook-secret', keyId, '--json')).stdout).webhookSecret;
+        assert.match(shown, /^whsec_[A-Za-z0-9+/]{32}$/);
+        assert.equal(JSON.parse((await cli(env, 'keys', 'webhook-secret', keyId, '--json')).stdout).webhookSecret, shown);
+        const turned = JSON.parse((await cli(env, 'keys', 'webhook-secret', keyId, '--rotate', '--json')).stdout).webhookSecret;
+        assert.notEqual(turned, shown);
+        assert.equal(JSON.parse((await cli(env, 'keys', 'webhook-secret', keyId, '--json')).stdout).webhookSecret, turned);
+
         assert.equal((await cli(env, 'keys', 'revoke', keyId)).code, 0);
         const after = JSON.parse((await cli(env, 'keys', 'list', '--all', '--json')).stdout);
         assert.equal(after.length, 1);

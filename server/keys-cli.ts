@@ -12,6 +12,7 @@ import { resolveKek } from './links/kek.ts';
 import { makeLink, parseOptions } from './links/make.ts';
 import { LinkKeyError, rotateSigningSecret, signingKey } from './links/secrets.ts';
 import { StoreInUse } from './store/index.ts';
+import { rotateWebhookSecret, webhookSecretFor } from './webhooks/secrets.ts';
 
 const USAGE = `usage: keys <command>
 
@@ -25,6 +26,8 @@ const USAGE = `usage: keys <command>
                                             add credits (a negative amount removes them)
   rotate-secret <key_id> [--grace <seconds>] a new link signing secret, printed ONCE; links signed with
                                             the old one keep working for --grace seconds (default 0)
+  webhook-secret <key_id> [--rotate]        the secret that signs the key's batch webhooks (Standard
+                                            Webhooks, whsec_...); --rotate makes a new one from now on
   sign <key_id> '<options JSON>' (--expires-in <seconds> | --expires <unix time>) [--base-url <url>]
        [--secret <signing secret>]          a signed GET link for the options (docs/signed-links.md);
                                             the secret from --secret, LINK_SIGNING_SECRET or the store
@@ -57,6 +60,7 @@ async function main(argv: string[]): Promise<void> {
       all: { type: 'boolean' },
       json: { type: 'boolean' },
       grace: { type: 'string' },
+      rotate: { type: 'boolean' },
       'expires-in': { type: 'string' },
       expires: { type: 'string' },
       'base-url': { type: 'string' },
@@ -67,7 +71,7 @@ async function main(argv: string[]): Promise<void> {
   const [group, command, ...rest] = positionals;
   if (values.help || group !== 'keys' || !command) fail(USAGE, values.help ? 0 : 2);
   // Arguments are checked before the store is opened.
-  const arity: Record<string, number> = { create: 0, list: 0, revoke: 1, grant: 2, 'rotate-secret': 1, sign: 2 };
+  const arity: Record<string, number> = { create: 0, list: 0, revoke: 1, grant: 2, 'rotate-secret': 1, 'webhook-secret': 1, sign: 2 };
   if (arity[command] === undefined) fail(USAGE, 2);
   if (rest.length !== arity[command]) fail(`keys ${command}: wrong number of arguments\n\n${USAGE}`, 2);
   if (command === 'grant' && !/^-?\d{1,12}$/.test(rest[1]!)) fail('keys grant: the amount must be an integer', 2);
@@ -110,6 +114,14 @@ async function main(argv: string[]): Promise<void> {
           console.error(
             `\nShown only this once. Links signed with the previous secret ${values.grace && values.grace !== '0' ? `keep working for ${values.grace} s` : 'no longer work'}.`,
           );
+        break;
+      }
+      case 'webhook-secret': {
+        const known = await db.query('SELECT source FROM api_keys WHERE id = $1', [rest[0]]);
+        if (!known.length) fail(`no key ${rest[0]}`);
+        if (known[0]!.source === 'env' && config.batches.webhookSecret) fail(`key ${rest[0]} comes from API_KEYS: WEBHOOK_SECRET signs its webhooks`);
+        const secret = values.rotate ? await rotateWebhookSecret(db, rest[0]!) : await webhookSecretFor(db, rest[0]!, null);
+        console.log(values.json ? JSON.stringify({ keyId: rest[0], webhookSecret: secret }) : `webhook secret: ${secret}`);
         break;
       }
       case 'sign': {

@@ -49,7 +49,13 @@ export interface CaptureOptions {
   /** Selectors whose elements' boxes the render measures (a comparison's ignoreSelectors): a cached picture has no layout, so it is rendered. */
   measure?: readonly string[];
   /** Bill later, with other captures: the reservation is held by this bill instead of committed (server/accounts/joint-bill.ts). */
-  bill?: JointBill;
+  bill?: Pick<JointBill, 'hold'>;
+  /** The reservation's id, committed at most once ever (a batch item's, run again after a crash). */
+  reservationId?: string;
+  /** False: not counted against the per-key rate (a batch's items: the batch was counted once). */
+  rateLimit?: boolean;
+  /** Background work (a batch item): takes a render slot only when no request waits for one. */
+  background?: boolean;
 }
 
 export function createCaptureService(deps: ServiceDeps) {
@@ -60,7 +66,7 @@ export function createCaptureService(deps: ServiceDeps) {
     const req = validateRequest(body);
     checkViewportSize(req, deps.maxOutputPixels);
     checkClipSize(req, deps.maxOutputPixels);
-    await deps.accounts.checkRateLimit(account).catch(countRefusal);
+    if (opts.rateLimit !== false) await deps.accounts.checkRateLimit(account).catch(countRefusal);
 
     // The entry's TTL and the oldest capture reused.
     const cacheTtl = req.cacheTtl ?? deps.defaultCacheTtl;
@@ -102,11 +108,12 @@ export function createCaptureService(deps: ServiceDeps) {
     opts: CaptureOptions,
     arrivedAt: number,
   ): Promise<CaptureOutcome> {
-    const reservation = await deps.accounts.reserve(account).catch(countRefusal);
+    const reservation = await deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
     const started = process.hrtime.bigint();
     let committed = false;
     try {
-      const r = await deps.pool.render(req, { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels, measure: opts.measure }, opts.signal, arrivedAt);
+      const pipeline = { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels, measure: opts.measure };
+      const r = await deps.pool.render(req, pipeline, opts.signal, arrivedAt, opts.background);
       // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
       deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);

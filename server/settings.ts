@@ -110,6 +110,31 @@ export const SETTINGS = {
     1_000_000,
     "connections one client address may hold at once; beyond, a new connection first closes that address's oldest kept-alive connection waiting between requests (a client's idle pool is never the reason it is refused); without one the new connection is closed at once, before it is read, and counted as `screenshot_rejections_total{reason=\"connection_limit\"}` (0 = no limit). Behind a balancer every connection comes from its address: set this above the balancer's connections to one replica, or 0",
   ),
+  BATCH_SLOT_SHARE: int(
+    50,
+    1,
+    100,
+    "percent of this replica's render slots (`RENDER_CONCURRENCY`) that batch items may hold at once, at least one slot; a batch item takes a slot only when no synchronous capture waits for one",
+  ),
+  RESULTS_RETENTION_SECONDS: int(
+    7 * 24 * 3600,
+    60,
+    365 * 24 * 3600,
+    "how long a batch item's picture is kept; afterwards `GET /v1/batches/{id}/items/{index}` answers 410 `result_expired` and the picture is deleted",
+  ),
+  RESULTS_S3_BUCKET: text(
+    '',
+    "the S3 bucket that keeps batch results; empty = on local disk under `DATA_DIR/results` (embedded default). With it, the `RESULTS_S3_*` settings and the AWS SDK's usual variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`) apply",
+  ),
+  RESULTS_S3_ENDPOINT: text('', 'an S3-compatible endpoint URL (MinIO, R2, Ceph...); empty = AWS S3 of `RESULTS_S3_REGION`. Path-style addressing is used'),
+  RESULTS_S3_REGION: text('us-east-1', 'the region of the results bucket'),
+  RESULTS_S3_PREFIX: text('', 'a key prefix for every object written in the results bucket (`screenshots/`)'),
+  RESULTS_S3_ACCESS_KEY_ID: text('', "the results bucket's access key id; empty = the AWS SDK's default credentials"),
+  RESULTS_S3_SECRET_ACCESS_KEY: text('', "the results bucket's secret access key (with `RESULTS_S3_ACCESS_KEY_ID`)"),
+  WEBHOOK_SECRET: text(
+    '',
+    'a Standard Webhooks secret (`whsec_` + base64) that signs the webhooks of the `API_KEYS` keys; keys made with `npm run keys` have their own (shown and rotated there)',
+  ),
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

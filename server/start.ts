@@ -4,11 +4,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAccounts } from './accounts/index.ts';
+import { startBatches } from './batches/index.ts';
+import type { RetrySchedule } from './batches/queue.ts';
 import type { SqlLedger } from './accounts/ledger.ts';
 import { openSharedCache } from './cache/shared.ts';
 import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
-import { createApp } from './http/app.ts';
+import { BODY_LIMIT_BYTES, createApp } from './http/app.ts';
+import { requireAuth } from './http/auth.ts';
 import { checkingIntervalMs, limitConnections, type ConnectionLimits } from './http/connections.ts';
 import { Drain } from './http/drain.ts';
 import { resolveKek } from './links/kek.ts';
@@ -26,6 +29,8 @@ export interface Overrides {
   log?: Logger;
   /** How the pool starts a browser (default: launchBrowser); tests observe the browsers this way. */
   launchBrowser?: PoolOptions['launch'];
+  /** The webhook retry schedule (tests shorten it; server/batches/queue.ts). */
+  webhookRetries?: RetrySchedule;
 }
 
 export interface RunningServer {
@@ -89,6 +94,22 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   // POST /v1/compare: the same capture path, and comparisons in a small pool of worker threads.
   const diff = new DiffPool();
   const compare = createCompareService({ capture, accounts, diff, maxOutputPixels: config.maxOutputPixels });
+  // POST /v1/batches: captures as durable jobs in the store, worked on by every replica.
+  const batches = await startBatches({
+    auth: requireAuth(accounts),
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    config: config.batches,
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    renderConcurrency: config.renderConcurrency,
+    accounts,
+    capture,
+    pinUrl: (u) => guard.pinUrl(u),
+    checkUrl: (u) => guard.checkUrl(u),
+    registry: metrics.registry,
+    log,
+    webhookRetries: overrides.webhookRetries,
+  });
   const kek = resolveKek(config);
   if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (docs/signed-links.md)');
   const readiness = async (): Promise<string | undefined> => {
@@ -106,7 +127,10 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     drain,
     browserVersion: () => pool.browserVersion,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
-    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, log })),
+    mount: (a) => {
+      a.use(batches.routes);
+      a.use('/mcp', mcpRouter({ accounts, capture, compare, log }));
+    },
     corsOrigins: config.corsOrigins,
     // Signed links: the store's signing secrets, sealed with the KEK (server/links/kek.ts).
     links: { db: accounts.db, kek },
@@ -145,6 +169,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
         }
         const stopped = new Promise<void>((r) => server.close(() => r())); // stop accepting
         server.closeIdleConnections();
+        await batches.close(); // items running finish (or run again after the restart)
         await pool.close(); // finish what is in flight, then close Chromium
         // Requests whose render is done still compare, commit and write their response (or wait
         // for an identical render elsewhere); then keep-alive sockets are cut.

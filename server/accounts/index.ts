@@ -10,7 +10,7 @@ import { openStore } from '../store/index.ts';
 import { activeKeyCount, createKey, syncEnvKeys } from './admin.ts';
 import { SqlLedger, type LedgerOptions } from './ledger.ts';
 
-export type { Account, Accounts, Committed, Reservation } from './types.ts';
+export type { Account, Accounts, Committed, Reservation, ReserveOptions } from './types.ts';
 
 export type AccountsConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'apiKeys' | 'freeCredits' | 'rateLimitPerMinute'>;
 

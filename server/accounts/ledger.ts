@@ -12,7 +12,7 @@
 import { ServiceError } from '../errors.ts';
 import type { Db } from '../store/index.ts';
 import { hashKey, newId } from './keys.ts';
-import type { Account, Accounts, Committed, Reservation } from './types.ts';
+import type { Account, Accounts, Committed, Reservation, ReserveOptions } from './types.ts';
 
 export interface LedgerOptions {
   /** Requests per account per minute; 0 turns the limit off. */
@@ -84,8 +84,8 @@ export class SqlLedger implements Accounts {
     });
   }
 
-  async reserve(account: Account): Promise<Reservation> {
-    const id = newId('res');
+  async reserve(account: Account, opts: ReserveOptions = {}): Promise<Reservation> {
+    const id = opts.id ?? newId('res');
     // Registered before the statement so that the renewal timer cannot miss it.
     this.live.add(id);
     try {
@@ -109,7 +109,12 @@ export class SqlLedger implements Accounts {
   async commit(r: Reservation): Promise<Committed> {
     this.live.delete(r.id);
     const rows = await this.db.query<{ available: unknown }>(
-      `WITH r AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, key_id),
+      // NOT EXISTS: a reservation id given by the caller (reserve's opts.id) is spent at most
+      // once, however many times it is reserved again (a batch item run again after a crash).
+      `WITH r AS (
+         DELETE FROM reservations WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ledger WHERE reservation_id = $1)
+         RETURNING account_id, key_id
+       ),
        a AS (
          UPDATE accounts SET credits = credits - 1, held = held - 1
          FROM r WHERE accounts.id = r.account_id
@@ -137,6 +142,11 @@ export class SqlLedger implements Accounts {
        UPDATE accounts SET held = held - 1 FROM r WHERE accounts.id = r.account_id`,
       [r.id],
     );
+  }
+
+  /** True when the reservation id was spent (its ledger row exists). */
+  async spent(reservationId: string): Promise<boolean> {
+    return (await this.db.query('SELECT 1 FROM ledger WHERE reservation_id = $1', [reservationId])).length > 0;
   }
 
   /** Spendable credits: the balance minus the credits on hold for renders in flight. */

@@ -12,6 +12,14 @@ export interface Reservation {
   accountId: string;
 }
 
+export interface ReserveOptions {
+  /**
+   * The reservation's id, for work that may run more than once (a batch item after a crash): an
+   * id is committed at most once ever, so a second run's commit charges 0. Default: a fresh id.
+   */
+  id?: string;
+}
+
 /** What a commit did: 1 when it spent the held credit, 0 when the reservation was already gone (committed, released, or swept after its lease ran out). */
 export interface Committed {
   charged: 0 | 1;
@@ -24,7 +32,7 @@ export interface Accounts {
   /** Throws ServiceError('rate_limited') with Retry-After when over the per-account rate. */
   checkRateLimit(account: Account): Promise<void>;
   /** Holds one credit; throws ServiceError('insufficient_credits') when none are left. */
-  reserve(account: Account): Promise<Reservation>;
+  reserve(account: Account, opts?: ReserveOptions): Promise<Reservation>;
   /** Spends the held credit (at most once per reservation); says what it charged and the spendable balance afterwards. */
   commit(r: Reservation): Promise<Committed>;
   /** Gives the held credit back (any failure); a no-op after commit or a second release. */

@@ -63,6 +63,8 @@ export class Admission {
   /** When each permit now held was taken (clock.now()). */
   private readonly holds = new Set<{ since: number }>();
   private readonly queue: Waiter[] = [];
+  /** Background work (batch items) waiting for a permit: served only when no request waits. */
+  private readonly background: Array<() => void> = [];
   private stopSweep: (() => void) | undefined;
   private closing = false;
 
@@ -127,6 +129,35 @@ export class Admission {
     return this.granted(asked);
   }
 
+  /**
+   * A permit for background work (a batch item), which has no caller waiting and no budget to
+   * spend while queued: granted only when a permit is free and no request is queued, and a
+   * permit released goes to a queued request first. So a request never waits behind background
+   * work that had not started; it may wait for one that is running, as for any render.
+   */
+  async acquireBackground(signal?: AbortSignal): Promise<Permit> {
+    const asked = this.clock.now();
+    if (this.closing) throw shuttingDown();
+    if (this.running < this.opts.concurrency && this.queue.length === 0) {
+      this.running++;
+      return this.granted(asked);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', gone);
+        resolve();
+      };
+      const gone = () => {
+        const i = this.background.indexOf(wake);
+        if (i >= 0) this.background.splice(i, 1);
+        reject(new ServiceError('client_closed', 'background work stopped while waiting for a render slot'));
+      };
+      signal?.addEventListener('abort', gone, { once: true });
+      this.background.push(wake);
+    });
+    return this.granted(asked);
+  }
+
   /** Stops admitting: requests already queued proceed (they were admitted), new ones are refused. */
   close(): void {
     this.closing = true;
@@ -134,6 +165,12 @@ export class Admission {
     for (const w of this.queue.splice(0)) {
       this.running++;
       w.wake();
+    }
+    // Background work not yet started stays unstarted: it is queued elsewhere (durably) and runs
+    // on another replica or after the restart.
+    for (const w of this.background.splice(0)) {
+      this.running++;
+      w();
     }
     this.stopSweep?.();
     this.stopSweep = undefined;
@@ -156,9 +193,11 @@ export class Admission {
         released = true;
         this.holds.delete(hold);
         this.policy.held(this.clock.now() - hold.since);
+        // The permit passes straight to the next waiter: a request first, else background work.
         const next = this.queue.shift();
-        if (next)
-          next.wake(); // the permit passes straight to the next waiter
+        const work = next ? undefined : this.background.shift();
+        if (next) next.wake();
+        else if (work) work();
         else this.running--;
       },
     };

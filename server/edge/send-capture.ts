@@ -12,7 +12,7 @@ import { captureHeaders } from '../response/write.ts';
 import type { CaptureOutcome } from '../service.ts';
 import { ifNoneMatchHits } from '../http-caching/etag.ts';
 
-export function sendCapture(req: Request, res: Response, out: CaptureOutcome, to: Audience): void {
+export function sendCapture(req: Request, res: Response, out: Pick<CaptureOutcome, 'body' | 'contentType' | 'facts'>, to: Audience): void {
   const unchanged = ifNoneMatchHits(req.get(REQUEST_HEADER.ifNoneMatch), out.facts.etag);
   res.set(captureHeaders(out.facts, to, unchanged ? 'not-modified' : 'image'));
   if (unchanged) return void res.status(304).end();

@@ -12,6 +12,20 @@ import type { Policy } from './policy.ts';
  * href: navigate with it, never with the raw string (threat model "Spellings").
  */
 export async function checkUrl(policy: Policy, url: string): Promise<string> {
+  return (await pinUrl(policy, url)).href;
+}
+
+/** A URL the server itself may call (a webhook): its normalised href and the addresses it may dial, checked. */
+export interface PinnedUrl {
+  href: string;
+  host: string;
+  port: number;
+  /** Dial only these: they are the answers the policy classified (no second, unguarded lookup). */
+  dial: string[];
+}
+
+/** checkUrl, also answering the checked addresses to connect to (the same errors). */
+export async function pinUrl(policy: Policy, url: string): Promise<PinnedUrl> {
   let parsed: ReturnType<typeof parseTargetUrl>;
   try {
     parsed = parseTargetUrl(url);
@@ -20,7 +34,7 @@ export async function checkUrl(policy: Policy, url: string): Promise<string> {
     throw e;
   }
   const v = await policy.check(parsed.target);
-  if (v.ok) return parsed.href;
+  if (v.ok) return { href: parsed.href, host: v.target.host, port: v.target.port, dial: v.dial };
   const where = `${new URL(parsed.href).protocol}//${v.target.origin}`;
   if (v.kind === 'blocked') throw new TargetBlocked(`target ${where} is blocked: ${v.reason}`);
   throw new NavigationFailed(`target ${where} is unreachable: ${v.reason}`);

@@ -4,13 +4,13 @@
 //   resolver.ts    A+AAAA lookups, short cache   policy.ts  may host:port be reached, at which IPs
 //   check.ts       checkUrl -> domain errors     proxy.ts   the proxy Chromium is forced through
 //   chromium-flags.ts  the launch flags that force it
-import { checkUrl } from './check.ts';
+import { checkUrl, pinUrl, type PinnedUrl } from './check.ts';
 import { createPolicy } from './policy.ts';
 import { startProxy, type EgressLog, type ProxyEvent, type ProxyStats } from './proxy.ts';
 import { cachingResolver, createDnsResolver, type HostResolver } from './resolver.ts';
 
 export { egressLaunchArgs } from './chromium-flags.ts';
-export type { EgressLog, ProxyEvent, ProxyStats, HostResolver };
+export type { EgressLog, ProxyEvent, ProxyStats, HostResolver, PinnedUrl };
 
 export interface EgressOptions {
   /** Exact host:port origins treated as public (EGRESS_ALLOW; test fixtures only). */
@@ -34,6 +34,8 @@ export interface EgressGuard {
    * NavigationFailed (502) when the name does not resolve. Resolves to the normalised href.
    */
   checkUrl(url: string): Promise<string>;
+  /** checkUrl for a request the server makes itself (webhooks): also the checked addresses to dial. */
+  pinUrl(url: string): Promise<PinnedUrl>;
   /** Proxy counters and the most recent decisions (tests, metrics). */
   stats(): ProxyStats;
   close(): Promise<void>;
@@ -54,6 +56,7 @@ export async function startEgressGuard(opts: EgressOptions): Promise<EgressGuard
   return {
     proxyPort: proxy.port,
     checkUrl: (url) => checkUrl(policy, url),
+    pinUrl: (url) => pinUrl(policy, url),
     stats: () => proxy.stats(),
     close: () => proxy.close(),
   };

@@ -18,6 +18,7 @@
 //   host name from the request is echoed into it.
 // - A 304 lists the headers it carries, which are those of the 200 but Content-Disposition: the
 //   capture's facts describe the same picture, whether sent with it or not.
+import { batchPathItems } from '../batches/openapi.ts';
 import { comparePathItem, compareRequestBody } from '../compare/openapi.ts';
 import { DEVICES_PATH, devicesPathItem } from '../emulation/route.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
@@ -41,6 +42,7 @@ const NOT_FROM_CAPTURE: Partial<Record<ErrorCode, string>> = {
   link_signature_invalid: 'signed links (GET) only',
   link_key_invalid: 'signed links (GET) only',
   link_expired: 'signed links (GET) only',
+  result_expired: 'batch item pictures only',
 };
 
 /** Codes a signed link (GET /v1/screenshot) never gets. */
@@ -49,6 +51,7 @@ const NOT_FROM_LINKS: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'no Authorization header: the signature stands for the key',
   unsupported_media_type: 'no body',
   payload_too_large: 'a URL cannot hold that much',
+  result_expired: 'batch item pictures only',
 };
 
 /** Codes no client ever receives. */
@@ -130,6 +133,11 @@ export function openApiDocument() {
     },
     ...comparePathItem(headers, { post: errorResponses(headers, NOT_FROM_CAPTURE), get: errorResponses(headers, NOT_FROM_LINKS) }),
     [DEVICES_PATH]: devicesPathItem(headers.other()),
+    ...batchPathItems(
+      errorResponses(headers, NOT_FROM_CAPTURE),
+      errorResponses(headers, Object.fromEntries(Object.entries(NOT_FROM_CAPTURE).filter(([c]) => c !== 'result_expired'))),
+      imageResponses(headers, 'private'),
+    ),
   };
   return {
     openapi: '3.1.0',
@@ -148,6 +156,7 @@ export function openApiDocument() {
     tags: [
       { name: 'capture', description: 'Screenshots of pages and markup.' },
       { name: 'compare', description: 'A capture compared with a baseline (visual monitoring).' },
+      { name: 'batches', description: 'Many captures as durable jobs, with signed webhooks (docs/batches.md).' },
     ],
     security: [{ bearer: [] }],
     paths,

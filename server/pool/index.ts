@@ -3,7 +3,7 @@
 // its policy (server/admission: 503 overloaded beyond it); each render in a slot of its own
 // (slot-render.ts). This file only joins them: a permit, then the render, then the permit back.
 import { EventEmitter } from 'node:events';
-import { Admission, type Refusal } from '../admission/index.ts';
+import { Admission, type Permit, type Refusal } from '../admission/index.ts';
 import type { LaunchedBrowser, LaunchOptions } from '../toolkit/browser.ts';
 import { Deadline } from '../toolkit/deadline.ts';
 import type { PipelineDeps, RenderResult } from '../render/pipeline.ts';
@@ -91,9 +91,14 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
    * capture), so that no answer comes later than the budget (plus the slack of README "Limits").
    * The permit is held until the page is really gone; the answer does not wait for that.
    */
-  async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal, arrivedAt = Date.now()): Promise<RenderResult> {
-    const deadline = new Deadline(this.opts.renderBudgetMs, signal, arrivedAt);
-    const permit = await this.admission.acquire(deadline.remaining(), signal);
+  async render(req: ScreenshotRequest, deps: PipelineDeps, signal?: AbortSignal, arrivedAt = Date.now(), background = false): Promise<RenderResult> {
+    // Background work (a batch item) has no caller counting: its budget starts with its slot.
+    const permit = background ? await this.admission.acquireBackground(signal) : undefined;
+    const deadline = new Deadline(this.opts.renderBudgetMs, signal, background ? Date.now() : arrivedAt);
+    return this.renderWith(permit ?? (await this.admission.acquire(deadline.remaining(), signal)), req, deps, deadline);
+  }
+
+  private async renderWith(permit: Permit, req: ScreenshotRequest, deps: PipelineDeps, deadline: Deadline): Promise<RenderResult> {
     let freed!: Promise<void>;
     try {
       return await renderInSlot(this.browsers, req, deps, deadline, (p) => (freed = p));

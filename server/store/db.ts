@@ -8,6 +8,8 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'embedded' | 'postgres';
+  /** The embedded store's PGlite instance, for a library that runs its own SQL on it (pg-boss); undefined on PostgreSQL. */
+  readonly pglite?: unknown;
   /** Runs fn in one transaction (READ COMMITTED); rolls back when fn throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

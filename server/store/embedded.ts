@@ -25,6 +25,7 @@ export async function openEmbedded(dataDir: string): Promise<Db> {
   }
   return {
     kind: 'embedded',
+    pglite: lite,
     async query<T extends Row>(sql: string, params: unknown[] = []) {
       return (await lite.query<T>(sql, params)).rows;
     },

@@ -51,7 +51,21 @@ const APPLIED = [
 ];
 
 const NOW = 1_700_000_000_000;
-const TABLES = ['accounts', 'api_keys', 'ledger', 'link_secrets', 'rate_windows', 'reservations', 'result_cache', 'result_cache_flights', 'schema_migrations'];
+const TABLES = [
+  'accounts',
+  'api_keys',
+  'batch_items',
+  'batches',
+  'ledger',
+  'link_secrets',
+  'rate_windows',
+  'reservations',
+  'result_cache',
+  'result_cache_flights',
+  'schema_migrations',
+  'webhook_deliveries',
+  'webhook_secrets',
+];
 
 /**
  * A store as the code before the list left it, with a row in the ledger and an entry in the cache.

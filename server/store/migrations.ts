@@ -5,6 +5,7 @@
 //   1  accounts, api_keys, reservations, ledger, rate_windows   the credits ledger (server/accounts)
 //   2  link_secrets                                              signed links (server/links)
 //   3  result_cache, result_cache_flights                        the result cache (server/cache)
+//   4  batches, batch_items, webhook_deliveries, webhook_secrets  batches of captures (server/batches)
 //
 // Invariants the ledger keeps and the tests check:
 //   accounts.credits = SUM(ledger.delta) of the account (every committed change has a ledger row)
@@ -109,6 +110,71 @@ export const MIGRATIONS: string[][] = [
       key text PRIMARY KEY,
       owner text NOT NULL,
       expires_at bigint NOT NULL
+    )`,
+  ],
+  [
+    // A batch of captures (server/batches): the batch, one row per item, and every webhook
+    // delivery attempt. The queue itself (which replica runs which item, retries, leases) is
+    // pg-boss's, in its own schema `pgboss` of the same database.
+    //   batches.cancelled_at     DELETE /v1/batches/{id}: items not started are cancelled
+    //   batches.completed_sent   batch.completed was queued for delivery (exactly once)
+    `CREATE TABLE batches (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id),
+      key_id text,
+      total integer NOT NULL,
+      webhook_url text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      cancelled_at timestamptz,
+      completed_at timestamptz,
+      completed_sent boolean NOT NULL DEFAULT false
+    )`,
+    `CREATE INDEX batches_account ON batches (account_id)`,
+    // One row per capture request of a batch. `request` is the validated request; it is cleared
+    // once the item is settled (an html request is kept no longer than its render needs).
+    // state: queued, running, succeeded, failed, cancelled. `result` names the picture in the
+    // results storage (server/results); `facts` are the capture's facts (server/response/facts.ts).
+    // `charged` copies the ledger, whose row for the item's reservation id (`bitem_<batch>_<idx>`,
+    // server/batches/billing.ts) is the one proof that the item was billed.
+    `CREATE TABLE batch_items (
+      batch_id text NOT NULL REFERENCES batches(id),
+      idx integer NOT NULL,
+      request jsonb,
+      state text NOT NULL DEFAULT 'queued',
+      status integer,
+      error text,
+      message text,
+      facts jsonb,
+      result text,
+      content_type text,
+      charged integer NOT NULL DEFAULT 0,
+      runs integer NOT NULL DEFAULT 0,
+      queued_at timestamptz NOT NULL DEFAULT now(),
+      started_at timestamptz,
+      finished_at timestamptz,
+      expires_at timestamptz,
+      PRIMARY KEY (batch_id, idx)
+    )`,
+    // Every attempt to deliver a webhook event: its id (kept by every redelivery), what answered.
+    `CREATE TABLE webhook_deliveries (
+      id bigserial PRIMARY KEY,
+      batch_id text NOT NULL REFERENCES batches(id),
+      event_id text NOT NULL,
+      type text NOT NULL,
+      idx integer,
+      attempt integer NOT NULL,
+      status integer,
+      outcome text NOT NULL,
+      error text,
+      at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX webhook_deliveries_batch ON webhook_deliveries (batch_id)`,
+    // The secret that signs a key's webhooks (Standard Webhooks, whsec_...): one per key. Kept as
+    // is: signing (HMAC) needs the secret itself; whoever reads the store can sign, not spend.
+    `CREATE TABLE webhook_secrets (
+      key_id text PRIMARY KEY REFERENCES api_keys(id),
+      secret text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
     )`,
   ],
 ];

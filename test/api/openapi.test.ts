@@ -48,10 +48,13 @@ const ACCEPTED_WARNINGS = [
 // baseline.request, and baseline's own "not both image and request": the same reading.
 const CAPTURE_BODY = '#/components/requestBodies/ScreenshotRequest/content/application~1json/schema';
 const COMPARE_BODY = '#/components/requestBodies/CompareRequest/content/application~1json/schema';
+const BATCH_BODY = '#/paths/~1v1~1batches/post/requestBody/content/application~1json/schema';
 ACCEPTED_WARNINGS.push(
   ...ACCEPTED_WARNINGS.filter((w) => w.includes(CAPTURE_BODY)).flatMap((w) => [
     w.replace(CAPTURE_BODY, COMPARE_BODY),
     w.replace(CAPTURE_BODY, `${COMPARE_BODY}/properties/baseline/properties/request`),
+    // POST /v1/batches: each of its requests is a capture request, the same reading.
+    w.replace(CAPTURE_BODY, `${BATCH_BODY}/properties/requests/items`),
   ]),
   ...[0, 1].map((i) => `no-required-schema-properties-undefined ${COMPARE_BODY}/properties/baseline/allOf/1/not/required/${i}`),
 );

@@ -1,0 +1,130 @@
+// Batches of captures (POST /v1/batches): the durable queue (queue.ts, pg-boss in the store), its
+// workers on this replica (runner.ts), the routes (routes.ts). Batch items take at most
+// BATCH_SLOT_SHARE of this replica's render slots, and a slot only when no synchronous capture
+// waits for one (server/admission: acquireBackground).
+import type { RequestHandler } from 'express';
+import type { Registry } from 'prom-client';
+import type { SqlLedger } from '../accounts/ledger.ts';
+import type { BatchConfig } from '../config.ts';
+import type { PinnedUrl } from '../egress/index.ts';
+import type { Logger } from '../log.ts';
+import { openResults } from '../results/index.ts';
+import type { CaptureService } from '../service.ts';
+import { batchMetrics } from './metrics.ts';
+import { ITEM_QUEUE, openQueue, WEBHOOK_QUEUE, WEBHOOK_RETRIES, type RetrySchedule } from './queue.ts';
+import { batchRoutes } from './routes.ts';
+import type { JobWithMetadata, PgBoss } from 'pg-boss';
+import { createRunner, type EventJob, type ItemJob, type Runner } from './runner.ts';
+import { expireResults } from './sql.ts';
+
+export interface BatchesDeps {
+  /** The Bearer authentication of the routes (server/http/auth.ts) and the JSON body limit. */
+  auth: RequestHandler;
+  bodyLimitBytes: number;
+  config: BatchConfig;
+  dataDir: string;
+  databaseUrl: string | null;
+  renderConcurrency: number;
+  accounts: SqlLedger;
+  capture: CaptureService;
+  pinUrl(url: string): Promise<PinnedUrl>;
+  checkUrl(url: string): Promise<string>;
+  registry: Registry;
+  log: Logger;
+  /** Tests shorten the webhook retry schedule. */
+  webhookRetries?: RetrySchedule;
+}
+
+/** How many batch items this replica runs at once: its share of the slots, at least one. */
+export const batchSlots = (concurrency: number, sharePercent: number) => Math.max(1, Math.floor((concurrency * sharePercent) / 100));
+
+export async function startBatches(deps: BatchesDeps) {
+  const db = deps.accounts.db;
+  const results = openResults(deps.config.results, deps.dataDir);
+  const metrics = batchMetrics(deps.registry, async () => {
+    const rows = await db.query<{ n: unknown }>("SELECT count(*) AS n FROM batch_items WHERE state IN ('queued', 'running')");
+    return Number(rows[0]?.n ?? 0);
+  });
+  const slots = batchSlots(deps.renderConcurrency, deps.config.slotSharePercent);
+
+  // The queue starts with the first batch of the store, not with the server: installing pg-boss's
+  // schema costs seconds that a server never asked for a batch need not pay. A replica whose
+  // store has the queue already (another replica made it, or an earlier start) starts it at once,
+  // or as soon as its check (every QUEUE_CHECK_MS) finds it.
+  let queue: Promise<Queue> | undefined;
+  let closing = false;
+  const ensureQueue = (): Promise<Queue> =>
+    (queue ??= openWorkers().catch((e: unknown) => {
+      queue = undefined;
+      throw e;
+    }));
+  async function openWorkers(): Promise<Queue> {
+    const boss = await openQueue(db, deps.databaseUrl, deps.webhookRetries ?? WEBHOOK_RETRIES, (e) => deps.log.warn({ err: e }, 'batch queue error'));
+    const runner = createRunner({
+      ...deps,
+      db,
+      boss,
+      results,
+      metrics,
+      retentionSeconds: deps.config.retentionSeconds,
+      webhookSecret: deps.config.webhookSecret,
+    });
+    await boss.work(ITEM_QUEUE, { localConcurrency: slots, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
+      const j = job as unknown as JobWithMetadata<ItemJob>;
+      await runner.runItem(j.data, j.retryCount >= j.retryLimit);
+    });
+    await boss.work(WEBHOOK_QUEUE, { localConcurrency: 4, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
+      const j = job as unknown as JobWithMetadata<EventJob>;
+      await runner.deliver(j.data, j.retryCount + 1, j.retryCount >= j.retryLimit);
+    });
+    return { boss, runner };
+  }
+  const queueExists = async () => (await db.query<{ t: unknown }>("SELECT to_regclass('pgboss.job') AS t"))[0]?.t != null;
+  if (await queueExists()) await ensureQueue();
+  const check = setInterval(() => {
+    if (queue || closing) return;
+    void queueExists()
+      .then((yes) => (yes && !closing ? ensureQueue() : undefined))
+      .catch((e) => deps.log.warn({ err: e }, 'starting the batch queue failed'));
+  }, QUEUE_CHECK_MS);
+  check.unref();
+
+  // Pictures past their retention are deleted (GET answers 410 from the item's expiry already).
+  const sweep = setInterval(() => {
+    void (async () => {
+      for (const key of await expireResults(db)) await results.delete(key);
+    })().catch((e) => deps.log.warn({ err: e }, 'deleting expired batch results failed'));
+  }, 60_000);
+  sweep.unref();
+  const routes = batchRoutes({
+    auth: deps.auth,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    db,
+    accounts: deps.accounts,
+    queue: ensureQueue,
+    results,
+    checkUrl: deps.checkUrl,
+  });
+  return {
+    routes,
+    /** Stops taking items (those running finish or run again elsewhere), then closes the queue. */
+    async close() {
+      closing = true;
+      clearInterval(sweep);
+      clearInterval(check);
+      const q = await queue?.catch(() => undefined);
+      await q?.boss.stop({ graceful: true, timeout: 20_000 }).catch((e) => deps.log.warn({ err: e }, 'stopping the batch queue failed'));
+      await results.close();
+    },
+  };
+}
+
+/** How often a replica without the queue checks whether the store has one now. */
+export const QUEUE_CHECK_MS = 5000;
+
+export interface Queue {
+  boss: PgBoss;
+  runner: Runner;
+}
+
+export type Batches = Awaited<ReturnType<typeof startBatches>>;

@@ -1,0 +1,104 @@
+// The batch routes in GET /openapi.json: the batch body derived from the capture request schema
+// (the same fields, defaults and rules per item), the answers' shapes, and the picture route with
+// a capture's response headers (passed in by server/http/openapi.ts, which owns them).
+import { publicSchema } from '../request/schema.ts';
+import { BATCH_MAX_ITEMS, BATCHES_PATH } from './validate.ts';
+
+type Json = Record<string, unknown>;
+
+const BATCH_SCHEMA = {
+  type: 'object',
+  description: 'A batch (docs/batches.md): its state, counts, items and webhook attempts.',
+  required: ['id', 'state', 'counts', 'items'],
+  properties: {
+    id: { type: 'string' },
+    state: { type: 'string', enum: ['queued', 'running', 'done', 'cancelled'] },
+    counts: {
+      type: 'object',
+      properties: Object.fromEntries(['total', 'succeeded', 'failed', 'cancelled', 'pending'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+    },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'state'],
+        properties: {
+          index: { type: 'integer', minimum: 0 },
+          state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+          status: { type: 'integer', description: 'The HTTP status the synchronous call would have answered.' },
+          error: { type: 'string' },
+          message: { type: 'string' },
+          facts: { type: 'object', description: "The capture's facts, as the MCP result's `_meta` names them." },
+          credits: { type: 'integer', minimum: 0, maximum: 1 },
+          runs: { type: 'integer', minimum: 0 },
+          link: { type: 'string', description: 'GET it for the picture.' },
+          expiresAt: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    webhook: { type: 'object', properties: { url: { type: 'string' }, deliveries: { type: 'array', items: { type: 'object' } } } },
+  },
+} as const;
+
+/** The path items of the batch routes; `errors` are the error answers of an authenticated JSON route (`itemErrors` with 410), `picture` the capture's 200. */
+export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): Json {
+  const json = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+  return {
+    [BATCHES_PATH]: {
+      post: {
+        operationId: 'submitBatch',
+        tags: ['batches'],
+        summary: 'Queue 1 to 1,000 captures; their pictures wait in storage, a signed webhook says when each is done',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['requests'],
+                additionalProperties: false,
+                properties: {
+                  requests: { type: 'array', minItems: 1, maxItems: BATCH_MAX_ITEMS, items: publicSchema(undefined, { groups: true }) },
+                  webhook: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', format: 'uri' } } },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '202': json('Accepted: the batch is queued (`Location` names it).', {
+            type: 'object',
+            properties: { id: { type: 'string' }, state: { const: 'queued' }, total: { type: 'integer' }, link: { type: 'string' } },
+          }),
+          ...errors,
+        },
+      },
+    },
+    [`${BATCHES_PATH}/{id}`]: {
+      get: {
+        operationId: 'getBatch',
+        tags: ['batches'],
+        summary: 'A batch: state, counts, items',
+        parameters: [id],
+        responses: { '200': json('The batch.', BATCH_SCHEMA), ...errors },
+      },
+      delete: {
+        operationId: 'cancelBatch',
+        tags: ['batches'],
+        summary: 'Cancel the items not started (never billed)',
+        parameters: [id],
+        responses: { '200': json('The batch after the cancel.', BATCH_SCHEMA), ...errors },
+      },
+    },
+    [`${BATCHES_PATH}/{id}/items/{index}`]: {
+      get: {
+        operationId: 'getBatchItem',
+        tags: ['batches'],
+        summary: "An item's picture, with a synchronous capture's headers (410 after its retention)",
+        parameters: [id, { name: 'index', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }],
+        responses: { ...picture, ...itemErrors },
+      },
+    },
+  };
+}

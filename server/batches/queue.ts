@@ -1,0 +1,67 @@
+// The durable queue of batch work: pg-boss, in its own schema (`pgboss`) of the one store. On the
+// embedded store it runs on the server's own PGlite instance (pg-boss's `pglite` backend); on
+// PostgreSQL every replica shares it, so any replica works any item. Two queues:
+//   batch-item      one job per item; a replica that dies mid-item stops sending its heartbeat and
+//                   the job runs again elsewhere (HEARTBEAT_SECONDS); item priority is minus its
+//                   index, so the first items of every batch go before the later ones of any
+//                   batch: one key's 1,000 items do not hold another's batch back.
+//   batch-webhook   one job per event; retried with exponential backoff for a bounded time.
+import { PgBoss, fromPglite, type PGliteLike } from 'pg-boss';
+import type { Db, Queryable } from '../store/index.ts';
+
+export const ITEM_QUEUE = 'batch-item';
+export const WEBHOOK_QUEUE = 'batch-webhook';
+/** pg-boss's smallest: a replica killed mid-item has its item run again about this long after. */
+export const HEARTBEAT_SECONDS = 10;
+
+export interface RetrySchedule {
+  /** First retry after this many seconds, then doubling (with jitter) up to maxDelaySeconds. */
+  delaySeconds: number;
+  maxDelaySeconds: number;
+  /** Retries after the first attempt. */
+  limit: number;
+}
+
+/**
+ * Webhook retries: 5 s, 10 s, 20 s ... capped at 15 min, 12 retries: about 1.5 hours of trying
+ * (the receiver may be restarting or deploying), then the event is given up and says so in the batch.
+ */
+export const WEBHOOK_RETRIES: RetrySchedule = { delaySeconds: 5, maxDelaySeconds: 900, limit: 12 };
+
+export async function openQueue(db: Db, databaseUrl: string | null, webhookRetries: RetrySchedule, onError: (e: unknown) => void): Promise<PgBoss> {
+  const common = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5, schedule: false, openTelemetry: { enabled: false } } as const;
+  const boss =
+    db.kind === 'embedded'
+      ? new PgBoss({ ...common, db: fromPglite(db.pglite as PGliteLike), backend: 'pglite' })
+      : new PgBoss({ ...common, connectionString: databaseUrl!, max: 4, application_name: 'screenshot-batches' });
+  boss.on('error', onError);
+  await boss.start();
+  await boss.createQueue(ITEM_QUEUE, { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, heartbeatSeconds: HEARTBEAT_SECONDS });
+  await boss.createQueue(WEBHOOK_QUEUE, {
+    retryLimit: webhookRetries.limit,
+    retryDelay: webhookRetries.delaySeconds,
+    retryBackoff: true,
+    retryDelayMax: webhookRetries.maxDelaySeconds,
+  });
+  if (db.kind === 'embedded') {
+    // The embedded store belongs to this process alone: a job active in it was left by a process
+    // that died. It is failed now (and so retried) rather than after its heartbeat times out.
+    const left = await db.query<{ id: string }>(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`, [ITEM_QUEUE]);
+    if (left.length)
+      await boss.fail(
+        ITEM_QUEUE,
+        left.map((r) => r.id),
+        { reason: 'the process running it stopped' },
+      );
+  }
+  return boss;
+}
+
+/** A pg-boss job id (a UUID) made from a name: sending the same event twice queues it once. */
+export function jobIdOf(name: string, hash: (s: string) => string): string {
+  const h = hash(name);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** pg-boss's statements inside one of the store's transactions (its `db` option): written with the caller's rows, or not at all. */
+export const inTx = (q: Queryable) => ({ executeSql: async (text: string, values?: unknown[]) => ({ rows: await q.query(text, values ?? []) }) });

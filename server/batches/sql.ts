@@ -1,0 +1,216 @@
+// The batches' rows in the store (migration 4, server/store/migrations.ts): a batch, its items,
+// its webhook deliveries. Each function is one statement or one transaction.
+import type { Queryable } from '../store/index.ts';
+import type { CaptureFacts } from '../response/facts.ts';
+
+export type ItemState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type BatchState = 'queued' | 'running' | 'done' | 'cancelled';
+
+export interface BatchRow {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  total: number;
+  webhook_url: string | null;
+  created_at: Date;
+  cancelled_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface ItemRow {
+  idx: number;
+  state: ItemState;
+  status: number | null;
+  error: string | null;
+  message: string | null;
+  facts: CaptureFacts | null;
+  result: string | null;
+  content_type: string | null;
+  charged: number;
+  runs: number;
+  queued_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expires_at: Date | null;
+}
+
+export interface DeliveryRow {
+  event_id: string;
+  type: string;
+  idx: number | null;
+  attempt: number;
+  status: number | null;
+  outcome: string;
+  error: string | null;
+  at: Date;
+}
+
+export async function insertBatch(
+  q: Queryable,
+  b: { id: string; accountId: string; keyId: string | null; webhookUrl: string | null; requests: unknown[] },
+): Promise<void> {
+  await q.query('INSERT INTO batches (id, account_id, key_id, total, webhook_url) VALUES ($1, $2, $3, $4, $5)', [
+    b.id,
+    b.accountId,
+    b.keyId,
+    b.requests.length,
+    b.webhookUrl,
+  ]);
+  // One statement for every item: the requests as one JSON array, unnested with their positions.
+  await q.query(
+    `INSERT INTO batch_items (batch_id, idx, request)
+     SELECT $1, (r.ord - 1)::integer, r.value FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS r(value, ord)`,
+    [b.id, JSON.stringify(b.requests)],
+  );
+}
+
+/** The batch if this account owns it; any other account sees nothing (404). */
+export async function batchOf(q: Queryable, id: string, accountId: string): Promise<BatchRow | undefined> {
+  const rows = await q.query<BatchRow & Record<string, unknown>>('SELECT * FROM batches WHERE id = $1 AND account_id = $2', [id, accountId]);
+  return rows[0] ? { ...rows[0], total: Number(rows[0].total) } : undefined;
+}
+
+const ITEM_COLUMNS = 'idx, state, status, error, message, facts, result, content_type, charged, runs, queued_at, started_at, finished_at, expires_at';
+
+function item(r: Record<string, unknown>): ItemRow {
+  return {
+    ...(r as unknown as ItemRow),
+    idx: Number(r.idx),
+    charged: Number(r.charged),
+    runs: Number(r.runs),
+    status: r.status == null ? null : Number(r.status),
+  };
+}
+
+export async function itemsOf(q: Queryable, batchId: string): Promise<ItemRow[]> {
+  return (await q.query(`SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 ORDER BY idx`, [batchId])).map(item);
+}
+
+export async function itemOf(q: Queryable, batchId: string, idx: number): Promise<ItemRow | undefined> {
+  const rows = await q.query(`SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 AND idx = $2`, [batchId, idx]);
+  return rows[0] ? item(rows[0]) : undefined;
+}
+
+export async function deliveriesOf(q: Queryable, batchId: string): Promise<DeliveryRow[]> {
+  const rows = await q.query<DeliveryRow & Record<string, unknown>>(
+    'SELECT event_id, type, idx, attempt, status, outcome, error, at FROM webhook_deliveries WHERE batch_id = $1 ORDER BY id',
+    [batchId],
+  );
+  return rows.map((r) => ({ ...r, idx: r.idx == null ? null : Number(r.idx), attempt: Number(r.attempt), status: r.status == null ? null : Number(r.status) }));
+}
+
+/**
+ * Starts (or starts again, after a crash) an item that is not settled: its request and the batch's
+ * account, or undefined when it is settled or cancelled (nothing to do).
+ */
+export async function claimItem(
+  q: Queryable,
+  batchId: string,
+  idx: number,
+): Promise<{ request: unknown; accountId: string; keyId: string | null; queuedAt: Date } | undefined> {
+  const rows = await q.query<{ request: unknown; account_id: string; key_id: string | null; queued_at: Date }>(
+    `UPDATE batch_items i SET state = 'running', runs = i.runs + 1, started_at = COALESCE(i.started_at, now())
+     FROM batches b
+     WHERE b.id = i.batch_id AND i.batch_id = $1 AND i.idx = $2 AND i.state IN ('queued', 'running')
+     RETURNING i.request, b.account_id, b.key_id, i.queued_at`,
+    [batchId, idx],
+  );
+  const r = rows[0];
+  return r ? { request: r.request, accountId: r.account_id, keyId: r.key_id, queuedAt: r.queued_at } : undefined;
+}
+
+export interface Settlement {
+  state: 'succeeded' | 'failed';
+  status: number;
+  error?: string;
+  message?: string;
+  facts?: CaptureFacts;
+  result?: string;
+  contentType?: string;
+  charged: number;
+  retentionSeconds: number;
+}
+
+/** Settles a running item once; its request is dropped (an html request is kept no longer than its render). */
+export async function settleItem(q: Queryable, batchId: string, idx: number, s: Settlement): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE batch_items SET state = $3, status = $4, error = $5, message = $6, facts = $7::jsonb, result = $8, content_type = $9,
+       charged = $10, request = NULL, finished_at = now(), expires_at = now() + make_interval(secs => $11)
+     WHERE batch_id = $1 AND idx = $2 AND state = 'running' RETURNING idx`,
+    [
+      batchId,
+      idx,
+      s.state,
+      s.status,
+      s.error ?? null,
+      s.message ?? null,
+      s.facts ? JSON.stringify(s.facts) : null,
+      s.result ?? null,
+      s.contentType ?? null,
+      s.charged,
+      s.retentionSeconds,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** DELETE /v1/batches/{id}: items not started are cancelled (never billed). Returns how many. */
+export async function cancelBatch(q: Queryable, batchId: string): Promise<number> {
+  await q.query('UPDATE batches SET cancelled_at = now() WHERE id = $1 AND cancelled_at IS NULL', [batchId]);
+  const rows = await q.query(
+    `UPDATE batch_items SET state = 'cancelled', request = NULL, finished_at = now() WHERE batch_id = $1 AND state = 'queued' RETURNING idx`,
+    [batchId],
+  );
+  return rows.length;
+}
+
+/**
+ * Marks the batch complete when none of its items is pending, once: true for the one caller that
+ * did it (it sends batch.completed).
+ */
+export async function completeIfDone(q: Queryable, batchId: string): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE batches SET completed_at = now(), completed_sent = true
+     WHERE id = $1 AND NOT completed_sent
+       AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state IN ('queued', 'running'))
+     RETURNING id`,
+    [batchId],
+  );
+  return rows.length > 0;
+}
+
+export async function recordDelivery(
+  q: Queryable,
+  d: { batchId: string; eventId: string; type: string; idx: number | null; attempt: number; status: number | null; outcome: string; error: string | null },
+): Promise<void> {
+  await q.query('INSERT INTO webhook_deliveries (batch_id, event_id, type, idx, attempt, status, outcome, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+    d.batchId,
+    d.eventId,
+    d.type,
+    d.idx,
+    d.attempt,
+    d.status,
+    d.outcome,
+    d.error,
+  ]);
+}
+
+/** Items whose retention ended and whose picture is still stored: their keys, now forgotten. */
+export async function expireResults(q: Queryable, limit = 500): Promise<string[]> {
+  const rows = await q.query<{ result: string }>(
+    `WITH old AS (
+       SELECT batch_id, idx, result FROM batch_items WHERE result IS NOT NULL AND expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED
+     ),
+     gone AS (UPDATE batch_items i SET result = NULL FROM old WHERE i.batch_id = old.batch_id AND i.idx = old.idx)
+     SELECT result FROM old`,
+    [limit],
+  );
+  return rows.map((r) => r.result);
+}
+
+/** The batch's state from its items (GET /v1/batches/{id}). */
+export function stateOf(b: BatchRow, items: readonly ItemRow[]): BatchState {
+  if (b.cancelled_at) return 'cancelled';
+  if (items.every((i) => i.state !== 'queued' && i.state !== 'running')) return 'done';
+  return items.some((i) => i.state !== 'queued') ? 'running' : 'queued';
+}
