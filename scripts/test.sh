@@ -6,6 +6,8 @@
 # conformance suite (packed and installed) against a fresh reference server (twice for core) -> mutants -> the core
 # profile against a second engine (the Firefox subject) -> core against both again, under load.
 # Ends with one line "tests: N passed, N failed".
+# Each long stage runs under `timeout N` (a hang fails its stage, never the whole CI run): the caps
+# add up to 4400 s (73 min) against CI's 90; a quiet 2-core run takes about a third of that.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-warnings=ExperimentalWarning"
@@ -52,7 +54,7 @@ log=$(mktemp)
 # beside the spec reporter, one line per failed test with the machine's load, memory and busiest
 # processes at that moment (test/support/failure-context.ts)
 machine=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./test/support/failure-context.ts --test-reporter-destination=stdout)
-timeout 1200 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+timeout 1080 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
@@ -69,7 +71,7 @@ fi
 stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
 klog=$(mktemp)
 started=$(date +%s)
-timeout 600 node --import tsx --test "${machine[@]}" --test-timeout=500000 test/cluster/*.test.ts 2>&1 | tee "$klog"
+timeout 300 node --import tsx --test "${machine[@]}" --test-timeout=280000 test/cluster/*.test.ts 2>&1 | tee "$klog"
 status=${PIPESTATUS[0]}
 count_node "$klog"
 [ "$status" = 0 ] || failed_stages+=(cluster)
@@ -78,7 +80,7 @@ echo "reference deployment stage: $(( $(date +%s) - started )) s"
 stage "the image: Dockerfile, compose.yaml, deploy/ built and run in podman (npm run test:image, test/image)"
 # Installs podman and makes its base image when missing (cached for the next run); one line per check.
 ilog=$(mktemp)
-timeout 1500 bash scripts/image/test.sh 2>&1 | tee "$ilog"
+timeout 780 bash scripts/image/test.sh 2>&1 | tee "$ilog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^image: [0-9]+ passed, [0-9]+ failed' "$ilog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -90,7 +92,7 @@ stage "conformance suite, packed and installed as its users get it (--installed)
 # run is the baseline of the mutants' properties).
 PROPERTIES_SEED=20251127
 clog=$(mktemp)
-timeout 1000 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
+timeout 660 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -117,7 +119,7 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp)
-timeout 600 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
+timeout 480 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -125,7 +127,7 @@ if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" =
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
   # properties too, briefly (--runs 8): a second engine is held to the same oracles.
-  timeout 500 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  timeout 400 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
