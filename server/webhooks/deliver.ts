@@ -7,6 +7,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { PinnedUrl } from '../egress/index.ts';
+import { REQUEST_HEADER } from '../request/headers.ts';
 
 export interface WebhookEvent {
   /** The event's id: the same on every redelivery (webhook-id), so that receivers drop duplicates. */
@@ -30,7 +31,7 @@ export function signedEvent(e: WebhookEvent, secret: string, now = new Date()): 
   return {
     body,
     headers: {
-      'content-type': 'application/json',
+      [REQUEST_HEADER.contentType]: 'application/json',
       'webhook-id': e.id,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': new Webhook(secret).sign(e.id, now, body),
