@@ -44,8 +44,9 @@ function assertKnownVariables(where: string, names: string[]): void {
 }
 
 /** GET routes of the server (server/http/app.ts). */
+/** The GET paths of the route table in server/http/app.ts (rows `{ path: '/x', method: 'GET', ... }`). */
 function getRoutes(): Set<string> {
-  return new Set([...read('server/http/app.ts').matchAll(/app\.get\('([^']+)'/g)].map((m) => m[1]!));
+  return new Set([...read('server/http/app.ts').matchAll(/path: '([^']+)',\s*method: 'GET'/g)].map((m) => m[1]!));
 }
 
 const seconds = (s: string) => {
