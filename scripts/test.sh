@@ -7,7 +7,7 @@
 # profile against a second engine (the Firefox subject) -> core against both again, under load.
 # Ends with one line "tests: N passed, N failed".
 # Each long stage runs under `timeout N` (a hang fails its stage, never the whole CI run): the caps
-# add up to 4400 s (73 min) against CI's 90; a quiet 2-core run takes about a third of that.
+# add up to 4520 s (75 min) against CI's 90; a quiet 2-core run takes about 40% of that.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-warnings=ExperimentalWarning"
@@ -54,7 +54,7 @@ log=$(mktemp)
 # beside the spec reporter, one line per failed test with the machine's load, memory and busiest
 # processes at that moment (test/support/failure-context.ts)
 machine=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./test/support/failure-context.ts --test-reporter-destination=stdout)
-timeout 1080 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+timeout 1200 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
