@@ -24,8 +24,11 @@ let fx: Fixture;
 let srv: TestServer;
 let seq = 0;
 
-/** Green at once; from the load event a request that never ends every 100 ms (a chat widget's poll gone wrong). */
+/** Green at once; three requests that never end from the start, and from the load event one more every 100 ms (a chat
+ * widget's poll gone wrong). The first three keep more than two in flight however late a busy renderer runs the page's
+ * timer: with the timer alone, a starved renderer once left the page quiet for the idle window (a fresh run, 200 uncut). */
 const pollingPage = (tag: string) => `<!doctype html><body style="margin:0;height:3000px;background:rgb(${GREEN})"><script>
+  for (let i = 0; i < 3; i++) fetch('${fx.origin}/hang?poll&first=' + i + '&tag=${tag}').catch(() => {});
   addEventListener('load', () => setInterval(() => fetch('${fx.origin}/hang?poll&tag=${tag}').catch(() => {}), 100));
   </script></body>`;
 /** Green, with an image whose server never answers: the load event never comes (a dead ad server). */
