@@ -14,6 +14,7 @@ import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';
 import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
 import { eventually, sleep } from '../support/wait.ts';
+import { SPEC_FIELDS } from '../../conformance/properties/fields.ts';
 
 const execFileAsync = promisify(execFile);
 const GREEN = [0, 170, 0];
@@ -323,21 +324,7 @@ describe('operations endpoints', () => {
     const doc = r.json;
     assert.match(String(doc.openapi), /^3\./);
     const schema = doc.components.requestBodies.ScreenshotRequest.content['application/json'].schema; // a request body component: see server/http/openapi.ts
-    for (const f of [
-      'url',
-      'html',
-      'fullPage',
-      'format',
-      'quality',
-      'viewport',
-      'selector',
-      'omitBackground',
-      'waitUntil',
-      'waitForSelector',
-      'blockCookieBanners',
-      'hideSelectors',
-      'blockAds',
-    ]) {
+    for (const f of SPEC_FIELDS) {
       assert.ok(schema.properties[f], `schema has ${f}`);
     }
     assert.deepEqual(schema.properties.format.enum, ['png', 'jpeg', 'webp']);
