@@ -14,7 +14,7 @@
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
 // POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts).
-// `--only blocking`, `--only tall`, `--only compare` and `--only peers` run one section alone.
+// `--only blocking`, `--only tall`, `--only compare`, `--only peers` and `--only cleanup` run one section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -35,6 +35,7 @@ import { compareBench, compareRows } from './compare.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { peersRows, peersSection } from './peers.ts';
+import { benchCleanup, cleanupRows } from './cleanup-bench.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 import { BENCH_KEY, benchEnv } from './server-env.ts';
 
@@ -55,6 +56,7 @@ const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}-blocking`,
   `${os.tmpdir()}/bench-data-${process.pid}-tall`,
   `${os.tmpdir()}/bench-data-${process.pid}-peers`,
+  `${os.tmpdir()}/bench-data-${process.pid}-cleanup`,
 ];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
@@ -116,6 +118,16 @@ const peersRun = () =>
     },
     quick,
   ).finally(() => rmSync(dataDirs[4]!, { recursive: true, force: true }));
+// What the banner clean-up adds to a render (bench/cleanup-bench.ts): through a server of its own,
+// allowed to reach the consent fixtures, from each capture's Server-Timing steps.
+const cleanupSection = () =>
+  benchCleanup(
+    async (allow) => {
+      const s = await startServer(loadConfig({ ...benchEnv(dataDirs[5]!), EGRESS_ALLOW: allow, CACHE_TTL_SECONDS: '0' }));
+      return { shotUrl: `${s.url}/v1/screenshot`, key: BENCH_KEY, close: () => s.close() };
+    },
+    { iterations: quick ? 6 : 16 },
+  ).finally(() => rmSync(dataDirs[5]!, { recursive: true, force: true }));
 // Tall and endless pages, A/B (bench/tall.ts): its own server.
 const tallSection = async () => {
   try {
@@ -141,8 +153,13 @@ if (only === 'blocking') {
   console.log(`ratios.peers: ${JSON.stringify(r.ratios)}`);
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ peers: r, ratios: { peers: r.ratios.mix, peersManyHosts: r.ratios.manyHosts } }, null, 2));
   process.exit(0);
+} else if (only === 'cleanup') {
+  const r = await cleanupSection();
+  for (const row of cleanupRows(r)) console.log(row.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r }, null, 2));
+  process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows four sections, blocking, tall, compare and peers (not ${only})`);
+  console.error(`bench: --only knows five sections, blocking, tall, compare, peers and cleanup (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -401,15 +418,10 @@ row(
 results.pngCard = card;
 
 mark('cleanup');
-// Cleanup overhead, when the cleanup bench exists.
 try {
-  const mod = await import('./cleanup-bench.ts');
-  const cb = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
-  const r = await mod.benchCleanup(cb.browser, { iterations: quick ? 2 : 8 });
-  await cb.close();
+  const r = await cleanupSection();
   results.cleanup = r;
-  row('cleanup overhead, page without a banner', '', `${Number(r.noBannerMedianMs).toFixed(0)}`, '', '<= 50 ms');
-  row('cleanup overhead, CMP page', '', `${Number(r.cmpMedianMs).toFixed(0)}`, '', '<= 1500 ms');
+  rows.push(...cleanupRows(r));
 } catch (e) {
   row('cleanup overhead', 'not measured', String(e).slice(0, 60), '', '');
 }
