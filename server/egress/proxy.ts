@@ -5,6 +5,8 @@
 // - Each target goes through the policy (policy.ts): resolved here, every answer classified, and
 //   only an address from that checked answer is dialled. The socket layer is never handed a name,
 //   so there is no second lookup to rebind (net.connect gets an IP and a lookup that refuses).
+//   Plain http reuses an upstream connection only for a request whose own verdict has exactly the
+//   addresses it was dialled from (upstream-pool.ts).
 // - Refusal: CONNECT gets "403" (Chromium: ERR_TUNNEL_CONNECTION_FAILED, a failed load); HTTP gets
 //   an empty 403 with `x-egress-blocked: 1` (an image/script/iframe load fails or renders empty).
 // - Logs carry kind, origin (host:port) and reason: never a path, query, header or body.
@@ -13,6 +15,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { parseAuthority, parseTargetUrl, MalformedTarget, type Target } from './host.ts';
 import { dial, filterHeaders, pipeBoth, writeRaw } from './wire.ts';
+import { REPLAYABLE, upstreamPool, type DialError } from './upstream-pool.ts';
 import type { Policy, Verdict } from './policy.ts';
 
 export type ProxyEventKind = 'connect' | 'http' | 'upgrade';
@@ -94,6 +97,8 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     conn.destroy();
   };
 
+  // plain http goes upstream on kept-alive connections, keyed by the checked answer (upstream-pool.ts)
+  const pool = upstreamPool(connectTimeout);
   const server = http.createServer();
   const sockets = new Set<Duplex>();
   server.on('connection', (s: net.Socket) => {
@@ -126,30 +131,41 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     }
     const d = await decide('http', target);
     if ('refused' in d) return void reply(d.refused);
-    let sock: net.Socket;
-    try {
-      sock = await dial(d.dial, target.port, connectTimeout);
-    } catch (e) {
-      return refuse(502, target.origin, `connect failed: ${(e as Error).message}`, 'failed');
-    }
-    record('http', target.origin, 'allowed');
     const u = new URL(req.url!);
     const headers = filterHeaders(req.rawHeaders, false);
     headers.unshift('Host', u.host);
-    headers.push('Connection', 'close');
-    const up = http.request({ method: req.method, path: u.pathname + u.search, headers, createConnection: () => sock, setHost: false });
-    up.on('response', (r) => {
-      res.writeHead(r.statusCode ?? 502, r.statusMessage, filterHeaders(r.rawHeaders, false));
-      r.pipe(res);
-      r.on('error', () => res.destroy());
+    let current: http.ClientRequest | undefined;
+    const send = (retried: boolean): void => {
+      const up = (current = pool.request({ method: req.method ?? 'GET', path: u.pathname + u.search, headers, port: target.port, dialList: d.dial }));
+      let answered = false;
+      up.once('socket', () => {
+        if (!retried) record('http', target.origin, 'allowed');
+      });
+      up.on('response', (r) => {
+        answered = true;
+        res.writeHead(r.statusCode ?? 502, r.statusMessage, filterHeaders(r.rawHeaders, false));
+        r.pipe(res);
+        r.on('error', () => res.destroy());
+      });
+      up.on('error', (e) => {
+        if (answered) return void res.destroy();
+        if ((e as Partial<DialError>).egressDial) return refuse(502, target.origin, `connect failed: ${e.message}`, 'failed');
+        // a kept-alive connection the server closed meanwhile: once more on a fresh one
+        if (up.reusedSocket && !retried && REPLAYABLE.has(req.method ?? '') && !res.destroyed) return send(true);
+        // The upstream failed after the connection (closed without a response, reset, idle): the
+        // browser sees the failure as it would without a proxy (ERR_EMPTY_RESPONSE), not a 502 page
+        // it would render and we would bill.
+        res.destroy();
+      });
+      up.setTimeout(idle, () => up.destroy(new Error('idle')));
+      if (retried) up.end();
+      else req.pipe(up);
+    };
+    send(false);
+    // the browser went away before the answer was through: the upstream request goes too
+    res.on('close', () => {
+      if (!res.writableFinished) current?.destroy();
     });
-    // The upstream failed after the connection (closed without a response, reset, idle): the
-    // browser sees the failure as it would without a proxy (ERR_EMPTY_RESPONSE), not a 502 page
-    // it would render and we would bill.
-    up.on('error', () => res.destroy());
-    up.setTimeout(idle, () => up.destroy(new Error('idle')));
-    req.pipe(up);
-    res.on('close', () => up.destroy());
   }
 
   // CONNECT tunnels: https, wss and ws.
@@ -224,6 +240,7 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
+        pool.destroy();
       }),
   };
 }
