@@ -186,14 +186,16 @@ test('the early look: a page without a banner, surveyed when it loaded, costs fi
   });
 });
 
+/** A page that adds a OneTrust banner (with Reject All) only when told to, after the load. */
+const LATE_ONETRUST = `<!doctype html><html><body style="margin:0;background:#f7f4ec"><main><h1>Article</h1><p>${'Text. '.repeat(60)}</p></main>
+<script>window.addBanner = () => { document.body.insertAdjacentHTML('beforeend', ${JSON.stringify(
+  '<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" style="position:fixed;left:0;right:0;bottom:0;height:120px;background:#7a1f1f;color:#fff"><p>We use cookies to personalise content and ads.</p><button id="onetrust-reject-all-handler">Reject All</button><button id="onetrust-accept-btn-handler">Accept All Cookies</button></div></div>',
+)}); document.getElementById('onetrust-reject-all-handler').onclick = () => { document.documentElement.setAttribute('data-consent', 'rejected'); document.getElementById('onetrust-consent-sdk').remove(); }; };</script></body></html>`;
+
 test('the early look does not hold when a banner arrives after the load: the clean-up looks again and acts', async () => {
   // The page adds a OneTrust banner only when told to, after the load (and after the early look,
   // which finish() waits for): the document changed since, so finish() runs the full pass.
-  const html = `<!doctype html><html><body style="margin:0;background:#f7f4ec"><main><h1>Article</h1><p>${'Text. '.repeat(60)}</p></main>
-<script>window.addBanner = () => { document.body.insertAdjacentHTML('beforeend', ${JSON.stringify(
-    '<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" style="position:fixed;left:0;right:0;bottom:0;height:120px;background:#7a1f1f;color:#fff"><p>We use cookies to personalise content and ads.</p><button id="onetrust-reject-all-handler">Reject All</button><button id="onetrust-accept-btn-handler">Accept All Cookies</button></div></div>',
-  )}); document.getElementById('onetrust-reject-all-handler').onclick = () => { document.documentElement.setAttribute('data-consent', 'rejected'); document.getElementById('onetrust-consent-sdk').remove(); }; };</script></body></html>`;
-  await attachedBeforeLoad(html, async (page, s) => {
+  await attachedBeforeLoad(LATE_ONETRUST, async (page, s) => {
     await new Promise((r) => setTimeout(r, 200)); // the early look has run (or runs) by now
     await page.evaluate(() => (window as unknown as { addBanner: () => void }).addBanner());
     const action = await s.finish(Date.now() + 15_000);
@@ -212,3 +214,34 @@ test('the early look does not hold for a page that navigated to another document
     assert.notEqual(action, 'none');
   });
 });
+
+test('confirmAtLastLook: a page without a banner is answered at finish() unasked, and the last look confirms it', async () => {
+  await attachedBeforeLoad(fixture('neg-sticky-header'), async (page, s) => {
+    await new Promise((r) => setTimeout(r, 200)); // the early look has run by now
+    assert.equal(await s.finish(Date.now() + 15_000, { confirmAtLastLook: true }), 'none');
+    assert.equal(s.report!.early, true);
+    assert.equal(await s.lastLook(Date.now() + 15_000), 'none');
+    assert.equal(s.report!.early, true);
+    assert.equal(await driverPresent(page), false);
+  });
+});
+
+for (const when of ['after the early look', 'after finish()'] as const)
+  test(`confirmAtLastLook: a CMP banner added ${when} gets the whole clean-up at the last look (rejected, never accepted)`, async () => {
+    await attachedBeforeLoad(LATE_ONETRUST, async (page, s) => {
+      await new Promise((r) => setTimeout(r, 200));
+      const add = () => page.evaluate(() => (window as unknown as { addBanner: () => void }).addBanner());
+      if (when === 'after the early look') await add();
+      const atFinish = await s.finish(Date.now() + 15_000, { confirmAtLastLook: true });
+      if (when === 'after finish()') {
+        assert.equal(atFinish, 'none');
+        await add();
+      }
+      const action = await s.lastLook(Date.now() + 15_000);
+      assert.notEqual(s.report!.early, true);
+      // the CMP is named: autoconsent ran (the last look's DOM pass alone would say "hidden")
+      assert.match(action, /^(rejected|hidden):onetrust$/);
+      assert.equal(await shown(page, '#onetrust-banner-sdk'), false);
+      assert.notEqual(await attr(page, 'data-consent'), 'accepted');
+    });
+  });

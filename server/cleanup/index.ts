@@ -11,16 +11,18 @@
 // hide: a page without a banner pays one small evaluate per frame (measured ~15 ms median). That
 // evaluate runs early, when the top document has loaded (while the render waits for the network
 // to go quiet), with the last look's watch installed by it: at finish(), a page with no other
-// frame that has not changed since then pays one tiny evaluate (the early look).
+// frame that has not changed since then pays one tiny evaluate (the early look), and none when the
+// last look follows at once (finish's confirmAtLastLook): the last look's own evaluate then asks
+// whether the page changed since the survey, and if it did the whole clean-up runs there.
 import type { Frame, Page } from 'puppeteer-core';
 import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
 import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
-import { changedSinceMark, lookAgain, watchLateChanges } from './last-look.ts';
+import { changedSinceMark, changedSinceSurvey, lookAgain, watchLateChanges } from './last-look.ts';
 import { survey, type Survey } from './sniff.ts';
 import { withTimeout } from './time-limit.ts';
 
-export type { BannerAction, CleanupOptions, CleanupReport, CleanupSession } from './session.ts';
-import type { BannerAction, CleanupOptions, CleanupReport, CleanupSession } from './session.ts';
+export type { BannerAction, CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
+import type { BannerAction, CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
 
 /** Upper bound of the clean-up's own time (the CMP opt-out included), inside the render budget. */
 export const CLEANUP_BUDGET_MS = 2000;
@@ -43,6 +45,8 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
   const optOuts: OptOutEvent[] = [];
   // The early look: the top document surveyed (and the watch installed) as soon as it has loaded.
   let early: EarlyLook | undefined;
+  // finish() answered from the early look without asking the page; the last look asks (below)
+  let unconfirmed = false;
   const onLoad = () => {
     const main = page.mainFrame();
     early = { url: main.url(), survey: survey(main, true, pageConfig, true) };
@@ -84,10 +88,18 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
       return report;
     },
     dispose,
-    async finish(deadline: number) {
+    async finish(deadline: number, finishOpts: FinishOptions = {}) {
       const t0 = Date.now();
       try {
         if (looksEarly) page.off('load', onLoad);
+        // hideSelectors and blockAds are style sheets the DOM pass adds: that pass always runs
+        if (finishOpts.confirmAtLastLook && early && opts.hideSelectors.length === 0 && !opts.blockAds) {
+          report = await unconfirmedEarlyLook(page, early, Math.min(deadline - DEADLINE_MARGIN_MS, t0 + CLEANUP_BUDGET_MS), t0);
+          if (report) {
+            unconfirmed = true;
+            return report.action;
+          }
+        }
         report = await runFinish(page, opts, deadline, t0, optOuts, bind, early);
       } catch (e) {
         // the clean-up never fails a render: the page is captured as it is
@@ -108,6 +120,19 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
     },
     async lastLook(deadline: number) {
       if (!report || !opts.blockCookieBanners || opts.javaScriptEnabled === false) return report?.action ?? 'none';
+      if (unconfirmed) {
+        // the early look was taken at finish() unasked: this look confirms it, or the page changed
+        // since it was surveyed and the whole clean-up runs now, followed by the usual last look
+        unconfirmed = false;
+        if (!(await changedSinceSurvey(page.mainFrame(), deadline - DEADLINE_MARGIN_MS))) return report.action;
+        try {
+          report = await runFinish(page, opts, deadline, Date.now(), optOuts, bind, undefined);
+        } catch (e) {
+          report = { ...report, error: String(e).slice(0, 200) };
+        } finally {
+          await dispose();
+        }
+      }
       report.late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS);
       if (report.late && report.late.autoHidden > 0 && !report.late.reverted && report.action === 'none') report.action = 'hidden';
       return report.action;
@@ -208,6 +233,21 @@ async function earlyLookHolds(page: Page, early: EarlyLook, end: number): Promis
   if (!s || s.reason !== null) return null;
   if (await changedSinceMark(main, end)) return null;
   return { frames: [], domWork: s.candidates !== 0 };
+}
+
+/**
+ * finish() with `confirmAtLastLook`: when the early look found nothing at all (no reason for
+ * autoconsent, nothing to hide) in a page that has no other frame and is still at the surveyed
+ * URL, its answer is taken as it is, unasked: the last look, which comes right after (nothing of
+ * the request runs between), asks the page once whether anything was added or revealed since the
+ * survey, instead of two asks back to back. Otherwise null: finish() runs as always.
+ */
+async function unconfirmedEarlyLook(page: Page, early: EarlyLook, end: number, t0: number): Promise<CleanupReport | null> {
+  const main = page.mainFrame();
+  if (subframes(page).length > 0 || main.url() !== early.url) return null;
+  const s = await withTimeout(early.survey, end - Date.now(), null);
+  if (!s || s.reason !== null || s.candidates !== 0) return null;
+  return { action: 'none', cmp: null, frames: [], optOuts: [], dom: null, blockedClicks: [], early: true, durationMs: Date.now() - t0 };
 }
 
 /**

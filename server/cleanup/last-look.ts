@@ -37,6 +37,19 @@ export async function changedSinceMark(frame: Frame, end: number): Promise<boole
 }
 
 /**
+ * Whether the document changed since the watch was installed or last marked (true when there is
+ * no watch, or past `end`), and ends the watch: the question of lookAgain without its DOM pass.
+ */
+export async function changedSinceSurvey(frame: Frame, end: number): Promise<boolean> {
+  const ask = frame.evaluate(`(() => {\n${source}\nreturn scLateWatchChanged(true);\n})()`) as Promise<boolean>;
+  return (await withTimeout(
+    ask.catch(() => true),
+    end - Date.now(),
+    true,
+  )) as boolean;
+}
+
+/**
  * Ends the watch. When the page added or revealed something since the clean-up looked, or the
  * document is a new one, runs the automatic DOM pass again and returns its result; otherwise null.
  * Bounded by `end` (epoch ms): past it the page is captured as it is.

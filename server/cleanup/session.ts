@@ -43,9 +43,19 @@ export interface CleanupReport {
   error?: string;
 }
 
+export interface FinishOptions {
+  /**
+   * The last look comes right after finish(), nothing of the request between (no actions, js,
+   * delay or freeze before it): a page found empty of banners when it loaded, and still at that
+   * document, is then asked once, by the last look, whether it changed since, instead of twice
+   * (index.ts). A change found then runs the whole clean-up there.
+   */
+  confirmAtLastLook?: boolean;
+}
+
 export interface CleanupSession {
   /** Called after content is loaded and waits are done; must finish before `deadline` (epoch ms). */
-  finish(deadline: number): Promise<BannerAction>;
+  finish(deadline: number, opts?: FinishOptions): Promise<BannerAction>;
   /**
    * Called after finish(), right before the capture: hides a banner the page added since the
    * clean-up looked (last-look.ts) and returns the action to report. Must finish before `deadline`.

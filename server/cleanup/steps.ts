@@ -15,12 +15,15 @@ export const prepareCleanup: Step<CleanupContext> = async (ctx) => {
   ctx.cleanup = await ctx.deadline.step('cleanup-prep', attachCleanup(ctx.page, ctx.req));
 };
 
-/** After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. */
-export const removeBanners: Step<CleanupContext> = async ({ cleanup, deadline, hops, waits }) => {
-  await deadline.step('banners', hops.guard(cleanup!.finish(waits.cleanupEnd())));
-};
-
 const ownSteps = (req: ScreenshotRequest) => (req.actions?.length ?? 0) > 0 || req.js !== undefined;
+
+/** Whether the last look follows the clean-up with nothing of the request between (see the STEPS of pipeline.ts). */
+const lastLookNext = (req: ScreenshotRequest) => ownSteps(req) || (!req.delay && !req.deterministic);
+
+/** After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. */
+export const removeBanners: Step<CleanupContext> = async ({ cleanup, deadline, hops, waits, req }) => {
+  await deadline.step('banners', hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext(req) })));
+};
 
 /** Right before the caller's actions and js, when there are any. */
 export const lastLookBeforeOwnSteps: Step<CleanupContext> = async (ctx) => {
