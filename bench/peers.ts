@@ -24,7 +24,9 @@
 // capture-website networkidle2 at 1280x800 scale 2). Measured: time per capture one at a time
 // (median, p95), saturated throughput (closed loop, 2 clients), CPU per capture (Node plus every
 // Chromium process under this one), bytes of the image. Ratios for ours against each peer, higher
-// is better: throughput ours/theirs, time and p95 theirs/ours.
+// is better: throughput ours/theirs, time and p95 theirs/ours. The times are taken with the
+// contenders in turns, capture after capture, so that a busy or drifting machine weighs on each
+// alike; throughput and CPU with each alone.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -268,34 +270,45 @@ export interface ContenderFigures {
   cpuPerCaptureMs: number;
 }
 
-/** One contender on a set of pages: sequential (time), then saturated (2 clients; throughput and CPU). */
-export async function measureContender(c: Contender, pages: PeerPage[], rounds: number, saturated: number): Promise<ContenderFigures> {
-  for (const p of pages) await c.shoot(p).catch(() => undefined); // warm-up
-  const samples: Shot[] = [];
-  for (let r = 0; r < rounds; r++) for (const p of pages) samples.push(await c.shoot(p).catch((): Shot => ({ ms: NaN, ok: false, tag: p.name, bytes: 0 })));
-  const ok = samples.filter((s) => s.ok);
-  const byPage: Record<string, number> = {};
-  for (const p of pages) byPage[p.name] = median(ok.filter((s) => s.tag === p.name).map((s) => s.ms));
-  let i = 0;
-  const { result, cpu } = await cpuPerCapture(
-    () => closedLoop(() => c.shoot(pages[i++ % pages.length]!), 2, saturated),
-    (x) => x.ms.length + x.errors,
-  );
-  return {
-    name: c.name,
-    version: c.version,
-    options: c.options,
-    medianMs: median(ok.map((s) => s.ms)),
-    p95Ms: pct(
-      ok.map((s) => s.ms),
-      95,
-    ),
-    errors: samples.length - ok.length + result.errors,
-    byPageMedianMs: byPage,
-    bytesMedian: median(ok.map((s) => s.bytes)),
-    throughputPerSecond: result.rps,
-    cpuPerCaptureMs: cpu.totalMs,
-  };
+/**
+ * The contenders on a set of pages: time per capture one at a time, the contenders in turns
+ * (round after round, each page by each contender before the next page), so that a machine whose
+ * speed drifts during the run moves every contender alike; then each alone, saturated (2 clients:
+ * throughput and CPU, which needs the machine to itself).
+ */
+export async function measureContenders(cs: Contender[], pages: PeerPage[], rounds: number, saturated: number): Promise<ContenderFigures[]> {
+  for (const c of cs) for (const p of pages) await c.shoot(p).catch(() => undefined); // warm-up
+  const samples = new Map<Contender, Shot[]>(cs.map((c) => [c, []]));
+  for (let r = 0; r < rounds; r++)
+    for (const p of pages) for (const c of cs) samples.get(c)!.push(await c.shoot(p).catch((): Shot => ({ ms: NaN, ok: false, tag: p.name, bytes: 0 })));
+  const out: ContenderFigures[] = [];
+  for (const c of cs) {
+    const all = samples.get(c)!;
+    const ok = all.filter((s) => s.ok);
+    const byPage: Record<string, number> = {};
+    for (const p of pages) byPage[p.name] = median(ok.filter((s) => s.tag === p.name).map((s) => s.ms));
+    let i = 0;
+    const { result, cpu } = await cpuPerCapture(
+      () => closedLoop(() => c.shoot(pages[i++ % pages.length]!), 2, saturated),
+      (x) => x.ms.length + x.errors,
+    );
+    out.push({
+      name: c.name,
+      version: c.version,
+      options: c.options,
+      medianMs: median(ok.map((s) => s.ms)),
+      p95Ms: pct(
+        ok.map((s) => s.ms),
+        95,
+      ),
+      errors: all.length - ok.length + result.errors,
+      byPageMedianMs: byPage,
+      bytesMedian: median(ok.map((s) => s.bytes)),
+      throughputPerSecond: result.rps,
+      cpuPerCaptureMs: cpu.totalMs,
+    });
+  }
+  return out;
 }
 
 /** Ours against each peer, higher is better: throughput ours/theirs, time and p95 theirs/ours. */
@@ -348,7 +361,7 @@ export interface PeersResult {
 
 /**
  * The whole section. `startOurs(allow)` starts the reference server allowed to reach the
- * many-hosts site; each contender runs alone, one after the other, on the same pages.
+ * many-hosts site; the contenders take turns on the same pages (measureContenders).
  */
 export async function peersSection(
   executablePath: string,
@@ -365,19 +378,15 @@ export async function peersSection(
   try {
     for (const setting of ['aligned', 'defaults'] as const) {
       out[setting] = { mix: [], manyHosts: [] };
-      const makers: Array<() => Promise<Contender>> = [
-        async () => oursContender(ours.shotUrl, ours.key, setting),
-        () => startBrowserless(executablePath, setting),
-        () => startCaptureWebsite(executablePath, setting),
-      ];
-      for (const make of makers) {
-        const c = await make();
-        try {
-          out[setting].mix.push(await measureContender(c, mix, rounds, sat));
-          out[setting].manyHosts.push(await measureContender(c, [site.page], quick ? 4 : 8, sat));
-        } finally {
-          await c.close();
-        }
+      const cs: Contender[] = [];
+      try {
+        cs.push(oursContender(ours.shotUrl, ours.key, setting));
+        cs.push(await startBrowserless(executablePath, setting));
+        cs.push(await startCaptureWebsite(executablePath, setting));
+        out[setting].mix = await measureContenders(cs, mix, rounds, sat);
+        out[setting].manyHosts = await measureContenders(cs, [site.page], quick ? 4 : 8, sat);
+      } finally {
+        for (const c of cs) await c.close();
       }
     }
   } finally {
