@@ -64,7 +64,7 @@ count_node "$log"
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
-  timeout 270 bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
+  timeout 270 bash test/security/run-in-netns.sh "${machine[@]}" test/security/*.test.ts 2>&1 | tee "$slog"
 status=${PIPESTATUS[0]}
   count_node "$slog"
   [ "$status" = 0 ] || failed_stages+=(security)
