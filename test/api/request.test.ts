@@ -10,6 +10,7 @@ import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { OTHER_KEY, startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode, sniffType } from '../support/image.ts';
+import { renderCount } from '../support/metrics.ts';
 
 let fx: Fixture;
 let srv: TestServer;
@@ -65,15 +66,6 @@ after(async () => {
   await srv?.close();
   await fx?.close();
 });
-
-/** Renders begun so far, whatever their outcome (the server's own histogram of render times). */
-async function renders(): Promise<number> {
-  const text = await (await fetch(`${srv.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('screenshot_render_seconds_count{'))
-    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-}
 
 describe('url and html (spec §2.1 rule 1, §7)', () => {
   test('both url and html: 400 bad_request naming both', async () => {
@@ -217,10 +209,10 @@ describe('viewport (spec §2.2, §8)', () => {
   });
 
   test('over the output ceiling: 400 naming viewport, before any render', async () => {
-    const rendersBefore = await renders();
+    const rendersBefore = await renderCount(srv.url);
     const r = await shoot(base, { html: HTML, viewport: { width: 10000, height: 10000, deviceScaleFactor: 4 } });
     assertError(r, 400, 'bad_request', ['viewport']);
-    assert.equal(await renders(), rendersBefore, 'refused before any render began');
+    assert.equal(await renderCount(srv.url), rendersBefore, 'refused before any render began');
     assertError(await shoot(base, { html: HTML, viewport: { width: 10000, height: 10000, deviceScaleFactor: 1.01 } }), 400, 'bad_request', ['viewport']);
   });
 

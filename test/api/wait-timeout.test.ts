@@ -9,6 +9,7 @@ import { captureReserveMs } from '../../server/toolkit/waits.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { shoot, show, type Reply } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';
+import { renderCount } from '../support/metrics.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
@@ -93,12 +94,6 @@ async function assertTornDown(): Promise<void> {
 }
 
 /** screenshot_render_seconds' count for one outcome. */
-async function renderCount(outcome: string): Promise<number> {
-  const text = await (await fetch(`${srv.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`screenshot_render_seconds_count{outcome="${outcome}"}`));
-  return Number(line?.split(' ').pop() ?? 0);
-}
-
 describe('a page that never reaches network idle', () => {
   test('by default: 504 render_timeout as the spec says, nothing billed', async () => {
     const before = await shoot(srv.url, { url: url('settles'), viewport });
@@ -112,12 +107,12 @@ describe('a page that never reaches network idle', () => {
 
   test('captureOnTimeout: 200 with what the page shows, x-wait-timed-out: idle, one credit', async () => {
     const before = await shoot(srv.url, { url: url('settles'), viewport });
-    const cutBefore = await renderCount('wait_timed_out');
-    const okBefore = await renderCount('ok');
+    const cutBefore = await renderCount(srv.url, 'wait_timed_out');
+    const okBefore = await renderCount(srv.url, 'ok');
     const r = await shoot(srv.url, { url: url('poll'), viewport, captureOnTimeout: true });
     assertCut(r, 'idle');
-    assert.equal(await renderCount('wait_timed_out'), cutBefore + 1, 'the metrics count it as cut short');
-    assert.equal(await renderCount('ok'), okBefore, 'not as a settled render');
+    assert.equal(await renderCount(srv.url, 'wait_timed_out'), cutBefore + 1, 'the metrics count it as cut short');
+    assert.equal(await renderCount(srv.url, 'ok'), okBefore, 'not as a settled render');
     assert.ok(near(await colour(r), GREEN), 'the page content is in the image');
     assert.equal(balance(r), balance(before) - 1, 'charged exactly once');
     assert.equal(r.headers.get('x-target-status'), '200');

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
+import { renderCount } from '../support/metrics.ts';
 import { eventually, sleep } from '../support/wait.ts';
 import { balance, MCP_SERVER_ENV, plainToolCall } from './helpers.ts';
 
@@ -23,13 +24,6 @@ after(async () => {
   await fx?.close();
 });
 
-/** Renders that ended with this outcome, from the server's histogram of render times. */
-async function renderOutcomes(outcome: string): Promise<number> {
-  const text = await (await fetch(`${ts.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`screenshot_render_seconds_count{outcome="${outcome}"}`));
-  return Number(line?.split(' ').pop() ?? 0);
-}
-
 test('a tools/call whose client disconnects mid-render: the render stops, no credit is charged', async () => {
   const before = await balance(ts.server);
   const hits = () => fx.hits.filter((h) => h === '/waits').length;
@@ -41,15 +35,15 @@ test('a tools/call whose client disconnects mid-render: the render stops, no cre
   assert.equal(ts.server.pool.inFlight, 1);
   assert.equal(await balance(ts.server), before - 1, 'a credit is held while it renders');
   await sleep(300);
-  const closedBefore = await renderOutcomes('client_closed');
-  const timeoutsBefore = await renderOutcomes('render_timeout');
+  const closedBefore = await renderCount(ts.url, 'client_closed');
+  const timeoutsBefore = await renderCount(ts.url, 'render_timeout');
   const cut = Date.now();
   abort.abort();
   await assert.rejects(pending);
   assert.ok(await eventually(() => ts.server.pool.inFlight === 0, BUDGET_MS + 4000, 20), `the render stopped (${Date.now() - cut} ms after the disconnect)`);
   // Stopped by the disconnect, not run out to the budget: the server's own record of how the render ended.
-  assert.equal(await renderOutcomes('client_closed'), closedBefore + 1, 'the render ended as client_closed');
-  assert.equal(await renderOutcomes('render_timeout'), timeoutsBefore, 'not at the budget');
+  assert.equal(await renderCount(ts.url, 'client_closed'), closedBefore + 1, 'the render ended as client_closed');
+  assert.equal(await renderCount(ts.url, 'render_timeout'), timeoutsBefore, 'not at the budget');
   assert.ok(await eventually(async () => (await balance(ts.server)) === before, 2000), 'no credit charged: the held one is released');
   const account = (await ts.server.accounts.authenticate(TEST_KEY))!;
   const rows = await ts.server.accounts.db.query<{ n: unknown }>(`SELECT count(*) AS n FROM ledger WHERE account_id = $1 AND kind = 'capture'`, [account.id]);
