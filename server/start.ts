@@ -125,7 +125,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     browserVersion: () => pool.browserVersion,
     batches: batches.routes,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
-    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, log })),
+    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, batches: batches.service, log })),
     corsOrigins: config.corsOrigins,
     // Signed links: the store's signing secrets, sealed with the KEK (server/links/kek.ts).
     links: { db: accounts.db, kek },

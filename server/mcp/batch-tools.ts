@@ -35,7 +35,7 @@ export function batchToolDefinitions(): Tool[] {
       title: 'Read a batch of screenshots',
       description:
         "A batch's state (queued, running, done, cancelled), its counts and each item's state, HTTP status and error; with `index`, " +
-        "that item alone and the link of its picture (GET it with the same key; it answers as POST /v1/screenshot would).",
+        'that item alone and the link of its picture (GET it with the same key; it answers as POST /v1/screenshot would).',
       inputSchema: {
         type: 'object',
         required: ['id'],
@@ -86,7 +86,8 @@ type ItemJson = BatchJson['items'][number];
 
 function describeItem(i: ItemJson): string {
   const what = `Item ${i.index}: ${i.state}`;
-  if (i.state === 'succeeded') return `${what} (HTTP ${i.status}, ${i.credits} credit). Picture: GET ${i.link} with the same key, until ${new Date(i.expiresAt!).toISOString()}.`;
+  if (i.state === 'succeeded')
+    return `${what} (HTTP ${i.status}, ${i.credits} credit). Picture: GET ${i.link} with the same key, until ${new Date(i.expiresAt!).toISOString()}.`;
   if (i.state === 'failed') return `${what}: ${i.error}: ${i.message} (HTTP ${i.status}; not charged).`;
   return `${what}.`;
 }
