@@ -11,7 +11,7 @@ import { badRequest, ServiceError } from '../errors.ts';
 import { mcpFacts } from '../response/write.ts';
 import type { ResultStore } from '../results/index.ts';
 import type { Db } from '../store/index.ts';
-import { inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
+import { fairStart, inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';
 import { batchOf, cancelBatch, deliveriesOf, insertBatch, itemOf, itemsOf, stateOf, type BatchRow, type ItemRow } from './sql.ts';
 import { batchItemPath, batchPath, validateBatch } from './validate.ts';
@@ -83,7 +83,8 @@ export function createBatchService(deps: ServiceDeps) {
       const { boss } = await deps.queue();
       await deps.db.tx(async (q) => {
         await insertBatch(q, { id, accountId: account.id, keyId: account.keyId ?? null, webhookUrl: body.webhook?.url ?? null, requests: body.requests });
-        const jobs = body.requests.map((_, idx) => ({ id: jobIdOf(`item_${id}_${idx}`, sha), data: { batchId: id, idx }, priority: -idx }));
+        const start = await fairStart(q, account.id);
+        const jobs = body.requests.map((_, idx) => ({ id: jobIdOf(`item_${id}_${idx}`, sha), data: { batchId: id, idx }, priority: -(start + idx + 1) }));
         await boss.insert(ITEM_QUEUE, jobs, { db: inTx(q) });
       });
       return { id, state: 'queued' as const, total: body.requests.length, link: batchPath(id) };
