@@ -56,7 +56,9 @@ export async function startBatches(deps: BatchesDeps) {
       throw e;
     }));
   async function openWorkers(): Promise<Queue> {
-    const boss = await openQueue(db, deps.databaseUrl, deps.webhookRetries ?? WEBHOOK_RETRIES, (e) => deps.log.warn({ err: e }, 'batch queue error'));
+    const boss = await openQueue(db, deps.databaseUrl, deps.webhookRetries ?? { ...WEBHOOK_RETRIES, delaySeconds: deps.config.webhookRetrySeconds }, (e) =>
+      deps.log.warn({ err: e }, 'batch queue error'),
+    );
     const runner = createRunner({
       ...deps,
       db,

@@ -23,7 +23,7 @@ export interface RetrySchedule {
 }
 
 /**
- * Webhook retries: 5 s, 10 s, 20 s ... capped at 15 min, 12 retries: about 1.5 hours of trying
+ * Webhook retries: 5 s (WEBHOOK_RETRY_SECONDS), 10 s, 20 s ... capped at 15 min, 12 retries: about 1.5 hours of trying
  * (the receiver may be restarting or deploying), then the event is given up and says so in the batch.
  */
 export const WEBHOOK_RETRIES: RetrySchedule = { delaySeconds: 5, maxDelaySeconds: 900, limit: 12 };
