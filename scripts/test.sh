@@ -64,7 +64,7 @@ count_node "$log"
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
-  timeout 270 bash test/security/run-in-netns.sh "${machine[@]}" test/security/*.test.ts 2>&1 | tee "$slog"
+  timeout 300 bash test/security/run-in-netns.sh "${machine[@]}" test/security/*.test.ts 2>&1 | tee "$slog"
 status=${PIPESTATUS[0]}
   count_node "$slog"
   [ "$status" = 0 ] || failed_stages+=(security)
@@ -103,7 +103,7 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
 baseline=(); [ "$status" = 0 ] && [ -f conformance-report/report.json ] && baseline=(--baseline-from conformance-report/report.json)  # the full run above is the baseline
-timeout 330 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
+timeout 300 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
