@@ -7,7 +7,8 @@
 # profile against a second engine (the Firefox subject) -> core against both again, under load.
 # Ends with one line "tests: N passed, N failed".
 # Each long stage runs under `timeout N` (a hang fails its stage, never the whole CI run): the caps
-# add up to 4520 s (75 min) against CI's 90; a quiet 2-core run takes about 40% of that.
+# add up to 4600 s (77 min) against CI's 90. A quiet 2-core run takes about 40% of that; each cap
+# leaves room for the same stage with every core kept busy by other processes (about 1.7x slower).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-warnings=ExperimentalWarning"
@@ -52,9 +53,10 @@ mapfile -t files < <(find lib server test/api test/mcp test/playground test/depl
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 # beside the spec reporter, one line per failed test with the machine's load, memory and busiest
-# processes at that moment (test/support/failure-context.ts)
+# processes at that moment (test/support/failure-context.ts); at the end, the slowest files
+# (test/support/file-times.ts)
 machine=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./test/support/failure-context.ts --test-reporter-destination=stdout)
-timeout 1200 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+timeout 1650 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-reporter=./test/support/file-times.ts --test-reporter-destination=stdout --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
@@ -62,7 +64,7 @@ count_node "$log"
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
-  timeout 300 bash test/security/run-in-netns.sh test/security/*.test.ts 2>&1 | tee "$slog"
+  timeout 300 bash test/security/run-in-netns.sh "${machine[@]}" test/security/*.test.ts 2>&1 | tee "$slog"
 status=${PIPESTATUS[0]}
   count_node "$slog"
   [ "$status" = 0 ] || failed_stages+=(security)
@@ -92,7 +94,7 @@ stage "conformance suite, packed and installed as its users get it (--installed)
 # run is the baseline of the mutants' properties).
 PROPERTIES_SEED=20251127
 clog=$(mktemp)
-timeout 660 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
+timeout 540 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -101,7 +103,7 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
 baseline=(); [ "$status" = 0 ] && [ -f conformance-report/report.json ] && baseline=(--baseline-from conformance-report/report.json)  # the full run above is the baseline
-timeout 400 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
+timeout 300 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
@@ -119,7 +121,7 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp)
-timeout 480 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
+timeout 400 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -127,7 +129,7 @@ if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" =
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
   # properties too, briefly (--runs 8): a second engine is held to the same oracles.
-  timeout 400 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  timeout 330 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

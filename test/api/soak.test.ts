@@ -15,7 +15,8 @@ import { eventually } from '../support/wait.ts';
 
 const TOTAL = 1000;
 const WORKERS = 2;
-const TIME_LIMIT_MS = 240_000;
+/** A guard against a hang, not a verdict on speed (that is `npm run bench`): a quiet 2-core run takes about 130 s. */
+const HANG_GUARD_MS = 600_000;
 const RSS_GROWTH_LIMIT = 300 * 1024 * 1024;
 
 let srv: TestServer;
@@ -74,7 +75,7 @@ async function measure(): Promise<Baseline> {
   return { chromium: chromiumDescendants().length, profiles: entries(tmp, 'shot-chromium-').length, shape, rss: process.memoryUsage().rss };
 }
 
-test(`${TOTAL} small renders leave no processes, directories, contexts or memory behind`, { timeout: TIME_LIMIT_MS + 120_000 }, async () => {
+test(`${TOTAL} small renders leave no processes, directories, contexts or memory behind`, { timeout: HANG_GUARD_MS }, async () => {
   const warm = await run(30, 0);
   assert.deepEqual(warm.failures, []);
   const base = await measure();
@@ -86,7 +87,6 @@ test(`${TOTAL} small renders leave no processes, directories, contexts or memory
   const ms = Date.now() - started;
   assert.deepEqual(failures.slice(0, 10), [], `${failures.length} of ${TOTAL} failed`);
   assert.equal(ok, TOTAL);
-  assert.ok(ms < TIME_LIMIT_MS, `${TOTAL} renders took ${ms} ms`);
   console.log(`# soak: ${TOTAL} renders in ${ms} ms (${(ms / TOTAL).toFixed(1)} ms each, ${WORKERS} at a time)`);
 
   // Settled again: the same shape as before (the browser was recycled in between: 1,030 renders).
