@@ -13,8 +13,9 @@
 // server; our PNG encode against Chromium's; CPU per capture; small captures beside a tall one;
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
-// POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts).
-// `--only blocking`, `--only tall`, `--only compare`, `--only peers` and `--only cleanup` run one section alone.
+// POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts); then
+// synchronous captures beside a 200-item batch (bench/batches.ts).
+// `--only blocking`, `--only tall`, `--only compare`, `--only peers`, `--only cleanup` and `--only batches` run one section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -32,6 +33,7 @@ import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from
 import { fmtRate, offeredLoad, openLoopCount, plainRate as plainRateOf } from './offered-load.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
+import { batchRows, benchBatches } from './batches.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { peersRows, peersSection } from './peers.ts';
@@ -69,6 +71,13 @@ const mark = (name: string) => {
   section = [name, now];
 };
 
+if (only === 'batches') {
+  const b = await benchBatches(quick);
+  for (const r of batchRows(b)) console.log(r.join(' | '));
+  console.log(`ratios: ${JSON.stringify({ batchSyncP95: Number(b.ratio.toFixed(3)) })}; load average ${b.loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ batches: b, ratios: { batchSyncP95: b.ratio } }, null, 2));
+  process.exit(0);
+}
 if (only === 'compare') {
   const c = await compareBench(quick);
   console.log(
@@ -175,7 +184,7 @@ if (only === 'blocking') {
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r }, null, 2));
   process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows five sections, blocking, tall, compare, peers and cleanup (not ${only})`);
+  console.error(`bench: --only knows six sections, blocking, tall, compare, peers, cleanup and batches (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -453,6 +462,10 @@ rows.push(...peersRows(peers));
 mark('compare');
 results.compare = await compareBench(quick);
 rows.push(...compareRows(results.compare as Awaited<ReturnType<typeof compareBench>>));
+mark('batches');
+const batches = await benchBatches(quick);
+results.batches = batches;
+rows.push(...batchRows(batches));
 for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 
 const sat1 = (t: { best: { rps: number; concurrency: number } }) => `${t.best.rps.toFixed(2)}/s (C${t.best.concurrency})`;
@@ -515,6 +528,8 @@ results.ratios = {
   peersDefaults: peers.defaultsRatios.mix,
   peersManyHostsDefaults: peers.defaultsRatios.manyHosts,
   cleanupNoBannerMs: (results.cleanup as { noBannerMedianMs?: number } | undefined)?.noBannerMedianMs,
+  // synchronous captures' p95 while a 200-item batch runs, over their p95 alone (bench/batches.ts)
+  batchSyncP95: batches.ratio,
 };
 mark('end');
 results.sectionSeconds = sectionSeconds;

@@ -3,6 +3,8 @@
 #
 #   eval "$(bash scripts/setup-postgres.sh start)"   # exports TEST_DATABASE_URL and PG_TEST_DIR
 #   bash scripts/setup-postgres.sh stop "$PG_TEST_DIR"
+#   bash scripts/setup-postgres.sh pause "$PG_TEST_DIR"    # the server stops (fast), the data stays
+#   bash scripts/setup-postgres.sh resume "$PG_TEST_DIR"   # and starts again on the same port
 #
 # start: finds the PostgreSQL server binaries (on Debian as root, installs `postgresql` with
 # apt-get when they are missing), runs initdb in a new temporary directory (as the `postgres`
@@ -50,6 +52,14 @@ as_owner() {
   fi
 }
 
+# Starts the server of the cluster in $2 on port $3. fsync off: a throwaway cluster; the tests
+# check logic, not the disk.
+run_server() {
+  as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 30 \
+    -o "-p $3 -k $2/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    start >&2
+}
+
 start() {
   local bindir
   bindir=$(find_bindir) || { install_postgres; bindir=$(find_bindir) || { log "install finished but initdb was not found"; exit 1; }; }
@@ -71,10 +81,8 @@ start() {
   local port attempt
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
-    # fsync off: a throwaway cluster; the tests check logic, not the disk.
-    if as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-      start >&2; then
+    if run_server "$bindir" "$dir" "$port"; then
+      echo "$port" >"$dir/port"
       log "PostgreSQL ($bindir) running on 127.0.0.1:$port, data in $dir"
       echo "export TEST_DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres"
       echo "export PG_TEST_DIR=$dir"
@@ -95,8 +103,28 @@ stop() {
   rm -rf "$dir"
 }
 
+# pause/resume: an outage of the server (the tests of what the service does while its store is
+# away), on the same data and port.
+pause() {
+  local dir=${1:-${PG_TEST_DIR:-}} bindir
+  [ -n "$dir" ] && [ -f "$dir/port" ] || { log "pause: no cluster directory given (argument or PG_TEST_DIR)"; exit 1; }
+  bindir=$(find_bindir) || { log "pause: pg_ctl not found"; exit 1; }
+  owner=$(stat -c %U "$dir/data")
+  as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >&2
+}
+
+resume() {
+  local dir=${1:-${PG_TEST_DIR:-}} bindir
+  [ -n "$dir" ] && [ -f "$dir/port" ] || { log "resume: no cluster directory given (argument or PG_TEST_DIR)"; exit 1; }
+  bindir=$(find_bindir) || { log "resume: pg_ctl not found"; exit 1; }
+  owner=$(stat -c %U "$dir/data")
+  run_server "$bindir" "$dir" "$(cat "$dir/port")"
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) echo "usage: $0 start | stop <dir>" >&2; exit 2 ;;
+  pause) pause "${2:-}" ;;
+  resume) resume "${2:-}" ;;
+  *) echo "usage: $0 start | stop <dir> | pause <dir> | resume <dir>" >&2; exit 2 ;;
 esac

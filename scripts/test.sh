@@ -56,7 +56,7 @@ log=$(mktemp)
 # processes at that moment (test/support/failure-context.ts); at the end, the slowest files
 # (test/support/file-times.ts)
 machine=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./test/support/failure-context.ts --test-reporter-destination=stdout)
-timeout 1500 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-reporter=./test/support/file-times.ts --test-reporter-destination=stdout --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
+timeout 1650 node --import tsx --test --test-concurrency=2 "${machine[@]}" --test-reporter=./test/support/file-times.ts --test-reporter-destination=stdout --test-timeout=300000 "${files[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 count_node "$log"
 [ "$status" = 0 ] || failed_stages+=(node-tests)
@@ -64,7 +64,7 @@ count_node "$log"
 if [ -x test/security/run-in-netns.sh ] && ls test/security/*.test.ts >/dev/null 2>&1; then
   stage "security battery (own network namespace: only loopback exists)"
   slog=$(mktemp)
-  timeout 270 bash test/security/run-in-netns.sh "${machine[@]}" test/security/*.test.ts 2>&1 | tee "$slog"
+  timeout 300 bash test/security/run-in-netns.sh "${machine[@]}" test/security/*.test.ts 2>&1 | tee "$slog"
 status=${PIPESTATUS[0]}
   count_node "$slog"
   [ "$status" = 0 ] || failed_stages+=(security)
@@ -103,7 +103,7 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
 baseline=(); [ "$status" = 0 ] && [ -f conformance-report/report.json ] && baseline=(--baseline-from conformance-report/report.json)  # the full run above is the baseline
-timeout 330 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
+timeout 300 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
@@ -121,7 +121,7 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp)
-timeout 480 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
+timeout 400 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -129,7 +129,7 @@ if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" =
 if [ -n "${FIREFOX_PATH:-}" ]; then
   flog=$(mktemp)
   # properties too, briefly (--runs 8): a second engine is held to the same oracles.
-  timeout 400 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
+  timeout 330 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
   status=${PIPESTATUS[0]}
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

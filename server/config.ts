@@ -51,6 +51,8 @@ export interface BatchConfig {
   /** BATCH_SLOT_SHARE: percent of the render slots batch items may hold. */
   slotSharePercent: number;
   retentionSeconds: number;
+  /** WEBHOOK_RETRY_SECONDS: the first retry's delay (server/batches/queue.ts WEBHOOK_RETRIES doubles it). */
+  webhookRetrySeconds: number;
   results: ResultsConfig;
   /** WEBHOOK_SECRET: signs the webhooks of the API_KEYS keys; null = they get a secret of their own in the store. */
   webhookSecret: string | null;
@@ -186,6 +188,7 @@ function batchConfig(env: NodeJS.ProcessEnv): BatchConfig {
   return {
     slotSharePercent: int(env, 'BATCH_SLOT_SHARE'),
     retentionSeconds: int(env, 'RESULTS_RETENTION_SECONDS'),
+    webhookRetrySeconds: int(env, 'WEBHOOK_RETRY_SECONDS'),
     webhookSecret,
     results: bucket
       ? { kind: 's3', bucket, endpoint, region: textOf(env, 'RESULTS_S3_REGION'), prefix: env.RESULTS_S3_PREFIX?.trim() ?? '', accessKeyId, secretAccessKey }

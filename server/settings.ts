@@ -116,6 +116,12 @@ export const SETTINGS = {
     100,
     "percent of this replica's render slots (`RENDER_CONCURRENCY`) that batch items may hold at once, at least one slot; a batch item takes a slot only when no synchronous capture waits for one",
   ),
+  WEBHOOK_RETRY_SECONDS: int(
+    5,
+    1,
+    600,
+    'the first retry of a failed webhook delivery after this many seconds, then doubling (with jitter) up to 15 minutes, 12 retries in all; tests shorten it',
+  ),
   RESULTS_RETENTION_SECONDS: int(
     7 * 24 * 3600,
     60,

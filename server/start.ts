@@ -10,8 +10,7 @@ import type { SqlLedger } from './accounts/ledger.ts';
 import { openSharedCache } from './cache/shared.ts';
 import type { Config } from './config.ts';
 import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
-import { BODY_LIMIT_BYTES, createApp } from './http/app.ts';
-import { requireAuth } from './http/auth.ts';
+import { createApp } from './http/app.ts';
 import { checkingIntervalMs, limitConnections, type ConnectionLimits } from './http/connections.ts';
 import { Drain } from './http/drain.ts';
 import { resolveKek } from './links/kek.ts';
@@ -96,8 +95,6 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
   const compare = createCompareService({ capture, accounts, diff, maxOutputPixels: config.maxOutputPixels });
   // POST /v1/batches: captures as durable jobs in the store, worked on by every replica.
   const batches = await startBatches({
-    auth: requireAuth(accounts),
-    bodyLimitBytes: BODY_LIMIT_BYTES,
     config: config.batches,
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -126,11 +123,9 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     readiness,
     drain,
     browserVersion: () => pool.browserVersion,
+    batches: batches.routes,
     // MCP server (spec §4.2): same accounts and capture path as REST; see server/mcp/router.ts.
-    mount: (a) => {
-      a.use(batches.routes);
-      a.use('/mcp', mcpRouter({ accounts, capture, compare, log }));
-    },
+    mount: (a) => a.use('/mcp', mcpRouter({ accounts, capture, compare, batches: batches.service, log })),
     corsOrigins: config.corsOrigins,
     // Signed links: the store's signing secrets, sealed with the KEK (server/links/kek.ts).
     links: { db: accounts.db, kek },

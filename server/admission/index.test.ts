@@ -189,3 +189,46 @@ test('shutting down: queued requests proceed, new ones get 503 with Retry-After 
   await done;
   assert.equal(a.inFlight, 0);
 });
+
+test('background work (batch items) yields at admission: a request queued behind it gets the next permit; background waits while a request waits', async () => {
+  const { a } = admission({ concurrency: 2 });
+  const order: string[] = [];
+  const bg1 = await a.acquireBackground();
+  const req1 = await a.acquire(4000);
+  // Both permits held: a second background item and a request wait; the request came second.
+  const bg2 = a.acquireBackground().then((p) => (order.push('background'), p));
+  await settle();
+  const req2 = a.acquire(4000).then((p) => (order.push('request'), p));
+  await settle();
+  assert.equal(a.queueDepth, 1);
+  bg1.release();
+  await req2;
+  await settle();
+  assert.deepEqual(order, ['request'], 'the freed permit went to the request, though the background item asked first');
+  req1.release();
+  await bg2;
+  assert.deepEqual(order, ['request', 'background'], 'background work gets a permit once no request waits');
+  (await req2).release();
+  (await bg2).release();
+  assert.equal(a.inFlight, 0);
+});
+
+test('background work never takes a free permit from under a queued request, and never queues a request behind it', async () => {
+  const { a } = admission({ concurrency: 1 });
+  const held = await a.acquire(4000);
+  const waiting = a.acquire(4000);
+  await settle();
+  let started = false;
+  const bg = a.acquireBackground().then((p) => ((started = true), p));
+  await settle();
+  assert.equal(started, false);
+  held.release();
+  const req = await waiting;
+  await settle();
+  assert.equal(started, false, 'the request took the permit');
+  assert.equal(a.queueDepth, 0);
+  req.release();
+  (await bg).release();
+  assert.equal(started, true);
+  assert.equal(a.inFlight, 0);
+});

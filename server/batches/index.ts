@@ -2,7 +2,6 @@
 // workers on this replica (runner.ts), the routes (routes.ts). Batch items take at most
 // BATCH_SLOT_SHARE of this replica's render slots, and a slot only when no synchronous capture
 // waits for one (server/admission: acquireBackground).
-import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import type { BatchConfig } from '../config.ts';
@@ -13,14 +12,12 @@ import type { CaptureService } from '../service.ts';
 import { batchMetrics } from './metrics.ts';
 import { ITEM_QUEUE, openQueue, WEBHOOK_QUEUE, WEBHOOK_RETRIES, type RetrySchedule } from './queue.ts';
 import { batchRoutes } from './routes.ts';
+import { createBatchService } from './service.ts';
 import type { JobWithMetadata, PgBoss } from 'pg-boss';
 import { createRunner, type EventJob, type ItemJob, type Runner } from './runner.ts';
 import { expireResults } from './sql.ts';
 
 export interface BatchesDeps {
-  /** The Bearer authentication of the routes (server/http/auth.ts) and the JSON body limit. */
-  auth: RequestHandler;
-  bodyLimitBytes: number;
   config: BatchConfig;
   dataDir: string;
   databaseUrl: string | null;
@@ -59,7 +56,9 @@ export async function startBatches(deps: BatchesDeps) {
       throw e;
     }));
   async function openWorkers(): Promise<Queue> {
-    const boss = await openQueue(db, deps.databaseUrl, deps.webhookRetries ?? WEBHOOK_RETRIES, (e) => deps.log.warn({ err: e }, 'batch queue error'));
+    const boss = await openQueue(db, deps.databaseUrl, deps.webhookRetries ?? { ...WEBHOOK_RETRIES, delaySeconds: deps.config.webhookRetrySeconds }, (e) =>
+      deps.log.warn({ err: e }, 'batch queue error'),
+    );
     const runner = createRunner({
       ...deps,
       db,
@@ -96,9 +95,7 @@ export async function startBatches(deps: BatchesDeps) {
     })().catch((e) => deps.log.warn({ err: e }, 'deleting expired batch results failed'));
   }, 60_000);
   sweep.unref();
-  const routes = batchRoutes({
-    auth: deps.auth,
-    bodyLimitBytes: deps.bodyLimitBytes,
+  const service = createBatchService({
     db,
     accounts: deps.accounts,
     queue: ensureQueue,
@@ -106,7 +103,10 @@ export async function startBatches(deps: BatchesDeps) {
     checkUrl: deps.checkUrl,
   });
   return {
-    routes,
+    /** The routes' handlers, rows of the route table (server/http/app.ts). */
+    routes: batchRoutes(service),
+    /** The same operations for the MCP tools (server/mcp/batch-tools.ts). */
+    service,
     /** Stops taking items (those running finish or run again elsewhere), then closes the queue. */
     async close() {
       closing = true;

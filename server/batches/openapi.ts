@@ -40,6 +40,31 @@ const BATCH_SCHEMA = {
   },
 } as const;
 
+/** The body of POST /v1/batches, around the capture request's schema as the caller shows it (OpenAPI's, or the MCP tool's). */
+export function batchBodySchema(item: Json): { type: 'object'; required: string[]; additionalProperties: false; properties: Record<string, Json> } {
+  return {
+    type: 'object',
+    required: ['requests'],
+    additionalProperties: false,
+    properties: {
+      requests: {
+        type: 'array',
+        minItems: 1,
+        maxItems: BATCH_MAX_ITEMS,
+        items: item,
+        description: 'The capture requests, each a body of POST /v1/screenshot.',
+      },
+      webhook: {
+        type: 'object',
+        required: ['url'],
+        additionalProperties: false,
+        description: 'Where signed events (Standard Webhooks) are posted: capture.succeeded or capture.failed per item, batch.completed once.',
+        properties: { url: { type: 'string', format: 'uri' } },
+      },
+    },
+  };
+}
+
 /** The path items of the batch routes; `errors` are the error answers of an authenticated JSON route (`itemErrors` with 410), `picture` the capture's 200. */
 export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): Json {
   const json = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
@@ -54,15 +79,7 @@ export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): J
           required: true,
           content: {
             'application/json': {
-              schema: {
-                type: 'object',
-                required: ['requests'],
-                additionalProperties: false,
-                properties: {
-                  requests: { type: 'array', minItems: 1, maxItems: BATCH_MAX_ITEMS, items: publicSchema(undefined, { groups: true }) },
-                  webhook: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', format: 'uri' } } },
-                },
-              },
+              schema: batchBodySchema(publicSchema(undefined, { groups: true })),
             },
           },
         },

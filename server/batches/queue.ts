@@ -2,9 +2,9 @@
 // embedded store it runs on the server's own PGlite instance (pg-boss's `pglite` backend); on
 // PostgreSQL every replica shares it, so any replica works any item. Two queues:
 //   batch-item      one job per item; a replica that dies mid-item stops sending its heartbeat and
-//                   the job runs again elsewhere (HEARTBEAT_SECONDS); item priority is minus its
-//                   index, so the first items of every batch go before the later ones of any
-//                   batch: one key's 1,000 items do not hold another's batch back.
+//                   the job runs again elsewhere (HEARTBEAT_SECONDS); items are taken in the
+//                   order of their places in their key's line (fairStart): one key's 1,000
+//                   items, in one batch or many, do not hold another key's batch back.
 //   batch-webhook   one job per event; retried with exponential backoff for a bounded time.
 import { PgBoss, fromPglite, type PGliteLike } from 'pg-boss';
 import type { Db, Queryable } from '../store/index.ts';
@@ -23,7 +23,7 @@ export interface RetrySchedule {
 }
 
 /**
- * Webhook retries: 5 s, 10 s, 20 s ... capped at 15 min, 12 retries: about 1.5 hours of trying
+ * Webhook retries: 5 s (WEBHOOK_RETRY_SECONDS), 10 s, 20 s ... capped at 15 min, 12 retries: about 1.5 hours of trying
  * (the receiver may be restarting or deploying), then the event is given up and says so in the batch.
  */
 export const WEBHOOK_RETRIES: RetrySchedule = { delaySeconds: 5, maxDelaySeconds: 900, limit: 12 };
@@ -55,6 +55,27 @@ export async function openQueue(db: Db, databaseUrl: string | null, webhookRetri
       );
   }
   return boss;
+}
+
+/**
+ * Where a new batch of this account starts in the queue, so that keys take turns item by item
+ * (start-time fair queueing on pg-boss's priority, which it takes highest first): an item's place
+ * is its rank in its key's line, counted from the place the queue serves now. A key's items go
+ * behind its items still waiting (in any of its batches); a key with none waiting starts at the
+ * queue's head, beside the others' next items, instead of behind all of them. Item idx of the
+ * batch gets priority -(start + idx + 1). Ties go to the earlier submission (pg-boss's next order).
+ * A retried item keeps its place, ahead of those after it.
+ */
+export async function fairStart(q: Queryable, accountId: string): Promise<number> {
+  const rows = await q.query<{ head: unknown; line: unknown }>(
+    `SELECT (SELECT -max(j.priority) FROM pgboss.job j WHERE j.name = $1 AND j.state < 'active') AS head,
+            (SELECT -min(j.priority) FROM pgboss.job j JOIN batches b ON b.id = j.data->>'batchId'
+              WHERE j.name = $1 AND j.state < 'active' AND b.account_id = $2) AS line`,
+    [ITEM_QUEUE, accountId],
+  );
+  // The head is the place of the next item waiting: a key joining waits for it, no more.
+  const head = Math.max(0, Number(rows[0]?.head ?? 0) - 1);
+  return Math.max(head, Number(rows[0]?.line ?? 0));
 }
 
 /** A pg-boss job id (a UUID) made from a name: sending the same event twice queues it once. */

@@ -6,6 +6,11 @@ import { SCREENSHOT_FIELDS, validateRequest } from '../request/validate.ts';
 
 export const BATCH_MAX_ITEMS = 1000;
 export const BATCHES_PATH = '/v1/batches';
+/** The route table's paths of one batch and one item's picture (Express's `:name` parameters). */
+export const BATCH_PATH = `${BATCHES_PATH}/:id`;
+export const BATCH_ITEM_PATH = `${BATCHES_PATH}/:id/items/:index`;
+export const batchPath = (id: string) => `${BATCHES_PATH}/${id}`;
+export const batchItemPath = (id: string, index: number) => `${batchPath(id)}/items/${index}`;
 
 export interface BatchBody {
   /** The requests as sent: each is validated again, with its defaults, when its item runs. */

@@ -1,6 +1,6 @@
-// Routes, as one table (routes() below): each path, the method it is for and its handlers. The
-// registrations, the 405 answers (with Allow), OPTIONS and the CORS preflights (cors.ts) all derive
-// from it; /mcp is listed there and answered by the router the caller mounts. Thin: authenticate,
+// Routes, as one table (routes() below): each path, a method it is for and its handlers (a path
+// answering several methods has a row for each). The registrations, the 405 answers (with Allow:
+// every method of the path's rows), OPTIONS and the CORS preflights (cors.ts) all derive from it; /mcp is listed there and answered by the router the caller mounts. Thin: authenticate,
 // hand the body to the capture service, write bytes or the error.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -9,6 +9,8 @@ import { DEVICES_PATH, devicesRoute } from '../emulation/route.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
+import type { BatchHandlers } from '../batches/routes.ts';
+import { BATCH_ITEM_PATH, BATCH_PATH, BATCHES_PATH } from '../batches/validate.ts';
 import { COMPARE_PATH } from '../compare/link.ts';
 import { compareLink, comparePost } from '../compare/route.ts';
 import type { CompareService } from '../compare/service.ts';
@@ -43,6 +45,8 @@ export interface AppDeps {
   drain?: Drain;
   /** Reported by /healthz so that reports (e.g. the conformance suite's) can record it. */
   browserVersion(): string | undefined;
+  /** The batch routes (server/batches/); without them they answer 404. */
+  batches?: BatchHandlers;
   /** Extra routers (the MCP server) mounted before the catch-all 404. */
   mount?: (app: express.Express) => void;
   /** CORS_ORIGINS: origins whose pages may call the API from a browser; none by default. */
@@ -53,11 +57,12 @@ export interface AppDeps {
 
 type Handler = express.RequestHandler;
 
-/** One path of the API. */
+/** One method of one path of the API. */
 export interface Route {
+  /** Express's path (`:name` for a parameter); the rows of one path name its methods together. */
   path: string;
   /** The method it is for: what Allow names (OPTIONS, 405, CORS preflights). GET answers HEAD too. */
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Its handlers; none when a router mounted by the caller answers it (/mcp) or the feature is off (compare). */
   handlers?: Handler[];
   /** A router answering the path (and its own sub-paths: the playground's files), mounted at the route's place. */
@@ -66,29 +71,56 @@ export interface Route {
   link?: Handler;
 }
 
-/** Allow's methods of a route (OPTIONS adds itself). */
-const allowOf = (r: Route) => (r.method === 'GET' ? 'GET, HEAD' : 'POST');
+/** The methods of a path's rows, as a 405's Allow names them. */
+const methodsOf = (rows: readonly Route[]) => [...new Set(rows.map((r) => r.method))].join(', ');
+/** OPTIONS's Allow and the preflights' methods: GET answers HEAD too (OPTIONS adds itself). */
+const allowOf = (rows: readonly Route[]) => [...new Set(rows.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))].join(', ');
+
+/** A table path as a matcher of request paths: `:name` is one segment. */
+function pathMatcher(path: string): RegExp {
+  const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `^${path
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : literal(seg)))
+      .join('/')}$`,
+  );
+}
+
+/** The table's rows by path, in the table's order. */
+export function byPath(table: readonly Route[]): Map<string, Route[]> {
+  const paths = new Map<string, Route[]>();
+  for (const r of table) paths.set(r.path, [...(paths.get(r.path) ?? []), r]);
+  return paths;
+}
 
 /** The table. */
 function routes(deps: AppDeps): Route[] {
   const json = [requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true })];
   const verify = deps.links ?? { db: undefined, kek: null };
   const compare = deps.compare && { compare: deps.compare, metrics: deps.metrics, verify };
+  const auth = requireAuth(deps.accounts);
+  const batch = (h: (b: BatchHandlers) => Handler, body = false) => deps.batches && [auth, ...(body ? json : []), h(deps.batches)];
   return [
     // spec §4.1
     {
       path: '/v1/screenshot',
       method: 'POST',
-      handlers: [requireAuth(deps.accounts), ...json, screenshotPost(deps)],
+      handlers: [auth, ...json, screenshotPost(deps)],
       link: signedLinkRoute({ capture: deps.capture, metrics: deps.metrics, verify }),
     },
     // a capture compared with a baseline (server/compare/), answered 404 when the server has no compare service
     {
       path: COMPARE_PATH,
       method: 'POST',
-      handlers: compare && [requireAuth(deps.accounts), ...json, comparePost(compare)],
+      handlers: compare && [auth, ...json, comparePost(compare)],
       link: compare && compareLink(compare),
     },
+    // batches of captures as durable jobs (server/batches/, docs/batches.md), answered 404 when the server has none
+    { path: BATCHES_PATH, method: 'POST', handlers: batch((b) => b.submit, true) },
+    { path: BATCH_PATH, method: 'GET', handlers: batch((b) => b.get) },
+    { path: BATCH_PATH, method: 'DELETE', handlers: batch((b) => b.cancel) },
+    { path: BATCH_ITEM_PATH, method: 'GET', handlers: batch((b) => b.item) },
     // the agent-tool server (spec §4.2), mounted by the caller (deps.mount)
     { path: '/mcp', method: 'POST' },
     // the playground page (server/playground/) and its files
@@ -161,14 +193,19 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
-  const table = routes(deps);
-  app.use(cors({ origins: deps.corsOrigins ?? [], routes: Object.fromEntries(table.map((r) => [r.path, allowOf(r)])) }));
-  for (const r of table) {
-    if (r.router) app.use(r.router);
-    if (r.handlers) app[r.method === 'GET' ? 'get' : 'post'](r.path, ...r.handlers);
-    if (r.link) app.get(r.path, r.link);
-    // Any other method on a path answered here: 405 with Allow (registered last: app.all matches every method).
-    if (r.router || r.handlers || r.link) app.all(r.path, methodNotAllowed(r.method));
+  const paths = byPath(routes(deps));
+  const matchers = [...paths].map(([path, rows]) => ({ re: pathMatcher(path), allow: allowOf(rows) }));
+  app.use(cors({ origins: deps.corsOrigins ?? [], allowOf: (p) => matchers.find((m) => m.re.test(p))?.allow }));
+  for (const [path, rows] of paths) {
+    let answered = false;
+    for (const r of rows) {
+      if (r.router) app.use(r.router);
+      if (r.handlers) app[r.method === 'GET' ? 'get' : r.method === 'POST' ? 'post' : 'delete'](path, ...r.handlers);
+      if (r.link) app.get(path, r.link);
+      answered ||= Boolean(r.router || r.handlers || r.link);
+    }
+    // Any other method on a path answered here: 405 with Allow (registered after its rows: app.all matches every method).
+    if (answered) app.all(path, methodNotAllowed(methodsOf(rows)));
   }
 
   deps.mount?.(app);

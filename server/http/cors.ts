@@ -19,8 +19,8 @@ const PREFLIGHT_MAX_AGE = 600;
 export interface CorsOptions {
   /** Exact origins (scheme://host[:port]) or ['*']; empty = no cross-origin access. */
   origins: readonly string[];
-  /** Methods of each known path, for `Allow` and preflights. */
-  routes: Readonly<Record<string, string>>;
+  /** The methods of a known path (a request's path, parameters filled in), for `Allow` and preflights; undefined for an unknown one. */
+  allowOf(path: string): string | undefined;
 }
 
 export function cors(opts: CorsOptions) {
@@ -37,7 +37,7 @@ export function cors(opts: CorsOptions) {
     if (opts.origins.length > 0 && !any) res.vary(REQUEST_HEADERS.origin.name);
     if (origin) res.set({ [HEADER.allowOrigin]: origin, [HEADER.exposeHeaders]: EXPOSED });
     if (req.method !== 'OPTIONS') return next();
-    const methods = opts.routes[req.path];
+    const methods = opts.allowOf(req.path);
     if (!methods) return next(); // unknown route: the 404 handler answers
     res.set(HEADER.allow, `${methods}, OPTIONS`);
     if (origin && req.get(REQUEST_HEADER.accessControlRequestMethod)) {

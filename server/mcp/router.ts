@@ -1,4 +1,5 @@
-// The MCP server at /mcp (spec §4.2, §5): Streamable HTTP, stateless, one tool.
+// The MCP server at /mcp (spec §4.2, §5): Streamable HTTP, stateless; the tools take_screenshot,
+// compare_screenshots (with a compare service) and submit_batch, get_batch (with batches).
 //   POST /mcp          Bearer key checked first with the REST code (server/http/auth.ts): a missing
 //                      or unknown key is 401 + WWW-Authenticate as on POST /v1/screenshot, with a
 //                      JSON-RPC error body (data: {error: "unauthorized", message}) because that
@@ -24,6 +25,8 @@ import { REQUEST_HEADER } from '../request/headers.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
 import type { CompareService } from '../compare/service.ts';
+import type { BatchService } from '../batches/service.ts';
+import { batchToolDefinitions, callBatchTool, GET_BATCH_TOOL, SUBMIT_BATCH_TOOL } from './batch-tools.ts';
 import { callCompare, compareToolDefinition, COMPARE_TOOL_NAME } from './compare-tool.ts';
 import { callTakeScreenshot, toolDefinition, TOOL_NAME } from './tool.ts';
 
@@ -34,6 +37,8 @@ export interface McpDeps {
   capture: CaptureService;
   /** compare_screenshots (POST /v1/compare); without it the server has take_screenshot only. */
   compare?: CompareService;
+  /** submit_batch and get_batch (server/batches/); without it the server has no batch tools. */
+  batches?: BatchService;
   log: Logger;
 }
 
@@ -49,10 +54,14 @@ interface PerRequest {
 function createMcpServer(deps: McpDeps, r: PerRequest): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
-    instructions: `Use ${TOOL_NAME} to see a web page or rendered HTML as an image${deps.compare ? `, ${COMPARE_TOOL_NAME} to see what changed against a baseline` : ''}.`,
+    instructions:
+      `Use ${TOOL_NAME} to see a web page or rendered HTML as an image${deps.compare ? `, ${COMPARE_TOOL_NAME} to see what changed against a baseline` : ''}` +
+      `${deps.batches ? `, ${SUBMIT_BATCH_TOOL} to queue many captures and ${GET_BATCH_TOOL} to follow them` : ''}.`,
   });
-  const names = deps.compare ? [TOOL_NAME, COMPARE_TOOL_NAME] : [TOOL_NAME];
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.compare ? [toolDefinition(), compareToolDefinition()] : [toolDefinition()] }));
+  const batchTools = deps.batches ? batchToolDefinitions() : [];
+  const tools = [toolDefinition(), ...(deps.compare ? [compareToolDefinition()] : []), ...batchTools];
+  const names = tools.map((t) => t.name);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (!names.includes(request.params.name))
       throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${names.join(', ')}`);
@@ -68,6 +77,8 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
       onError: (code: string) => void (r.res.locals.errorCode = code),
     };
     if (request.params.name === COMPARE_TOOL_NAME && deps.compare) return callCompare(request.params.arguments, { ...ctx, compare: deps.compare });
+    if (deps.batches && batchTools.some((t) => t.name === request.params.name))
+      return callBatchTool(request.params.name, request.params.arguments, { ...ctx, batches: deps.batches });
     return callTakeScreenshot(request.params.arguments, ctx);
   });
   return server;

@@ -11,6 +11,7 @@ import { call, shoot, show } from '../support/http.ts';
 import { decode } from '../support/image.ts';
 import { eventually } from '../support/wait.ts';
 
+const APP_ORIGIN = 'https://app.example';
 const SECRET = `whsec_${Buffer.from('batch-test-secret-0123456789').toString('base64')}`;
 
 let fx: Fixture;
@@ -27,7 +28,7 @@ before(async () => {
       res.writeHead(204).end();
     });
   });
-  srv = await startTestServer({ RENDER_BUDGET_MS: '8000', WEBHOOK_SECRET: SECRET }, fx);
+  srv = await startTestServer({ RENDER_BUDGET_MS: '8000', WEBHOOK_SECRET: SECRET, CORS_ORIGINS: APP_ORIGIN }, fx);
 });
 
 after(async () => {
@@ -56,6 +57,32 @@ async function settled(id: string, key?: string) {
 }
 
 describe('POST /v1/batches', () => {
+  test('the batch routes are rows of the route table: OPTIONS, 405 with Allow, CORS preflights and /openapi.json name the same methods', async () => {
+    const doc = (await get('/openapi.json')).json;
+    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/batches'));
+    assert.deepEqual(paths.sort(), ['/v1/batches', '/v1/batches/{id}', '/v1/batches/{id}/items/{index}']);
+    const sorted = (v: string | null) => (v ?? '').split(', ').sort();
+    for (const p of paths) {
+      const at = p.replace('{id}', 'bat_none').replace('{index}', '3');
+      const methods = Object.keys(doc.paths[p]).map((m) => m.toUpperCase());
+      const options = await fetch(srv.url + at, { method: 'OPTIONS' });
+      assert.equal(options.status, 204, at);
+      assert.deepEqual(sorted(options.headers.get('allow')), [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].sort(), at);
+      const preflight = await fetch(srv.url + at, { method: 'OPTIONS', headers: { origin: APP_ORIGIN, 'access-control-request-method': methods.at(-1)! } });
+      assert.equal(preflight.headers.get('access-control-allow-origin'), APP_ORIGIN, at);
+      assert.ok(sorted(preflight.headers.get('access-control-allow-methods')).includes(methods.at(-1)!), at);
+      const wrong = await call(srv.url, at, undefined, { method: 'PUT' });
+      assert.equal(wrong.status, 405, `${at}: ${show(wrong)}`);
+      assert.equal(wrong.json.error, 'method_not_allowed');
+      assert.deepEqual(sorted(wrong.headers.get('allow')), methods.sort(), at);
+      for (const m of methods.filter((x) => x !== 'POST')) {
+        const unknown = await call(srv.url, at, undefined, { method: m });
+        assert.equal(unknown.status, 404, `${m} ${at}: another key's or no batch is 404`);
+      }
+    }
+    assert.equal((await fetch(`${srv.url}/v1/batches/x/items/0/more`, { method: 'OPTIONS' })).status, 404);
+  });
+
   test('each request is checked by the capture schema, its messages named by position; nothing is queued', async () => {
     const r = await batch({
       requests: [{ url: `${fx.origin}/a` }, { url: `${fx.origin}/b`, viewport: { width: 0, height: 10 } }, { html: 'x', url: 'https://a.example' }],

@@ -10,7 +10,10 @@
 //              nothing else fails, the balancer takes it out within its check interval
 //   saturation more load than the replicas take: each answer is a capture or a 503 with
 //              Retry-After, never a 502 or a hang; a full replica says so on /readyz
-//   ledger     credits spent = successful non-cached captures, exactly, across all of the above
+//   batch      a 100-item batch (POST /v1/batches) with one replica killed (SIGKILL) mid-way:
+//              it completes, every item succeeded and billed once, the killed item ran again
+//   ledger     credits spent = successful non-cached captures and batch items, exactly, across
+//              all of the above
 // Figures are printed (t.diagnostic) for the integrator's note.
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +23,7 @@ import { postgresStore, PG_SKIP, type TestStore } from '../support/stores.ts';
 import { startCluster, type Cluster } from '../../scripts/cluster/launch.ts';
 import type { HaproxyParams } from '../../scripts/cluster/haproxy.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
-import { shootOrFailure, type Reply } from '../support/http.ts';
+import { call, shootOrFailure, show, type Reply } from '../support/http.ts';
 import { chromiumDescendants } from '../support/processes.ts';
 import { TEST_KEY } from '../support/server.ts';
 import { eventually, sleep } from '../support/wait.ts';
@@ -42,6 +45,8 @@ let databaseUrl: string;
 
 /** Every answer through the cluster, for the ledger. */
 const replies: Reply[] = [];
+/** Credits the batch test's items spent, for the ledger. */
+let batchBilled = 0;
 let seq = 0;
 
 /** POST through `base` (default: the balancer) with a timeout; a hang is a failure of its own. */
@@ -336,7 +341,78 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     await cluster.waitFor((st) => Object.values(st).every((x) => x === 'UP'), 30_000, 'every replica UP after the burst');
   });
 
-  test('ledger: credits spent equal successful non-cached captures, exactly', async (t: TestContext) => {
+  test('batch: 100 items with one replica killed (SIGKILL) mid-way complete, nothing lost or billed twice', async (t: TestContext) => {
+    const n = 100;
+    const requests = Array.from({ length: n }, (_, i) => ({
+      html: `<body style="margin:0;background:#${((i * 40503) % 0xffffff).toString(16).padStart(6, '0')}"></body>`,
+      viewport,
+      waitUntil: 'load',
+    }));
+    const t0 = Date.now();
+    const r = await call(cluster.url, '/v1/batches', { requests });
+    assert.equal(r.status, 202, show(r));
+    const id = r.json.id as string;
+    const get = async () => {
+      const g = await call(cluster.url, `/v1/batches/${id}`, undefined, { method: 'GET' });
+      assert.equal(g.status, 200, show(g));
+      return g.json;
+    };
+    // Killed while it renders an item, once a fifth of the batch is done.
+    let victim = -1;
+    assert.ok(
+      await eventually(
+        async () => {
+          if ((await get()).counts.succeeded < n / 5) return false;
+          const busy = await Promise.all(cluster.replicas.map((x) => metric(x.url, 'screenshot_renders_in_flight')));
+          victim = busy.findIndex((x) => x >= 1);
+          return victim >= 0;
+        },
+        60_000,
+        50,
+      ),
+      'the batch is under way on the replicas',
+    );
+    const dead = cluster.replicas[victim]!;
+    dead.proc.kill('SIGKILL');
+    await dead.exited;
+    const atKill = (await get()).counts;
+    t.after(async () => {
+      await cluster.startReplica(victim);
+      await cluster.waitFor((st) => st[dead.name] === 'UP', 60_000, `${dead.name} UP again`);
+    });
+    let b: any;
+    assert.ok(
+      await eventually(
+        async () => {
+          b = await get();
+          return b.counts.pending === 0;
+        },
+        90_000,
+        250,
+      ),
+      `the batch completes without ${dead.name}: ${JSON.stringify(b?.counts)}`,
+    );
+    assert.deepEqual(b.counts, { total: n, succeeded: n, failed: 0, cancelled: 0, pending: 0 });
+    for (const i of b.items) assert.equal(i.credits, 1, `item ${i.index} billed once`);
+    const again = b.items.filter((i: any) => i.runs >= 2).map((i: any) => i.index);
+    assert.ok(again.length >= 1, 'the item the killed replica held ran again elsewhere');
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const rows = (await db.query(`SELECT reservation_id FROM ledger WHERE reservation_id LIKE $1`, [`bitem_${id}_%`])).rows;
+      assert.equal(rows.length, n, 'one ledger row per item');
+      assert.equal(new Set(rows.map((x) => x.reservation_id)).size, n, 'none twice');
+      batchBilled += rows.length;
+    } finally {
+      await db.end();
+    }
+    for (const i of [0, n - 1]) assert.equal((await call(cluster.url, `/v1/batches/${id}/items/${i}`, undefined, { method: 'GET' })).status, 200);
+    t.diagnostic(
+      `batch: ${n} items, ${dead.name} killed at ${JSON.stringify(atKill)}; done in ${Date.now() - t0} ms; items run twice: ${again.join(', ')}; ${n} credits`,
+    );
+  });
+
+  test('ledger: credits spent equal successful non-cached captures and batch items, exactly', async (t: TestContext) => {
     const s = summary(replies);
     for (const r of replies.filter((x) => x.status === 200)) {
       assert.equal(r.headers.get('x-credits-charged'), r.headers.get('x-cache') === 'hit' ? '0' : '1', 'charged 1 exactly when rendered');
@@ -350,8 +426,8 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       t.diagnostic(
         `ledger: ${s.sent} requests, ${s.ok} captures (${s.billed} rendered, ${s.cached} cached), ${s.failed} failed; ledger: ${spent} captures spent, balance ${FREE} -> ${credits}, ${held} still held (the killed replica's, released by the sweep when its lease expires)`,
       );
-      assert.equal(spent, s.billed, 'one ledger row per rendered capture');
-      assert.equal(credits, FREE - s.billed, 'the balance moved by exactly that');
+      assert.equal(spent, s.billed + batchBilled, 'one ledger row per rendered capture and per batch item');
+      assert.equal(credits, FREE - s.billed - batchBilled, 'the balance moved by exactly that');
     } finally {
       await db.end();
     }

@@ -47,11 +47,11 @@ after(async () => {
 
 const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'take_screenshot', arguments: args })) as CallToolResult;
 
-test('tools/list: take_screenshot, whose input schema is the REST body schema, and compare_screenshots', async () => {
+test('tools/list: take_screenshot, whose input schema is the REST body schema, compare_screenshots and the batch tools', async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name),
-    ['take_screenshot', 'compare_screenshots'],
+    ['take_screenshot', 'compare_screenshots', 'submit_batch', 'get_batch'],
   );
   assert.deepEqual(
     tools[1]!.inputSchema.properties,

@@ -1,0 +1,103 @@
+// Synchronous captures while a batch runs (docs/batches.md "Durability and fairness"): the p95 of
+// the same captures alone and while a 200-item batch runs on the same server; the ratio is in
+// --json under ratios.batchSyncP95 (target <= 1.5: a batch may slow a synchronous capture a
+// little, never queue it behind itself). The batch's items are the same page as the captures, made
+// distinct so that no cache serves them; the batch is cancelled after the measurement.
+import { rmSync } from 'node:fs';
+import os from 'node:os';
+import { loadConfig } from '../server/config.ts';
+import { startServer } from '../server/start.ts';
+import { pct } from './measure.ts';
+import { BENCH_KEY, benchEnv } from './server-env.ts';
+
+export const BATCH_ITEMS = 200;
+
+const page = (n: string) =>
+  `<!doctype html><html><body style="margin:0;font:16px sans-serif"><header style="background:#234;color:#fff;padding:24px"><h1>Batch bench ${n}</h1></header>` +
+  `<main style="padding:24px">${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. </p>'.repeat(20)}</main></body></html>`;
+const capture = (n: string) => ({ html: page(n), viewport: { width: 800, height: 600 }, blockCookieBanners: false, waitUntil: 'load' });
+
+export interface BatchBench {
+  items: number;
+  syncCaptures: number;
+  aloneP95Ms: number;
+  duringP95Ms: number;
+  ratio: number;
+  /** Batch items settled while the synchronous captures ran (the batch did run beside them), and still pending after. */
+  itemsDoneDuring: number;
+  itemsPendingAfter: number;
+  renderConcurrency: number;
+  batchSlotShare: number;
+  loadAverage: number[];
+}
+
+export async function benchBatches(quick: boolean): Promise<BatchBench> {
+  const dataDir = `${os.tmpdir()}/bench-data-${process.pid}-batches`;
+  const config = loadConfig({ ...benchEnv(dataDir), CACHE_TTL_SECONDS: '0' });
+  const server = await startServer(config);
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
+  const api = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(server.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const n = quick ? 16 : 40;
+  let seq = 0;
+  /** Sequential captures, one client: what a user waiting for one picture sees. */
+  const run = async () => {
+    const ms: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      const res = await fetch(`${server.url}/v1/screenshot`, { method: 'POST', headers, body: JSON.stringify(capture(`sync ${++seq}`)) });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`a synchronous capture answered ${res.status}`);
+      ms.push(performance.now() - t);
+    }
+    return ms;
+  };
+  try {
+    await run(); // warm: the browser's first contexts, the store
+    const alone = await run();
+    const submitted = await api('POST', '/v1/batches', { requests: Array.from({ length: BATCH_ITEMS }, (_, i) => capture(`item ${i}`)) });
+    if (submitted.status !== 202) throw new Error(`the batch was refused: ${JSON.stringify(submitted.json)}`);
+    const id = submitted.json.id as string;
+    const counts = async () => (await api('GET', `/v1/batches/${id}`)).json.counts as { succeeded: number; failed: number; pending: number };
+    // Measured once the batch's items run (the queue starts with the store's first batch).
+    let before = await counts();
+    for (let i = 0; i < 600 && before.succeeded + before.failed === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      before = await counts();
+    }
+    const during = await run();
+    const after = await counts();
+    await api('DELETE', `/v1/batches/${id}`);
+    const aloneP95Ms = pct(alone, 95);
+    const duringP95Ms = pct(during, 95);
+    return {
+      items: BATCH_ITEMS,
+      syncCaptures: n,
+      aloneP95Ms,
+      duringP95Ms,
+      ratio: duringP95Ms / aloneP95Ms,
+      itemsDoneDuring: after.succeeded + after.failed - (before.succeeded + before.failed),
+      itemsPendingAfter: after.pending,
+      renderConcurrency: config.renderConcurrency,
+      batchSlotShare: config.batches.slotSharePercent,
+      loadAverage: os.loadavg(),
+    };
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function batchRows(b: BatchBench): string[][] {
+  return [
+    [
+      `sync p95 during a ${b.items}-item batch / alone`,
+      `${b.duringP95Ms.toFixed(0)} / ${b.aloneP95Ms.toFixed(0)} ms, ${b.syncCaptures} captures each; ${b.itemsDoneDuring} items done meanwhile (RENDER_CONCURRENCY ${b.renderConcurrency}, BATCH_SLOT_SHARE ${b.batchSlotShare} %)`,
+      b.duringP95Ms.toFixed(0),
+      `${b.ratio.toFixed(2)}x`,
+      '<= 1.5x',
+    ],
+  ];
+}
