@@ -6,7 +6,7 @@
 //   only an address from that checked answer is dialled. The socket layer is never handed a name,
 //   so there is no second lookup to rebind (net.connect gets an IP and a lookup that refuses).
 //   Plain http reuses an upstream connection only for a request whose own verdict has exactly the
-//   addresses it was dialled from (upstream-pool.ts).
+//   addresses it was dialled from, and that came on the same connection of the browser (upstream-pool.ts).
 // - Refusal: CONNECT gets "403" (Chromium: ERR_TUNNEL_CONNECTION_FAILED, a failed load); HTTP gets
 //   an empty 403 with `x-egress-blocked: 1` (an image/script/iframe load fails or renders empty).
 // - Logs carry kind, origin (host:port) and reason: never a path, query, header or body.
@@ -97,12 +97,17 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     conn.destroy();
   };
 
-  // plain http goes upstream on kept-alive connections, keyed by the checked answer (upstream-pool.ts)
+  // plain http goes upstream on kept-alive connections, keyed by the checked answer and the
+  // browser's connection it came on (upstream-pool.ts)
   const pool = upstreamPool(connectTimeout);
   const server = http.createServer();
   const sockets = new Set<Duplex>();
+  /** Each connection of the browser to the proxy, numbered: upstream connections are never shared across them. */
+  const clientIds = new WeakMap<Duplex, number>();
+  let clients = 0;
   server.on('connection', (s: net.Socket) => {
     sockets.add(s);
+    clientIds.set(s, ++clients);
     s.on('close', () => sockets.delete(s));
   });
   server.on('clientError', (_e, s) => s.destroy());
@@ -136,7 +141,8 @@ export async function startProxy(opts: ProxyOptions): Promise<EgressProxy> {
     headers.unshift('Host', u.host);
     let current: http.ClientRequest | undefined;
     const send = (retried: boolean): void => {
-      const up = (current = pool.request({ method: req.method ?? 'GET', path: u.pathname + u.search, headers, port: target.port, dialList: d.dial }));
+      const client = clientIds.get(req.socket) ?? 0;
+      const up = (current = pool.request({ method: req.method ?? 'GET', path: u.pathname + u.search, headers, port: target.port, dialList: d.dial, client }));
       let answered = false;
       up.once('socket', () => {
         if (!retried) record('http', target.origin, 'allowed');

@@ -1,5 +1,6 @@
 // The proxy's kept-alive upstream connections (upstream-pool.ts), over loopback: a connection is
-// reused only for a request whose verdict has exactly the addresses it was dialled from, and a
+// reused only for a request whose verdict has exactly the addresses it was dialled from and that
+// came on the same connection of the browser (never across two: two captures share nothing), and a
 // reused connection the server closed under a request is replaced by a fresh one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,16 +41,23 @@ before(async () => {
   proxy = await startProxy({ policy: createPolicy({ allow: [`pool.example:${port}`], resolver }) });
 });
 after(async () => {
+  one.destroy();
   await proxy.close();
   origin.closeAllConnections();
   await new Promise((r) => origin.close(r));
 });
 
-/** One GET through the proxy on a connection of its own (as many browser sockets do). */
-function get(path: string): Promise<{ status: number; body: string }> {
+/** One connection of a browser to the proxy, kept alive: its GETs go one after another on it. */
+function browserConnection(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 1 });
+}
+const one = browserConnection();
+
+/** One GET through the proxy, on the given connection of the browser. */
+function get(path: string, agent: http.Agent = one): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const r = http.request(
-      { host: '127.0.0.1', port: proxy.port, path: `http://pool.example:${port}${path}`, headers: { host: `pool.example:${port}` }, agent: false },
+      { host: '127.0.0.1', port: proxy.port, path: `http://pool.example:${port}${path}`, headers: { host: `pool.example:${port}` }, agent },
       (res) => {
         let body = '';
         res.on('data', (d) => (body += d));
@@ -91,5 +99,24 @@ test('a kept connection the server drops under a GET is replaced: the GET is ans
     ]);
   } finally {
     dropReused = false;
+  }
+});
+
+test("two connections of the browser (two captures' contexts) never share an upstream connection", async () => {
+  connections.length = 0;
+  zone['pool.example'] = ['127.0.0.4'];
+  const other = browserConnection();
+  try {
+    assert.equal((await get('/mine')).status, 200);
+    assert.equal((await get('/theirs', other)).status, 200);
+    assert.equal((await get('/mine-again')).status, 200);
+    assert.equal((await get('/theirs-again', other)).status, 200);
+    // one upstream connection each, each reused by its own browser connection only
+    assert.deepEqual(connections, [
+      { local: '127.0.0.4', requests: 2 },
+      { local: '127.0.0.4', requests: 2 },
+    ]);
+  } finally {
+    other.destroy();
   }
 });

@@ -8,7 +8,14 @@
 // The guard is unchanged: every request is decided by the policy first (./policy.ts), and a
 // connection is reused only for a request whose verdict lists exactly the addresses it was dialled
 // from (the pool's key is the port and the checked answer, not the name): a name that resolves
-// elsewhere since, or to anything not public, never gets an old connection. Dialling is ./wire.ts's
+// elsewhere since, or to anything not public, never gets an old connection.
+//
+// Nothing is shared between requests (threat model, "Isolation"): the key also names the browser's
+// own connection to the proxy that the request came on. Chromium keeps a socket pool per browser
+// context, so a capture's requests never share a proxy connection with another capture's, and an
+// upstream connection never serves two captures either: no connection-bound state (NTLM-style
+// authentication, a response left on the wire by a page that desynchronised the stream) can reach
+// another request's picture. Dialling is ./wire.ts's
 // dial(), IP literals only. Idle connections are closed after IDLE_MS, below the usual servers'
 // own keep-alive (Node and Apache 5 s); a request that fails on a reused connection before any
 // answer (the server closed it meanwhile) is sent again once on a fresh one, as browsers do, when
@@ -27,13 +34,15 @@ export interface DialError extends Error {
 
 interface PoolOptions {
   port: number;
-  /** The verdict's addresses, in order: what may be dialled, and the pool's key. */
+  /** The verdict's addresses, in order: what may be dialled, and part of the pool's key. */
   dialList: string[];
+  /** The browser's connection to the proxy the request came on: the rest of the key. */
+  client: number;
 }
 
 export interface UpstreamPool {
   /** An http request to `port` at one of `dialList` (checked), on a kept-alive connection when one is free. */
-  request(opts: { method: string; path: string; headers: string[]; port: number; dialList: string[] }): http.ClientRequest;
+  request(opts: { method: string; path: string; headers: string[]; port: number; dialList: string[]; client: number }): http.ClientRequest;
   destroy(): void;
 }
 
@@ -43,7 +52,7 @@ export function upstreamPool(connectTimeoutMs: number): UpstreamPool {
     getName(o: PoolOptions): string;
     createConnection(o: PoolOptions, cb: (e: Error | null, s?: net.Socket) => void): undefined;
   };
-  hooks.getName = (o) => `${o.port}|${o.dialList.join(',')}`;
+  hooks.getName = (o) => `${o.client}|${o.port}|${o.dialList.join(',')}`;
   hooks.createConnection = (o, cb) => {
     dial(o.dialList, o.port, connectTimeoutMs).then(
       (s) => cb(null, s),
@@ -52,8 +61,8 @@ export function upstreamPool(connectTimeoutMs: number): UpstreamPool {
     return undefined;
   };
   return {
-    request: ({ method, path, headers, port, dialList }) =>
-      http.request({ method, path, headers, agent, setHost: false, host: dialList[0], port, dialList } as http.RequestOptions),
+    request: ({ method, path, headers, port, dialList, client }) =>
+      http.request({ method, path, headers, agent, setHost: false, host: dialList[0], port, dialList, client } as http.RequestOptions),
     destroy: () => agent.destroy(),
   };
 }
