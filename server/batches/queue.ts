@@ -36,23 +36,37 @@ export async function openQueue(db: Db, databaseUrl: string | null, webhookRetri
       : new PgBoss({ ...common, connectionString: databaseUrl!, max: 4, application_name: 'screenshot-batches' });
   boss.on('error', onError);
   await boss.start();
-  await boss.createQueue(ITEM_QUEUE, { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, heartbeatSeconds: HEARTBEAT_SECONDS });
-  await boss.createQueue(WEBHOOK_QUEUE, {
-    retryLimit: webhookRetries.limit,
-    retryDelay: webhookRetries.delaySeconds,
-    retryBackoff: true,
-    retryDelayMax: webhookRetries.maxDelaySeconds,
-  });
+  // Both queues have a heartbeat: a replica killed while it delivers an event, as while it renders
+  // an item, leaves a job that runs again elsewhere about HEARTBEAT_SECONDS later (without one, a
+  // delivery in flight at the kill waited for pg-boss's 15-minute expiry).
+  const queues = {
+    [ITEM_QUEUE]: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, heartbeatSeconds: HEARTBEAT_SECONDS },
+    [WEBHOOK_QUEUE]: {
+      retryLimit: webhookRetries.limit,
+      retryDelay: webhookRetries.delaySeconds,
+      retryBackoff: true,
+      retryDelayMax: webhookRetries.maxDelaySeconds,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+    },
+  };
+  for (const [name, options] of Object.entries(queues)) {
+    await boss.createQueue(name, options);
+    // createQueue leaves a queue that exists as it was: the settings of this start (a changed
+    // WEBHOOK_RETRY_SECONDS, a heartbeat added since) reach a store made earlier through updateQueue.
+    await boss.updateQueue(name, options);
+  }
   if (db.kind === 'embedded') {
     // The embedded store belongs to this process alone: a job active in it was left by a process
     // that died. It is failed now (and so retried) rather than after its heartbeat times out.
-    const left = await db.query<{ id: string }>(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`, [ITEM_QUEUE]);
-    if (left.length)
-      await boss.fail(
-        ITEM_QUEUE,
-        left.map((r) => r.id),
-        { reason: 'the process running it stopped' },
-      );
+    for (const name of Object.keys(queues)) {
+      const left = await db.query<{ id: string }>(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`, [name]);
+      if (left.length)
+        await boss.fail(
+          name,
+          left.map((r) => r.id),
+          { reason: 'the process running it stopped' },
+        );
+    }
   }
   return boss;
 }

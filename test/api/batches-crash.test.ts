@@ -21,11 +21,21 @@ const SECRET = `whsec_${Buffer.from('batch-crash-secret-0123456789').toString('b
 let fx: Fixture;
 const hooks: Array<{ headers: Record<string, string>; body: string }> = [];
 let failedOnce = false;
+/** Deliveries to /hook-held: the first is held unanswered (the server is killed while it waits). */
+const held: Array<{ headers: Record<string, string>; body: string }> = [];
 
 before(async () => {
   fx = await startFixture();
   fx.route('/missing', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone</p>'));
   page(fx, '/target', '<style>html,body{margin:0;background:#123456}</style><div id="here">x</div>');
+  fx.route('/hook-held', (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      held.push({ headers: req.headers as Record<string, string>, body });
+      if (held.length > 1) res.writeHead(200).end();
+    });
+  });
   fx.route('/hook', (req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -178,6 +188,55 @@ async function crashAndFinish(store: { DATA_DIR: string; DATABASE_URL?: string }
     await srv?.exited;
   }
 }
+
+/** The server killed while it waits for a webhook's answer: after a start on the same store the event is delivered again, with its webhook-id. */
+async function killedWhileDelivering(store: { DATA_DIR: string; DATABASE_URL?: string }) {
+  held.length = 0;
+  const env = testEnv({ ...store, FREE_CREDITS: '100', WEBHOOK_SECRET: SECRET, WEBHOOK_RETRY_SECONDS: '1', LOG_LEVEL: 'info' }, [fx.hostPort]);
+  let srv: ServerProcess | undefined = await startServerProcess(env);
+  try {
+    const r = await call(srv.url, '/v1/batches', {
+      requests: [{ html: '<p>one</p>', viewport: { width: 10, height: 10 } }],
+      webhook: { url: `${fx.origin}/hook-held` },
+    });
+    assert.equal(r.status, 202, show(r));
+    assert.ok(await eventually(() => held.length >= 1, 60_000), 'a delivery is under way');
+    const first = held[0]!.headers['webhook-id'];
+    srv.proc.kill('SIGKILL');
+    await srv.exited;
+    srv = await startServerProcess(env);
+    // A hang guard, not a speed verdict: a job whose process died runs again about HEARTBEAT_SECONDS (10 s) later.
+    assert.ok(
+      await eventually(() => held.slice(1).some((h) => h.headers['webhook-id'] === first), 60_000, 100),
+      `the event held when the server died is delivered again with its webhook-id (${held.length} deliveries)`,
+    );
+  } finally {
+    srv?.proc.kill('SIGKILL');
+    await srv?.exited;
+  }
+}
+
+describe('a webhook delivery in flight when the server dies is made again', () => {
+  test('on the embedded store (PGlite)', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-hook-'));
+    try {
+      await killedWhileDelivering({ DATA_DIR: dir });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('on PostgreSQL', { skip: PG_SKIP, timeout: 240_000 }, async () => {
+    const store: TestStore = await postgresStore();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-hook-pg-'));
+    try {
+      await killedWhileDelivering({ DATA_DIR: dir, DATABASE_URL: store.config().databaseUrl! });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await store.destroy();
+    }
+  });
+});
 
 describe('a batch survives SIGKILL mid-batch', () => {
   test('on the embedded store (PGlite)', { timeout: 420_000 }, async () => {
