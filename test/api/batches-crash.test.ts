@@ -216,46 +216,30 @@ async function killedWhileDelivering(store: { DATA_DIR: string; DATABASE_URL?: s
   }
 }
 
-describe('a webhook delivery in flight when the server dies is made again', () => {
-  test('on the embedded store (PGlite)', { timeout: 240_000 }, async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-hook-'));
-    try {
-      await killedWhileDelivering({ DATA_DIR: dir });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+/** The same scenario on each store: a server process with its own data directory, and PostgreSQL's URL when it is the store. */
+function onEachStore(title: string, timeout: number, scenario: (store: { DATA_DIR: string; DATABASE_URL?: string }) => Promise<void>) {
+  describe(title, () => {
+    test('on the embedded store (PGlite)', { timeout }, async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-crash-'));
+      try {
+        await scenario({ DATA_DIR: dir });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
-  test('on PostgreSQL', { skip: PG_SKIP, timeout: 240_000 }, async () => {
-    const store: TestStore = await postgresStore();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-hook-pg-'));
-    try {
-      await killedWhileDelivering({ DATA_DIR: dir, DATABASE_URL: store.config().databaseUrl! });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      await store.destroy();
-    }
+    test('on PostgreSQL', { skip: PG_SKIP, timeout }, async () => {
+      const store: TestStore = await postgresStore();
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-crash-pg-'));
+      try {
+        await scenario({ DATA_DIR: dir, DATABASE_URL: store.config().databaseUrl! });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+        await store.destroy();
+      }
+    });
   });
-});
+}
 
-describe('a batch survives SIGKILL mid-batch', () => {
-  test('on the embedded store (PGlite)', { timeout: 420_000 }, async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-crash-'));
-    try {
-      await crashAndFinish({ DATA_DIR: dir });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test('on PostgreSQL', { skip: PG_SKIP, timeout: 420_000 }, async () => {
-    const store: TestStore = await postgresStore();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-crash-pg-'));
-    try {
-      await crashAndFinish({ DATA_DIR: dir, DATABASE_URL: store.config().databaseUrl! });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      await store.destroy();
-    }
-  });
-});
+onEachStore('a webhook delivery in flight when the server dies is made again', 240_000, killedWhileDelivering);
+onEachStore('a batch survives SIGKILL mid-batch', 420_000, crashAndFinish);
