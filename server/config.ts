@@ -50,6 +50,8 @@ export type ResultsConfig =
 export interface BatchConfig {
   /** BATCH_SLOT_SHARE: percent of the render slots batch items may hold. */
   slotSharePercent: number;
+  /** BATCH_NICENESS: batch items render in a browser of their own at this CPU niceness (0: in the captures' browser). */
+  niceness: number;
   retentionSeconds: number;
   /** WEBHOOK_RETRY_SECONDS: the first retry's delay (server/batches/queue.ts WEBHOOK_RETRIES doubles it). */
   webhookRetrySeconds: number;
@@ -187,6 +189,7 @@ function batchConfig(env: NodeJS.ProcessEnv): BatchConfig {
   if (!accessKeyId !== !secretAccessKey) throw new ConfigError('RESULTS_S3_ACCESS_KEY_ID and RESULTS_S3_SECRET_ACCESS_KEY are set together or not at all');
   return {
     slotSharePercent: int(env, 'BATCH_SLOT_SHARE'),
+    niceness: int(env, 'BATCH_NICENESS'),
     retentionSeconds: int(env, 'RESULTS_RETENTION_SECONDS'),
     webhookRetrySeconds: int(env, 'WEBHOOK_RETRY_SECONDS'),
     webhookSecret,

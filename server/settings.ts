@@ -116,6 +116,12 @@ export const SETTINGS = {
     100,
     "percent of this replica's render slots (`RENDER_CONCURRENCY`) that batch items may hold at once, at least one slot; a batch item takes a slot only when no synchronous capture waits for one",
   ),
+  BATCH_NICENESS: int(
+    10,
+    0,
+    19,
+    "batch items render in a browser of their own started at this CPU niceness (`nice -n`), so that a running batch yields the cores to synchronous captures; it starts with the first item and closes after a minute without one. 0: batch items render in the captures' browser at the same priority",
+  ),
   WEBHOOK_RETRY_SECONDS: int(
     5,
     1,

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAccounts } from './accounts/index.ts';
-import { startBatches } from './batches/index.ts';
+import { batchSlots, startBatches } from './batches/index.ts';
 import type { RetrySchedule } from './batches/queue.ts';
 import type { SqlLedger } from './accounts/ledger.ts';
 import { openSharedCache } from './cache/shared.ts';
@@ -64,6 +64,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     renderBudgetMs: config.renderBudgetMs,
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
     launch: overrides.launchBrowser,
+    background: { niceness: config.batches.niceness, concurrency: batchSlots(config.renderConcurrency, config.batches.slotSharePercent) },
   });
   try {
     await pool.start();

@@ -1,7 +1,10 @@
 // The browser pool: one long-lived Chromium serving many requests, each in a fresh incognito
 // context prepared ahead of demand (supervisor.ts); bounded concurrency and a bounded queue with
 // its policy (server/admission: 503 overloaded beyond it); each render in a slot of its own
-// (slot-render.ts). This file only joins them: a permit, then the render, then the permit back.
+// (slot-render.ts). Background work (batch items) renders in a second browser started at a lower
+// CPU priority, so that a running batch yields the cores to the captures callers wait for; it is
+// started with the first background render and closed when background work has stopped for a
+// while. This file only joins them: a permit, then the render, then the permit back.
 import { EventEmitter } from 'node:events';
 import { Admission, type Permit, type Refusal } from '../admission/index.ts';
 import type { LaunchedBrowser, LaunchOptions } from '../toolkit/browser.ts';
@@ -24,7 +27,16 @@ export interface PoolOptions {
   log?: Log;
   /** Starts one browser (default launchBrowser). Tests pass one that also keeps what it launched. */
   launch?: (opts: LaunchOptions) => Promise<LaunchedBrowser>;
+  /**
+   * Background renders (batch items) in a browser of their own at this CPU niceness, with slots
+   * prepared for `concurrency` of them (BATCH_NICENESS, the batch slots); without it (or at
+   * niceness 0) they render in the captures' browser.
+   */
+  background?: { niceness: number; concurrency: number };
 }
+
+/** A background browser with no background render for this long is closed (its memory freed). */
+export const BACKGROUND_IDLE_MS = 60_000;
 
 /**
  * What the pool reports as it works (read by server/metrics.ts):
@@ -42,6 +54,7 @@ export interface PoolEvents {
 export class BrowserPool extends EventEmitter<PoolEvents> {
   private readonly admission: Admission;
   private readonly browsers: BrowserSupervisor;
+  private bg: { browsers: BrowserSupervisor; active: number; idle?: NodeJS.Timeout } | undefined;
 
   constructor(private readonly opts: PoolOptions) {
     super();
@@ -95,16 +108,42 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     // Background work (a batch item) has no caller counting: its budget starts with its slot.
     const permit = background ? await this.admission.acquireBackground(signal) : undefined;
     const deadline = new Deadline(this.opts.renderBudgetMs, signal, background ? Date.now() : arrivedAt);
-    return this.renderWith(permit ?? (await this.admission.acquire(deadline.remaining(), signal)), req, deps, deadline);
+    if (permit && this.opts.background?.niceness) return this.renderInBackground(permit, req, deps, deadline);
+    return this.renderWith(this.browsers, permit ?? (await this.admission.acquire(deadline.remaining(), signal)), req, deps, deadline);
   }
 
-  private async renderWith(permit: Permit, req: ScreenshotRequest, deps: PipelineDeps, deadline: Deadline): Promise<RenderResult> {
+  private async renderWith(browsers: BrowserSupervisor, permit: Permit, req: ScreenshotRequest, deps: PipelineDeps, deadline: Deadline): Promise<RenderResult> {
     let freed!: Promise<void>;
     try {
-      return await renderInSlot(this.browsers, req, deps, deadline, (p) => (freed = p));
+      return await renderInSlot(browsers, req, deps, deadline, (p) => (freed = p));
     } finally {
       if (freed !== undefined) void freed.then(permit.release, permit.release);
       else permit.release();
+    }
+  }
+
+  /** In the background browser (started now if there is none); its idle timer runs from the last one. */
+  private async renderInBackground(permit: Permit, req: ScreenshotRequest, deps: PipelineDeps, deadline: Deadline): Promise<RenderResult> {
+    const bg = (this.bg ??= {
+      browsers: new BrowserSupervisor({
+        ...this.opts,
+        ...this.opts.background!,
+        onRetired: (e) => this.emit('browser-retired', e),
+      }),
+      active: 0,
+    });
+    clearTimeout(bg.idle);
+    bg.active++;
+    try {
+      return await this.renderWith(bg.browsers, permit, req, deps, deadline);
+    } finally {
+      if (--bg.active === 0)
+        bg.idle = setTimeout(() => {
+          if (this.bg !== bg || bg.active > 0) return;
+          this.bg = undefined;
+          bg.browsers.stop();
+          void bg.browsers.close();
+        }, BACKGROUND_IDLE_MS).unref();
     }
   }
 
@@ -112,7 +151,9 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
   async close(graceMs = 25_000): Promise<void> {
     this.admission.close(); // queued renders proceed: they were admitted
     this.browsers.stop();
+    this.bg?.browsers.stop();
+    if (this.bg) clearTimeout(this.bg.idle);
     await this.admission.drained(graceMs);
-    await this.browsers.close();
+    await Promise.all([this.browsers.close(), this.bg?.browsers.close()]);
   }
 }

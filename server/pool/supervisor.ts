@@ -18,6 +18,8 @@ export interface SupervisorOptions {
   recycleAfter: number;
   /** How Chromium is confined (server/sandbox; default BROWSER_SANDBOX=auto). */
   sandbox?: SandboxSettings;
+  /** Its browsers start at this CPU niceness (server/toolkit/browser.ts; 0: normal priority). */
+  niceness?: number;
   log?: Log;
   /** Starts one browser (default launchBrowser). Tests pass one that also keeps what it launched. */
   launch?: (opts: LaunchOptions) => Promise<LaunchedBrowser>;
@@ -150,6 +152,7 @@ export class BrowserSupervisor {
       executablePath: this.opts.executablePath,
       args: this.opts.launchArgs,
       sandbox: this.opts.sandbox,
+      ...(this.opts.niceness ? { niceness: this.opts.niceness } : {}),
     });
     if (this.closing) {
       // close() ran while this browser was starting (e.g. the replacement after a recycle).

@@ -2,7 +2,7 @@
 // profile directory removed on close, flags that keep it off the network except through the
 // egress proxy (DESIGN §4), and its sandbox on wherever it starts (server/sandbox: as an
 // unprivileged user when we are root). Nothing here knows about requests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -25,6 +25,11 @@ export interface LaunchOptions {
   args: string[];
   /** How Chromium is confined (default: sandbox wherever it starts, BROWSER_SANDBOX=auto). */
   sandbox?: SandboxSettings;
+  /**
+   * Started under `nice -n` this (1..19): the browser and every process it forks (zygote,
+   * renderers, GPU) yield the CPU to work at normal priority. For background work (batch items).
+   */
+  niceness?: number;
 }
 
 export interface LaunchedBrowser {
@@ -107,6 +112,20 @@ export async function launchBrowser(opts: LaunchOptions): Promise<LaunchedBrowse
   throw new Error('no launch plan'); // unreachable: launchPlans never returns an empty list
 }
 
+const NICE = ['/usr/bin/nice', '/bin/nice'];
+
+/**
+ * The command under `nice`, which execs it (the pid puppeteer keeps is Chromium's). Niceness is
+ * inherited at fork, so it must be set before Chromium starts its zygote: renicing the browser
+ * afterwards would leave its renderers at normal priority.
+ */
+function atNiceness(niceness: number | undefined, cmd: { command: string; args: string[] }): { command: string; args: string[] } {
+  if (!niceness) return cmd;
+  const nice = NICE.find((p) => existsSync(p));
+  if (!nice) throw new Error('nice (coreutils) is not installed: cannot start a browser at a lower CPU priority');
+  return { command: nice, args: ['-n', String(niceness), cmd.command, ...cmd.args] };
+}
+
 /** The plan's command loading about:blank once, without the pipe, to hear what Chromium says. */
 function diagnosis(opts: LaunchOptions, plan: LaunchPlan, profile: string): [string, string[], NodeJS.ProcessEnv] {
   const { command, args } = wrapCommand(plan, opts.executablePath, ['--headless', `--user-data-dir=${profile}`, ...BASE_FLAGS, '--dump-dom', 'about:blank']);
@@ -137,7 +156,7 @@ async function launchWith(opts: LaunchOptions, plan: LaunchPlan): Promise<Omit<L
       userDataDir: profile,
       args: [...BASE_FLAGS, ...opts.args, ...(plan.sandbox ? [] : ['--no-sandbox'])],
     });
-    const { command, args } = wrapCommand(plan, opts.executablePath, chromiumArgs);
+    const { command, args } = atNiceness(opts.niceness, wrapCommand(plan, opts.executablePath, chromiumArgs));
     browser = await puppeteer.launch({
       executablePath: command,
       ignoreDefaultArgs: true,

@@ -10,6 +10,7 @@ import { OTHER_KEY, startTestServer, type TestServer } from '../support/server.t
 import { call, shoot, show } from '../support/http.ts';
 import { decode } from '../support/image.ts';
 import { eventually } from '../support/wait.ts';
+import { chromiumDescendants, niceness } from '../support/processes.ts';
 
 const APP_ORIGIN = 'https://app.example';
 const SECRET = `whsec_${Buffer.from('batch-test-secret-0123456789').toString('base64')}`;
@@ -201,6 +202,18 @@ describe('a batch runs to the end', () => {
     const after = (await get(`/v1/batches/${id}`)).json;
     assert.ok(after.webhook.deliveries.length >= 6);
     assert.ok(after.webhook.deliveries.every((d: any) => d.outcome === 'delivered' && d.status === 204));
+  });
+
+  test('batch items render in a browser of their own at BATCH_NICENESS (10), every process of it; captures at normal priority', async () => {
+    // after the batch above: its browser stays up for a minute without batch items
+    const bg = await srv.backgroundBrowser();
+    const fg = await srv.browser();
+    assert.ok(bg && fg && bg !== fg, "a background browser beside the captures' browser");
+    const bgPids = [bg.process()!.pid!, ...chromiumDescendants(bg.process()!.pid!)];
+    const fgPids = [fg.process()!.pid!, ...chromiumDescendants(fg.process()!.pid!)];
+    assert.ok(bgPids.length >= 3 && fgPids.length >= 3, `${bgPids.length} and ${fgPids.length} processes`);
+    assert.deepEqual(new Set(bgPids.map(niceness)), new Set([10]), 'the browser, its zygotes, renderers and GPU process');
+    assert.deepEqual(new Set(fgPids.map(niceness)), new Set([0]));
   });
 
   test('DELETE cancels what has not started; cancelled items are never billed', async () => {

@@ -40,6 +40,12 @@ export function chromiumDescendants(root = process.pid): number[] {
   return found;
 }
 
+/** A process's CPU niceness (-20..19), from /proc/PID/stat. */
+export function niceness(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
 /** Every process whose command line contains `needle` (e.g. a private TMPDIR path). */
 export function processesMentioning(needle: string): number[] {
   return procs()

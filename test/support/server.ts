@@ -49,6 +49,8 @@ export interface TestServer {
   dataDir: string;
   /** The browser now serving (the pool's latest launch), once it is up; undefined when none is. */
   browser(): Promise<Browser | undefined>;
+  /** The latest browser launched for background work (batch items, at BATCH_NICENESS), if any. */
+  backgroundBrowser(): Promise<Browser | undefined>;
   close(): Promise<void>;
 }
 
@@ -66,11 +68,13 @@ export async function startTestServer(
   const config = testConfig({ ...(ownDir ? { DATA_DIR: ownDir } : {}), ...overrides }, fixture);
   // The pool's browsers are observed through the launcher it is given, not through a hook on it.
   let latest: Promise<Browser> | undefined;
+  let latestBackground: Promise<Browser> | undefined;
   const server = await startServer(config, {
     accounts: opts.accounts,
     launchBrowser: (o) => {
       const launched = launchBrowser(o);
-      latest = launched.then((l) => l.browser);
+      if (o.niceness) latestBackground = launched.then((l) => l.browser);
+      else latest = launched.then((l) => l.browser);
       return launched;
     },
   });
@@ -81,6 +85,10 @@ export async function startTestServer(
     dataDir: config.dataDir,
     browser: async () => {
       const b = await latest?.catch(() => undefined);
+      return b?.connected ? b : undefined;
+    },
+    backgroundBrowser: async () => {
+      const b = await latestBackground?.catch(() => undefined);
       return b?.connected ? b : undefined;
     },
     close: async () => {
