@@ -1,5 +1,8 @@
-// The operator CLI end to end, as a child process on each store: create (key shown once, stored
-// hashed), list (never the key), grant, revoke, and the embedded store's one-process lock.
+// The operator CLI end to end on each store: create (key shown once, stored hashed), list (never
+// the key), grant, revoke, and the embedded store's one-process lock. Commands run in this process
+// (runKeysCli, as the program runs them: its argv, an environment, its two streams); the program
+// itself (`node --import tsx server/keys-cli.ts`, exit codes and streams) and the lock, which is
+// between processes, run as child processes.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,11 +13,25 @@ import { resolveKek } from './links/kek.ts';
 import { parseQuery } from './links/canonical.ts';
 import { verifyLink } from './links/verify.ts';
 import { STORES } from '../test/support/stores.ts';
+import { runKeysCli } from './keys-cli.ts';
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), 'keys-cli.ts');
 const run = promisify(execFile);
 
-async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+type Ran = { code: number; stdout: string; stderr: string };
+
+async function cli(env: Record<string, string>, ...args: string[]): Promise<Ran> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runKeysCli(
+    args,
+    { ...process.env, DATABASE_URL: '', API_KEYS: '', ...env },
+    { out: (l) => out.push(`${l}\n`), err: (l) => err.push(`${l}\n`) },
+  );
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+async function program(env: Record<string, string>, ...args: string[]): Promise<Ran> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', API_KEYS: '', ...env };
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: childEnv });
@@ -153,11 +170,34 @@ for (const store of STORES) {
       }
     });
 
+    test(
+      'as a program: its output on stdout, refusals on stderr, exit codes 0, 1 and 2',
+      { skip: store.name !== 'embedded' && 'the same program on either store' },
+      async () => {
+        const s = await store.make();
+        const c = s.config();
+        const env: Record<string, string> = c.databaseUrl ? { DATABASE_URL: c.databaseUrl } : { DATA_DIR: c.dataDir };
+        try {
+          const made = await program({ ...env, FREE_CREDITS: '7' }, 'keys', 'create', '--label', 'p', '--json');
+          assert.equal(made.code, 0, made.stderr);
+          assert.equal(JSON.parse(made.stdout).credits, 7);
+          const unknown = await program(env, 'keys', 'revoke', 'key_0000000000000000');
+          assert.equal(unknown.code, 1);
+          assert.ok(unknown.stderr.length > 0 && unknown.stdout === '');
+          const usage = await program(env, 'keys', 'frobnicate');
+          assert.equal(usage.code, 2);
+          assert.match(usage.stderr, /^usage: keys <command>/);
+        } finally {
+          await s.destroy();
+        }
+      },
+    );
+
     test('the embedded store refuses a second process', { skip: store.name !== 'embedded' && 'PostgreSQL serves many' }, async () => {
       const s = await store.make();
       const l = await s.open();
       try {
-        const r = await cli({ DATA_DIR: s.config().dataDir }, 'keys', 'list');
+        const r = await program({ DATA_DIR: s.config().dataDir }, 'keys', 'list');
         assert.equal(r.code, 1);
         assert.match(r.stderr, /in use by process \d+/);
       } finally {

@@ -3,6 +3,8 @@
 //   node --import tsx server/keys-cli.ts keys <command>   (npm run keys -- <command>)
 // With the embedded store the server must be stopped first (one process at a time); with
 // PostgreSQL it runs beside live replicas.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AdminError, createKey, grant, listKeys, revokeKey } from './accounts/admin.ts';
 import { openAccounts } from './accounts/index.ts';
@@ -48,7 +50,13 @@ function fail(message: string, code = 1): never {
   throw new Exit(message, code);
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Where a command writes: stdout and stderr of the process, or a test's buffers. */
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -83,10 +91,10 @@ async function main(argv: string[]): Promise<void> {
   }
 
   // The CLI needs no browser: satisfy that check of the shared config with any executable.
-  const config = loadConfig({ ...process.env, CHROMIUM_PATH: process.execPath });
+  const config = loadConfig({ ...env, CHROMIUM_PATH: process.execPath });
   // Signing with a secret in hand needs no store (and works while the embedded store's server runs).
-  const secretInHand = values.secret ?? process.env.LINK_SIGNING_SECRET;
-  if (command === 'sign' && secretInHand) return void console.log(signedLink(rest, values, secretInHand));
+  const secretInHand = values.secret ?? env.LINK_SIGNING_SECRET;
+  if (command === 'sign' && secretInHand) return void io.out(signedLink(rest, values, secretInHand));
   const accounts = await openAccounts(config, { syncEnvKeys: false, sweepIntervalMs: 0 });
   const db = accounts.db;
   try {
@@ -96,22 +104,22 @@ async function main(argv: string[]): Promise<void> {
         const made = await createKey(db, { label: values.label, accountId: values.account, credits });
         const kek = resolveKek(config);
         const signingSecret = kek ? await rotateSigningSecret(db, kek, made.keyId, 0) : undefined;
-        if (values.json) console.log(JSON.stringify({ ...made, signingSecret }));
+        if (values.json) io.out(JSON.stringify({ ...made, signingSecret }));
         else {
-          console.log(`key:     ${made.key}`);
-          console.log(`key id:  ${made.keyId}`);
-          console.log(`account: ${made.accountId} (${made.credits} credits)`);
-          console.log(`signing secret: ${signingSecret ?? '(none: signed links need LINK_SIGNING_KEK with DATABASE_URL)'}`);
-          console.error("\nThe key and the signing secret are shown only this once; the store keeps the key's SHA-256 hash and the secret sealed.");
+          io.out(`key:     ${made.key}`);
+          io.out(`key id:  ${made.keyId}`);
+          io.out(`account: ${made.accountId} (${made.credits} credits)`);
+          io.out(`signing secret: ${signingSecret ?? '(none: signed links need LINK_SIGNING_KEK with DATABASE_URL)'}`);
+          io.err("\nThe key and the signing secret are shown only this once; the store keeps the key's SHA-256 hash and the secret sealed.");
         }
         break;
       }
       case 'rotate-secret': {
         const kek = resolveKek(config) ?? fail('signed links are off: set LINK_SIGNING_KEK (32 bytes, hex) when DATABASE_URL is set');
         const secret = await rotateSigningSecret(db, kek, rest[0]!, Number(values.grace ?? 0));
-        console.log(values.json ? JSON.stringify({ keyId: rest[0], signingSecret: secret }) : `signing secret: ${secret}`);
+        io.out(values.json ? JSON.stringify({ keyId: rest[0], signingSecret: secret }) : `signing secret: ${secret}`);
         if (!values.json)
-          console.error(
+          io.err(
             `\nShown only this once. Links signed with the previous secret ${values.grace && values.grace !== '0' ? `keep working for ${values.grace} s` : 'no longer work'}.`,
           );
         break;
@@ -121,20 +129,20 @@ async function main(argv: string[]): Promise<void> {
         if (!known.length) fail(`no key ${rest[0]}`);
         if (known[0]!.source === 'env' && config.batches.webhookSecret) fail(`key ${rest[0]} comes from API_KEYS: WEBHOOK_SECRET signs its webhooks`);
         const secret = values.rotate ? await rotateWebhookSecret(db, rest[0]!) : await webhookSecretFor(db, rest[0]!, null);
-        console.log(values.json ? JSON.stringify({ keyId: rest[0], webhookSecret: secret }) : `webhook secret: ${secret}`);
+        io.out(values.json ? JSON.stringify({ keyId: rest[0], webhookSecret: secret }) : `webhook secret: ${secret}`);
         break;
       }
       case 'sign': {
         const kek = resolveKek(config) ?? fail('signed links are off: set LINK_SIGNING_KEK (32 bytes, hex) when DATABASE_URL is set');
         const key = await signingKey(db, kek, rest[0]!);
         if (typeof key === 'string') fail(`key ${rest[0]} cannot sign links (${key})`);
-        console.log(signedLink(rest, values, key.secrets[0]!));
+        io.out(signedLink(rest, values, key.secrets[0]!));
         break;
       }
       case 'list': {
         const rows = await listKeys(db, { includeRevoked: values.all });
         if (values.json) {
-          console.log(JSON.stringify(rows, null, 2));
+          io.out(JSON.stringify(rows, null, 2));
           break;
         }
         const table = rows.map((r) => ({
@@ -148,19 +156,19 @@ async function main(argv: string[]): Promise<void> {
           status: r.revokedAt ? `revoked ${r.revokedAt.slice(0, 10)}` : 'active',
         }));
         if (!table.length) {
-          console.log('no keys');
+          io.out('no keys');
           break;
         }
         const cols = Object.keys(table[0]!) as (keyof (typeof table)[0])[];
         const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]));
-        console.log(
+        io.out(
           cols
             .map((c) => c.padEnd(width[c]!))
             .join('  ')
             .trimEnd(),
         );
         for (const t of table)
-          console.log(
+          io.out(
             cols
               .map((c) => t[c].padEnd(width[c]!))
               .join('  ')
@@ -170,12 +178,12 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'revoke': {
         if (!(await revokeKey(db, rest[0]!))) fail(`no active key ${rest[0]}`);
-        console.log(`revoked ${rest[0]}`);
+        io.out(`revoked ${rest[0]}`);
         break;
       }
       case 'grant': {
         const g = await grant(db, rest[0]!, Number(rest[1]), values.note);
-        console.log(`account ${g.accountId}: ${g.credits} credits`);
+        io.out(`account ${g.accountId}: ${g.credits} credits`);
         break;
       }
     }
@@ -190,15 +198,25 @@ function signedLink(rest: string[], values: { 'expires-in'?: string; expires?: s
   return makeLink({ options: parseOptions(rest[1]!), keyId: rest[0]!, secret, expires, baseUrl: values['base-url'] ?? 'http://127.0.0.1:3000' });
 }
 
-main(process.argv.slice(2)).catch((e) => {
-  const exit = (message: string, code: number) => {
-    console.error(message);
-    process.exitCode = code;
-  };
-  if (e instanceof Exit) exit(e.message, e.code);
-  else if (e instanceof ConfigError) exit(`configuration error: ${e.message}`, 2);
-  else if (e instanceof AdminError || e instanceof StoreInUse || e instanceof LinkKeyError) exit(e.message, 1);
-  else if (e instanceof ServiceError) exit(`keys sign: ${e.message}`, 2);
-  else if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) exit(`${(e as Error).message}\n\n${USAGE}`, 2);
-  else throw e;
-});
+/** Runs one command (`keys ...`) with `env` as its environment; resolves to its exit code. */
+export async function runKeysCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  try {
+    await main(argv, env, io);
+    return 0;
+  } catch (e) {
+    const exit = (message: string, code: number) => {
+      io.err(message);
+      return code;
+    };
+    if (e instanceof Exit) return exit(e.message, e.code);
+    if (e instanceof ConfigError) return exit(`configuration error: ${e.message}`, 2);
+    if (e instanceof AdminError || e instanceof StoreInUse || e instanceof LinkKeyError) return exit(e.message, 1);
+    if (e instanceof ServiceError) return exit(`keys sign: ${e.message}`, 2);
+    if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) return exit(`${(e as Error).message}\n\n${USAGE}`, 2);
+    throw e;
+  }
+}
+
+// Run as a program (not imported, as the tests do).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = await runKeysCli(process.argv.slice(2), process.env, { out: (l) => console.log(l), err: (l) => console.error(l) });
