@@ -4,10 +4,10 @@
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
 # inside a network namespace of its own -> the reference deployment (replicas behind HAProxy) ->
 # conformance suite (packed and installed) against a fresh reference server (twice for core) -> mutants -> the core
-# profile against a second engine (the Firefox subject) -> core against both again, under load.
+# profile against a second engine (the Firefox subject) -> core against both again, side by side, under load.
 # Ends with one line "tests: N passed, N failed".
 # Each long stage runs under `timeout N` (a hang fails its stage, never the whole CI run): the caps
-# add up to 4600 s (77 min) against CI's 90. A quiet 2-core run takes about 40% of that; each cap
+# add up to 4430 s (74 min) against CI's 90. A quiet 2-core run takes about 40% of that; each cap
 # leaves room for the same stage with every core kept busy by other processes (about 1.7x slower).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -111,28 +111,36 @@ read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | 
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
 if [ "$status" != 0 ]; then failed_stages+=(mutants); [ "${t:-0}" = "${k:-0}" ] && fail=$((fail + 1)); fi
 
-stage "under load: core against the reference twice on one server (cache on), then core against the Firefox subject, every CPU kept busy"
+stage "under load: core against the reference twice on one server (cache on), beside core against the Firefox subject, every CPU kept busy"
 # Verdicts must not depend on timing or load: one CPU-bound neighbour per core at normal priority
-# (as on a shared CI runner) while the suite runs; every core case must pass, both times. The
-# Firefox subject is an independent small implementation on Firefox ESR (a second engine): it fails
-# on an unexpected failure or an unexpected pass of its expectations.json.
+# (as on a shared CI runner), and the two suites side by side, each the other's load too; every
+# core case must pass, both times. The Firefox subject is an independent small implementation on
+# Firefox ESR (a second engine): it fails on an unexpected failure or an unexpected pass of its
+# expectations.json. Their outputs are printed one after the other once both are done.
 if FIREFOX_PATH="$(bash scripts/setup-firefox.sh | tail -1)"; then export FIREFOX_PATH; else unset FIREFOX_PATH; fi
 busy=()
 busy_stop() { [ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null; wait "${busy[@]}" 2>/dev/null; busy=(); }
 trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
-llog=$(mktemp)
-timeout 400 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load 2>&1 | tee "$llog"
-status=${PIPESTATUS[0]}
+llog=$(mktemp); flog=$(mktemp)
+timeout 560 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load > "$llog" 2>&1 &
+ref_pid=$!
+if [ -n "${FIREFOX_PATH:-}" ]; then
+  # properties too, briefly (--runs 8): a second engine is held to the same oracles.
+  timeout 560 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load > "$flog" 2>&1 &
+  ff_pid=$!
+fi
+wait "$ref_pid"
+status=$?
+cat "$llog"
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$llog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "$status" != 0 ]; then failed_stages+=(under-load-reference); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
 if [ -n "${FIREFOX_PATH:-}" ]; then
-  flog=$(mktemp)
-  # properties too, briefly (--runs 8): a second engine is held to the same oracles.
-  timeout 330 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load 2>&1 | tee "$flog"
-  status=${PIPESTATUS[0]}
+  wait "$ff_pid"
+  status=$?
+  echo; cat "$flog"
   read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$flog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
   if [ "$status" != 0 ]; then failed_stages+=(under-load-firefox); [ "${f:-0}" = 0 ] && fail=$((fail + 1)); fi
