@@ -3,6 +3,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface BatchMetrics {
+  /** Items this replica has claimed and not yet settled. */
+  running: Gauge;
   itemWait: Histogram;
   itemRun: Histogram<'outcome'>;
   deliveries: Counter<'outcome'>;
@@ -18,6 +20,11 @@ export function batchMetrics(registry: Registry, queueDepth: () => Promise<numbe
     },
   });
   return {
+    running: new Gauge({
+      name: 'screenshot_batch_items_running',
+      help: 'Batch items this replica runs now: claimed, not yet settled (their render, picture, bill and event)',
+      registers: [registry],
+    }),
     itemWait: new Histogram({
       name: 'screenshot_batch_item_wait_seconds',
       help: 'Time from a batch submission to the start of its item (the last start, after a crash)',

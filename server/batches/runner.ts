@@ -63,6 +63,15 @@ export function createRunner(deps: RunnerDeps) {
   async function runItem({ batchId, idx }: ItemJob, lastAttempt = false): Promise<void> {
     const claimed = await claimItem(db, batchId, idx);
     if (!claimed) return; // settled, or cancelled before it started
+    deps.metrics.running.inc();
+    try {
+      await runClaimed(batchId, idx, claimed, lastAttempt);
+    } finally {
+      deps.metrics.running.dec();
+    }
+  }
+
+  async function runClaimed(batchId: string, idx: number, claimed: NonNullable<Awaited<ReturnType<typeof claimItem>>>, lastAttempt: boolean): Promise<void> {
     deps.metrics.itemWait.observe((Date.now() - new Date(claimed.queuedAt).getTime()) / 1000);
     const started = performance.now();
     const account = { id: claimed.accountId, keyId: claimed.keyId ?? undefined };

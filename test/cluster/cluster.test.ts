@@ -344,7 +344,8 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
   test('batch: 100 items with one replica killed (SIGKILL) mid-way complete, nothing lost or billed twice', async (t: TestContext) => {
     const n = 100;
     const requests = Array.from({ length: n }, (_, i) => ({
-      html: `<body style="margin:0;background:#${((i * 40503) % 0xffffff).toString(16).padStart(6, '0')}"></body>`,
+      // each item keeps its renderer busy for 300 ms, so that the kill below lands while one runs
+      html: `<body style="margin:0;background:#${((i * 40503) % 0xffffff).toString(16).padStart(6, '0')}"><script>for (const t = Date.now(); Date.now() - t < 300; );</script></body>`,
       viewport,
       waitUntil: 'load',
     }));
@@ -363,7 +364,9 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       await eventually(
         async () => {
           if ((await get()).counts.succeeded < n / 5) return false;
-          const busy = await Promise.all(cluster.replicas.map((x) => metric(x.url, 'screenshot_renders_in_flight')));
+          // items claimed and not settled: renders in flight also count a finished item's page
+          // still being closed, and a replica killed then holds nothing to run again
+          const busy = await Promise.all(cluster.replicas.map((x) => metric(x.url, 'screenshot_batch_items_running')));
           victim = busy.findIndex((x) => x >= 1);
           return victim >= 0;
         },
