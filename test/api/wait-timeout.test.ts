@@ -42,15 +42,24 @@ const pollingPage = (
 /** Green, with an image whose server never answers: the load event never comes (a dead ad server). */
 const deadImagePage = (tag: string) =>
   `<!doctype html><body style="margin:0;background:rgb(${GREEN})"><img src="${fx.origin}/hang?img&tag=${tag}" width="1" height="1"></body>`;
-/** Red, then green after 300 ms, with nothing left in flight: a page that settles. */
+/**
+ * Red, then green once its one request (answered after 300 ms) is back, with nothing left in
+ * flight: a page that settles. The idle window starts when that request ends, so the change comes
+ * inside it however late a starved renderer runs the page's script (a timer alone did not: a
+ * fresh run with the cores busy captured it red).
+ */
 const settlingPage = () => `<!doctype html><body style="margin:0;background:rgb(${RED})"><script>
-  setTimeout(() => { document.body.style.background = 'rgb(${GREEN})'; }, 300);</script></body>`;
+  fetch('${fx.origin}/p/settle-data').then((r) => r.text()).then(() => { document.body.style.background = 'rgb(${GREEN})'; });</script></body>`;
 
 before(async () => {
   fx = await startFixture();
   page(fx, '/p/poll', (u) => pollingPage(u.searchParams.get('tag') ?? ''));
   page(fx, '/p/dead-image', (u) => deadImagePage(u.searchParams.get('tag') ?? ''));
   page(fx, '/p/settles', () => settlingPage());
+  fx.route('/p/settle-data', async (_req, res) => {
+    await sleep(300);
+    res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('ok');
+  });
   fx.route('/p/no-answer', async (_req, res) => {
     await sleep(BUDGET_MS + 2000);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<body>late</body>');
