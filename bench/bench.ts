@@ -3,10 +3,14 @@
 // targets in docs/performance.md (and the cleanup overheads); it never fails a build.
 //
 //   floor       raw puppeteer setContent + screenshot on an already open page (no isolation)
+//   isolated    the cheapest capture with ours's isolation: a fresh context per capture, the
+//               server's launch, flags, sandbox and egress proxy, behind a minimal HTTP server
 //   naive       an HTTP server that creates a context and page per request
 //   per-launch  an HTTP server that launches a browser per request
 //   ours        the reference server, end to end over HTTP
 //
+// First the plain page (bench/plain.ts): floor, isolated floor and ours in turns, round after
+// round, by a client in a process of its own (bench/turns.ts, bench/client.ts).
 // Then the workload (bench/pages.ts): a mix of real-looking pages (share card, article
 // with a web font and a cookie banner, 15k px fullPage list, many small images) through ours, the
 // floor (a reused page per worker) and the naive server; long pages fullPage against the naive
@@ -15,7 +19,7 @@
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
 // POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts); then
 // synchronous captures beside a 200-item batch (bench/batches.ts).
-// `--only blocking`, `--only tall`, `--only compare`, `--only peers`, `--only cleanup` and `--only batches` run one section alone.
+// `--only plain`, `--only blocking`, `--only tall`, `--only compare`, `--only peers`, `--only cleanup` and `--only batches` run one section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
 // floor's saturated mix throughput for the mix, the same for every contender; printed first, and
@@ -29,8 +33,9 @@ import { launchBrowser } from '../server/toolkit/browser.ts';
 import { startBaselineServer, type Baseline } from './baselines.ts';
 import { startFloor } from './floor.ts';
 import { formatByKind } from './cpu.ts';
-import { closedLoop, median, openLoop, peakMemoryDuring, pct, type Sample } from './measure.ts';
-import { fmtRate, offeredLoad, openLoopCount, plainRate as plainRateOf } from './offered-load.ts';
+import { closedLoop, median, peakMemoryDuring, type Sample } from './measure.ts';
+import { fmtRate, offeredLoad, openLoopCount } from './offered-load.ts';
+import { benchPlain, PLAIN_HTML, plainRows } from './plain.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
 import { batchRows, benchBatches } from './batches.ts';
@@ -45,12 +50,8 @@ const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const quick = args.includes('--quick');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
-const N = quick ? 8 : 30;
-const HTML = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
-<header style="background:#234;color:#fff;padding:24px"><h1>Benchmark page</h1></header>
-<main style="padding:24px">${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. </p>'.repeat(20)}</main></body></html>`;
 const fmtEld = (d: { p50: number; p99: number; max: number }) => `${d.p50.toFixed(0)} ${d.p99.toFixed(0)} ${d.max.toFixed(0)}`;
-const body = (extra: object = {}) => JSON.stringify({ html: HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
+const body = (extra: object = {}) => JSON.stringify({ html: PLAIN_HTML, blockCookieBanners: false, waitUntil: 'load', ...extra });
 
 const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}`,
@@ -180,13 +181,18 @@ if (only === 'blocking') {
       ),
     );
   process.exit(0);
+} else if (only === 'plain') {
+  const p = await benchPlain(config, quick);
+  for (const row of plainRows(p)) console.log(row.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ floor: p.floor, isolatedFloor: p.isolatedFloor, ours: p.ours, plain: p }, null, 2));
+  process.exit(0);
 } else if (only === 'cleanup') {
   const r = await cleanupSection();
   for (const row of cleanupRows(r)) console.log(row.filter(Boolean).join(' | '));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r }, null, 2));
   process.exit(0);
 } else if (only !== undefined) {
-  console.error(`bench: --only knows six sections, blocking, tall, compare, peers, cleanup and batches (not ${only})`);
+  console.error(`bench: --only knows seven sections, plain, blocking, tall, compare, peers, cleanup and batches (not ${only})`);
   process.exit(2);
 }
 const SAT_N = quick ? 8 : 16; // closed loop captures per concurrency level
@@ -229,28 +235,21 @@ function post(url: string, payload: string, auth = true): () => Promise<Sample> 
   };
 }
 
-mark('floor');
-// (a) the floor: one open page, no isolation.
-const floorBrowser = await launchBrowser({ executablePath: config.chromiumPath, args: [] });
-const floorPage = await floorBrowser.browser.newPage();
-await floorPage.setViewport({ width: 1280, height: 720 });
-const floorOnce = async (): Promise<Sample> => {
-  const t = performance.now();
-  await floorPage.setContent(HTML, { waitUntil: 'load' });
-  await floorPage.screenshot({ type: 'png' });
-  return { ms: performance.now() - t, ok: true };
+mark('plain');
+// The plain page: ours against the reused-page floor and the isolated floor, in turns, by a client
+// in its own process (bench/plain.ts).
+const plain = await benchPlain(config, quick);
+rows.push(...plainRows(plain));
+results.floor = plain.floor;
+results.isolatedFloor = plain.isolatedFloor;
+results.ours = plain.ours;
+results.plain = {
+  rounds: plain.rounds,
+  perRound: plain.perRound,
+  gapMs: plain.gapMs,
+  isolatedOverFloor: plain.isolatedOverFloor,
+  loadAverage: plain.loadAverage,
 };
-for (let i = 0; i < 3; i++) await floorOnce();
-const floorSeq: number[] = [];
-for (let i = 0; i < N; i++) floorSeq.push((await floorOnce()).ms);
-// The plain page's open-loop rate follows the floor's sequential time on it (bench/offered-load.ts).
-const plainPerSecond = plainRateOf(median(floorSeq));
-const plainRate = fmtRate(plainPerSecond);
-const floorOpen = await openLoop(floorOnce, plainPerSecond, N);
-const floor = median(floorOpen.ms);
-row(`floor: open page, setContent+screenshot, ${plainRate}`, median(floorSeq).toFixed(0) + ' seq', floor.toFixed(0), '', '');
-results.floor = { sequentialMedianMs: median(floorSeq), openLoopMedianMs: floor, openLoopPerSecond: plainPerSecond };
-await floorBrowser.close();
 
 mark('floor mix');
 // The floor on the mix: one reused page per render slot. Its saturated throughput (closed loop, one
@@ -260,19 +259,19 @@ mark('floor mix');
 const floorMix = await startFloor(config.chromiumPath, config.renderConcurrency);
 for (const p of mix) await floorMix.shoot(p);
 const floorMixSat = await mixThroughput(cycle(mix, floorMix.shoot), [config.renderConcurrency], SAT_N);
-const load = offeredLoad(floorMixSat.best.rps, median(floorSeq));
+const load = offeredLoad(floorMixSat.best.rps, plain.floor.medianMs);
 const mixN = quick ? 8 : openLoopCount(load.mixPerSecond, mix.length, 12, 24);
 const mixRate = fmtRate(load.mixPerSecond);
-results.offeredLoad = { ...load, mixRequests: mixN, plainRequests: N };
+results.offeredLoad = { ...load, mixRequests: mixN };
 row(
   'offered load (open loop), every contender',
-  `mix ${mixRate}, plain ${plainRate}`,
+  `mix ${mixRate} (the plain page: in turns, above)`,
   '',
   `floor capacity: mix ${load.floorMixCapacityPerSecond.toFixed(2)}/s, plain ${load.floorPlainCapacityPerSecond.toFixed(1)}/s`,
   '',
 );
 row('  rule', load.rule, '', '', '');
-console.log(`bench: offered load ${mixRate} on the mix, ${plainRate} on the plain page (${load.rule})`);
+console.log(`bench: offered load ${mixRate} on the mix (${load.rule})`);
 const floorMixLat = await mixLatency(cycle(mix, floorMix.shoot), load.mixPerSecond, mixN);
 await floorMix.close();
 let floorFlagsLat: LatencyFigures | undefined;
@@ -291,20 +290,6 @@ const shotUrl = `${ours.url}/v1/screenshot`;
 for (let i = 0; i < 3; i++) await post(shotUrl, body())();
 // What affects pixels and speed is recorded with the figures: the browser's own version.
 (results.machine as Record<string, unknown>).chromiumVersion = ours.pool.browserVersion;
-const oursLoad = await openLoop(post(shotUrl, body()), load.plainPerSecond, N);
-const oursIdle = await openLoop(post(shotUrl, body({ waitUntil: 'networkidle2' })), load.plainPerSecond, N);
-row(`ours: waitUntil load, ${plainRate} (open loop)`, '', median(oursLoad.ms).toFixed(0), `${(median(oursLoad.ms) / floor).toFixed(2)}x floor`, '<= 1.3x');
-row(
-  `ours: networkidle2, ${plainRate} (open loop)`,
-  '',
-  median(oursIdle.ms).toFixed(0),
-  `floor + ${(median(oursIdle.ms) - floor).toFixed(0)} ms`,
-  '<= floor + 600',
-);
-results.ours = {
-  load: { medianMs: median(oursLoad.ms), p95Ms: pct(oursLoad.ms, 95), ratioToFloor: median(oursLoad.ms) / floor, errors: oursLoad.errors },
-  networkidle2: { medianMs: median(oursIdle.ms), overFloorMs: median(oursIdle.ms) - floor, errors: oursIdle.errors },
-};
 
 mark('ours mix');
 // Ours on the mix, end to end: the floor's work (waitUntil load, no banner clean-up: the floor
