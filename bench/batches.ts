@@ -31,8 +31,17 @@ export interface BatchBench {
   /** The same captures while one busy loop runs at SCHED_IDLE (`chrt --idle 0`); null without chrt. */
   idleLoopP95Ms: number | null;
   idleLoopRatio: number | null;
+  /** During p95 over the idle-loop p95: what a batch costs the captures beyond what any work on the other core costs them. */
+  syncP95VsIdleLoop: number | null;
   /** Batch items settled while the synchronous captures ran (the batch did run beside them), and still pending after. */
   itemsDoneDuring: number;
+  /** Items settled per second while the captures ran, and in a window as long right after, the batch alone. */
+  itemsPerSecondDuring: number;
+  itemsPerSecondAlone: number;
+  /** During over alone: the share of its own pace a batch keeps beside synchronous captures. */
+  throughputShare: number;
+  /** Where the store was: PGlite in the data directory, or PostgreSQL (DATABASE_URL set). */
+  store: 'embedded' | 'postgres';
   itemsPendingAfter: number;
   renderConcurrency: number;
   batchSlotShare: number;
@@ -76,11 +85,21 @@ export async function benchBatches(quick: boolean): Promise<BatchBench> {
       await new Promise((r) => setTimeout(r, 100));
       before = await counts();
     }
+    const t0 = performance.now();
     const during = await run();
     const after = await counts();
+    const duringSeconds = (performance.now() - t0) / 1000;
+    // The batch alone for as long: its pace without the captures beside it.
+    const t1 = performance.now();
+    await new Promise((r) => setTimeout(r, duringSeconds * 1000));
+    const alone1 = await counts();
+    const aloneSeconds = (performance.now() - t1) / 1000;
     await api('DELETE', `/v1/batches/${id}`);
     const aloneP95Ms = pct(alone, 95);
     const duringP95Ms = pct(during, 95);
+    const settled = (c: { succeeded: number; failed: number }) => c.succeeded + c.failed;
+    const itemsPerSecondDuring = (settled(after) - settled(before)) / duringSeconds;
+    const itemsPerSecondAlone = (settled(alone1) - settled(after)) / aloneSeconds;
     return {
       items: BATCH_ITEMS,
       syncCaptures: n,
@@ -89,8 +108,13 @@ export async function benchBatches(quick: boolean): Promise<BatchBench> {
       ratio: duringP95Ms / aloneP95Ms,
       idleLoopP95Ms: idleLoop && pct(idleLoop, 95),
       idleLoopRatio: idleLoop && pct(idleLoop, 95) / aloneP95Ms,
-      itemsDoneDuring: after.succeeded + after.failed - (before.succeeded + before.failed),
-      itemsPendingAfter: after.pending,
+      syncP95VsIdleLoop: idleLoop && duringP95Ms / pct(idleLoop, 95),
+      itemsDoneDuring: settled(after) - settled(before),
+      itemsPerSecondDuring,
+      itemsPerSecondAlone,
+      throughputShare: itemsPerSecondDuring / itemsPerSecondAlone,
+      store: config.databaseUrl ? 'postgres' : 'embedded',
+      itemsPendingAfter: alone1.pending,
       renderConcurrency: config.renderConcurrency,
       batchSlotShare: config.batches.slotSharePercent,
       loadAverage: os.loadavg(),
@@ -113,6 +137,20 @@ async function withIdleLoop<T>(fn: () => Promise<T>): Promise<T | null> {
   }
 }
 
+/** The batch's headline ratios, under `ratios` in --json. */
+export function batchRatios(b: BatchBench) {
+  return {
+    // synchronous captures' p95 while a 200-item batch runs, over their p95 alone
+    batchSyncP95: b.ratio,
+    // the same captures beside one busy loop at SCHED_IDLE over alone: what any work on the other core costs them on this host
+    batchSyncP95IdleLoop: b.idleLoopRatio,
+    // their p95 during the batch over their p95 beside that loop: what the batch costs beyond it (issue 48)
+    batchSyncP95VsIdleLoop: b.syncP95VsIdleLoop,
+    // the batch's items per second beside the captures over its pace alone
+    batchThroughputShare: b.throughputShare,
+  };
+}
+
 export function batchRows(b: BatchBench): string[][] {
   return [
     [
@@ -127,6 +165,20 @@ export function batchRows(b: BatchBench): string[][] {
       b.idleLoopP95Ms === null ? 'no chrt' : `${b.idleLoopP95Ms.toFixed(0)} / ${b.aloneP95Ms.toFixed(0)} ms`,
       b.idleLoopP95Ms === null ? '' : b.idleLoopP95Ms.toFixed(0),
       b.idleLoopRatio === null ? '' : `${b.idleLoopRatio.toFixed(2)}x`,
+      '',
+    ],
+    [
+      '  sync p95 during the batch / beside the idle loop',
+      b.idleLoopP95Ms === null ? 'no chrt' : `${b.duringP95Ms.toFixed(0)} / ${b.idleLoopP95Ms.toFixed(0)} ms`,
+      '',
+      b.syncP95VsIdleLoop === null ? '' : `${b.syncP95VsIdleLoop.toFixed(2)}x`,
+      '',
+    ],
+    [
+      `  batch items per second beside the captures / alone (${b.store} store)`,
+      `${b.itemsPerSecondDuring.toFixed(2)} / ${b.itemsPerSecondAlone.toFixed(2)}`,
+      '',
+      `${b.throughputShare.toFixed(2)}x`,
       '',
     ],
   ];

@@ -38,7 +38,7 @@ import { fmtRate, offeredLoad, openLoopCount } from './offered-load.ts';
 import { benchPlain, PLAIN_HTML, plainRows } from './plain.ts';
 import { blockingOnMix, blockingRows } from './blocking.ts';
 import { compareBench, compareRows } from './compare.ts';
-import { batchRows, benchBatches } from './batches.ts';
+import { batchRatios, batchRows, benchBatches } from './batches.ts';
 import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { peersRows, peersSection } from './peers.ts';
@@ -76,9 +76,9 @@ if (only === 'batches') {
   const b = await benchBatches(quick);
   for (const r of batchRows(b)) console.log(r.join(' | '));
   console.log(
-    `ratios: ${JSON.stringify({ batchSyncP95: Number(b.ratio.toFixed(3)), batchSyncP95IdleLoop: b.idleLoopRatio && Number(b.idleLoopRatio.toFixed(3)) })}; load average ${b.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
+    `ratios: ${JSON.stringify(batchRatios(b), (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v))}; load average ${b.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
   );
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ batches: b, ratios: { batchSyncP95: b.ratio, batchSyncP95IdleLoop: b.idleLoopRatio } }, null, 2));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ batches: b, ratios: batchRatios(b) }, null, 2));
   process.exit(0);
 }
 if (only === 'compare') {
@@ -515,10 +515,8 @@ results.ratios = {
   peersDefaults: peers.defaultsRatios.mix,
   peersManyHostsDefaults: peers.defaultsRatios.manyHosts,
   cleanupNoBannerMs: (results.cleanup as { noBannerMedianMs?: number } | undefined)?.noBannerMedianMs,
-  // synchronous captures' p95 while a 200-item batch runs, over their p95 alone (bench/batches.ts)
-  batchSyncP95: batches.ratio,
-  // the same captures beside one busy loop at SCHED_IDLE over alone: what any work on the other core costs them on this host
-  batchSyncP95IdleLoop: batches.idleLoopRatio,
+  // the batch figures (bench/batches.ts): batchSyncP95, batchSyncP95IdleLoop, batchSyncP95VsIdleLoop, batchThroughputShare
+  ...batchRatios(batches),
 };
 mark('end');
 results.sectionSeconds = sectionSeconds;
