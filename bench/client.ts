@@ -7,10 +7,24 @@
 import { launchBrowser, type LaunchedBrowser } from '../server/toolkit/browser.ts';
 import type { ClientPlan, ClientReport, TurnSample } from './turns.ts';
 
-async function shootHttp(c: { url: string; headers: Record<string, string>; body: string }): Promise<{ ok: boolean; status: number }> {
+type Shot = { ok: boolean; status: number; steps?: Record<string, number> };
+
+/** Server-Timing `name;dur=12.3;desc="..."` entries, by name (a name that repeats is summed). */
+function stepsOf(header: string | null): Record<string, number> | undefined {
+  if (!header) return undefined;
+  const steps: Record<string, number> = {};
+  for (const entry of header.split(',')) {
+    const [name, ...params] = entry.trim().split(';');
+    const dur = params.map((p) => /^\s*dur=([\d.]+)/.exec(p)?.[1]).find(Boolean);
+    if (name && dur) steps[name] = (steps[name] ?? 0) + Number(dur);
+  }
+  return steps;
+}
+
+async function shootHttp(c: { url: string; headers: Record<string, string>; body: string }): Promise<Shot> {
   const res = await fetch(c.url, { method: 'POST', headers: c.headers, body: c.body });
   const buf = Buffer.from(await res.arrayBuffer());
-  return { ok: res.status === 200 && buf.length > 0, status: res.status };
+  return { ok: res.status === 200 && buf.length > 0, status: res.status, steps: stepsOf(res.headers.get('server-timing')) };
 }
 
 async function run(plan: ClientPlan): Promise<ClientReport> {
@@ -21,7 +35,7 @@ async function run(plan: ClientPlan): Promise<ClientReport> {
       floorBrowser ??= await launchBrowser({ executablePath: c.executablePath, args: [] });
       const page = await floorBrowser.browser.newPage();
       await page.setViewport({ width: 1280, height: 720 });
-      return async () => {
+      return async (): Promise<Shot> => {
         await page.setContent(c.html, { waitUntil: 'load' });
         const bytes = await page.screenshot({ type: 'png' });
         return { ok: bytes.length > 0, status: 200 };
@@ -44,8 +58,8 @@ async function run(plan: ClientPlan): Promise<ClientReport> {
         const perRound = plan.contenders[at]!.perRound ?? plan.perRound;
         for (let i = 0; i < perRound; i++) {
           const t = performance.now();
-          const r = await shooters[at]!().catch(() => ({ ok: false, status: 0 }));
-          samples.push({ name, round, ms: performance.now() - t, ok: r.ok, status: r.status });
+          const r: Shot = await shooters[at]!().catch(() => ({ ok: false, status: 0 }));
+          samples.push({ name, round, ms: performance.now() - t, ok: r.ok, status: r.status, ...(r.steps ? { steps: r.steps } : {}) });
           await gap();
         }
       }

@@ -52,10 +52,15 @@ export async function startIsolatedFloor(executablePath: string, sandbox?: Sandb
       for await (const c of req) chunks.push(c as Buffer);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as FloorRequest;
       slot = await take();
+      const t0 = performance.now();
       if (body.url) await slot.page.goto(body.url, { waitUntil: 'load' });
       else await slot.page.setContent(body.html ?? '', { waitUntil: 'load' });
+      const t1 = performance.now();
       const { data } = await slot.client.send('Page.captureScreenshot', { format: 'png' });
-      res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(data, 'base64'));
+      const t2 = performance.now();
+      // The same step names as ours's Server-Timing (server/toolkit/steps.ts), for the bench's step-by-step table.
+      const timing = `load;dur=${(t1 - t0).toFixed(1)}, capture;dur=${(t2 - t1).toFixed(1)}`;
+      res.writeHead(200, { 'content-type': 'image/png', 'server-timing': timing }).end(Buffer.from(data, 'base64'));
     } catch (e) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(e));
     } finally {

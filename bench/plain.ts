@@ -86,6 +86,12 @@ export async function benchPlain(base: Config, quick: boolean): Promise<PlainFig
 }
 
 const f0 = (n: number) => n.toFixed(0);
+const fmtSteps = (steps?: Record<string, number>) =>
+  steps
+    ? Object.entries(steps)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')
+    : 'none';
 const x2 = (n: number) => `${n.toFixed(2)}x`;
 
 export function plainRows(p: PlainFigures): string[][] {
@@ -114,6 +120,8 @@ export function plainRows(p: PlainFigures): string[][] {
       `${x2(l.ratioToIsolatedFloor)} isolated (p95 ${x2(l.ratioToIsolatedFloorP95)}, by round ${x2(l.ratioToIsolatedFloorByRound)}), ${x2(l.ratioToFloor)} floor`,
       '<= 1.10x, <= 1.25x',
     ],
+    ['  steps, Server-Timing (median ms): isolated floor', fmtSteps(p.isolatedFloor.stepsMedianMs), '', '', ''],
+    ['  steps, Server-Timing (median ms): ours, load', fmtSteps(l.stepsMedianMs), '', '', ''],
     [
       '  ours: networkidle2 (default)',
       `p95 ${f0(p.ours.networkidle2.p95Ms)}, ${n(p.ours.networkidle2)}`,

@@ -29,6 +29,8 @@ export interface TurnSample {
   ms: number;
   ok: boolean;
   status: number;
+  /** The answer's Server-Timing steps (ms by name), where it has one. */
+  steps?: Record<string, number>;
 }
 
 export interface ClientReport {
@@ -44,6 +46,8 @@ export interface ContenderFigures {
   errors: number;
   /** Statuses other than 200 seen (an error's cause at a glance). */
   statuses: number[];
+  /** Median of each Server-Timing step over the captures that answered it, and of what is outside them (the total minus their sum). */
+  stepsMedianMs?: Record<string, number>;
 }
 
 const CLIENT = fileURLToPath(new URL('./client.ts', import.meta.url));
@@ -79,6 +83,7 @@ export function figuresOf(samples: TurnSample[], name: string): ContenderFigures
     captures: ok.length,
     errors: mine.length - ok.length,
     statuses: [...new Set(mine.filter((s) => s.status !== 200).map((s) => s.status))],
+    ...stepMedians(mine.filter((s) => s.ok)),
   };
 }
 
@@ -87,4 +92,13 @@ export function roundRatio(samples: TurnSample[], a: string, b: string): number 
   const ra = roundMedians(samples, a);
   const rb = roundMedians(samples, b);
   return median([...ra].filter(([r]) => rb.has(r)).map(([r, m]) => m / rb.get(r)!));
+}
+
+function stepMedians(ok: TurnSample[]): { stepsMedianMs?: Record<string, number> } {
+  const timed = ok.filter((s) => s.steps);
+  if (!timed.length) return {};
+  const names = [...new Set(timed.flatMap((s) => Object.keys(s.steps!)))];
+  const of = (name: string) => median(timed.map((s) => s.steps![name] ?? 0));
+  const outside = median(timed.map((s) => s.ms - Object.values(s.steps!).reduce((a, b) => a + b, 0)));
+  return { stepsMedianMs: { ...Object.fromEntries(names.map((n) => [n, of(n)])), outside } };
 }
