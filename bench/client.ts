@@ -70,6 +70,8 @@ async function run(plan: ClientPlan): Promise<ClientReport> {
   }
 }
 
+// The bench gone (killed, crashed): nothing left to report to, and the floor's browser goes with this process.
+process.once('disconnect', () => process.exit(1));
 process.once('message', (plan: ClientPlan) => {
   run(plan).then(
     (report) => process.send!(report, () => process.exit(0)),
