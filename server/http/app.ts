@@ -20,7 +20,7 @@ import { sendCapture } from '../edge/send-capture.ts';
 import { signedLinkRoute } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import { HEADER } from '../response/registry.ts';
 import { oauthProbeAnswer, requireAuth } from './auth.ts';
 import { cors } from './cors.ts';

@@ -21,7 +21,7 @@ import { cachePolicy, type CachePolicy } from '../http-caching/cache-control.ts'
 import { authenticate, sendMcpUnauthorized } from '../http/auth.ts';
 import { BODY_LIMIT_BYTES } from '../http/app.ts';
 import { whileConnected } from '../edge/while-connected.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
 import type { CompareService } from '../compare/service.ts';
