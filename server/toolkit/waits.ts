@@ -6,7 +6,7 @@
 // With the option, the waits of the pipeline (steps.ts names: `load`, `idle`, `selector`,
 // `lazy-scroll`, `lazy-idle`, and `delay`, the request's fixed wait before the capture) end at the
 // budget minus a capture reserve (captureReserveMs:
-// CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget; ./fields.ts). A wait still running then is cut, and the waits
+// CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget, below). A wait still running then is cut, and the waits
 // after it are skipped: each is named in the response header x-wait-timed-out, in order. The
 // banner clean-up then runs until half the reserve is left, and the capture has the rest.
 //
@@ -18,7 +18,11 @@
 import type { Frame, HTTPResponse, Page } from 'puppeteer-core';
 import type { Deadline } from './deadline.ts';
 import { STEPS, type StepName } from './steps.ts';
-import { CAPTURE_RESERVE_MAX_MS, CAPTURE_RESERVE_SHARE } from '../wait-timeout/fields.ts';
+
+/** The most of the render budget kept for clean-up and capture once a wait is cut. */
+export const CAPTURE_RESERVE_MAX_MS = 3000;
+/** ... and at most this share of the budget (a shortened budget keeps most of it for waiting). */
+export const CAPTURE_RESERVE_SHARE = 0.25;
 
 /** The part of the budget kept, after a cut wait, for the clean-up and the capture. */
 export function captureReserveMs(budgetMs: number): number {
