@@ -3,7 +3,7 @@
 // browser restarts and renders per browser, per-step latency (queue wait included), cache results.
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { PoolEvents } from './pool/index.ts';
+import type { Refusal } from './admission/index.ts';
 import type { StepTiming } from './toolkit/steps.ts';
 
 export interface Metrics {
@@ -16,6 +16,19 @@ export interface Metrics {
   cache: Counter<'result'>;
   /** Observes the durations of one render's steps, labelled with their names (server/toolkit/steps.ts). */
   observeSteps(timings: ReadonlyArray<StepTiming>): void;
+}
+
+/**
+ * What the pool reports as it works (server/pool/index.ts); written here, where it is read, so that the metrics sit below the pool:
+ *   'admitted'         (waitedMs)                  a render got its permit after waiting this long
+ *   'rejected'         (reason)                    a render was refused before it started: queue full,
+ *                                                 queue too long for the budget (queue_wait), shutting down
+ *   'browser-retired'  ({ reason, renders })       a browser left service: 'crashed' or 'recycled'
+ */
+export interface PoolEvents {
+  admitted: [waitedMs: number];
+  rejected: [reason: Refusal];
+  'browser-retired': [{ reason: 'crashed' | 'recycled'; renders: number }];
 }
 
 export interface PoolView extends EventEmitter<PoolEvents> {

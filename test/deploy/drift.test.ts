@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { CHROMIUM_CANDIDATES } from '../../server/config.ts';
 import { createMetrics } from '../../server/metrics.ts';
-import type { PoolEvents } from '../../server/pool/index.ts';
+import type { PoolEvents } from '../../server/metrics.ts';
 import { CHECKS, COMPOSE, COMPOSE_REPLICA_SLOTS, ERRORS_DIR, renderHaproxyConfig } from '../../scripts/cluster/haproxy.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
