@@ -30,7 +30,6 @@ import { openApiDocument } from './openapi.ts';
 import { BODY_LIMIT_BYTES } from '../edge/body-limit.ts';
 import { whileConnected } from '../edge/while-connected.ts';
 
-
 export interface AppDeps {
   accounts: Accounts;
   capture: CaptureService;
