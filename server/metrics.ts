@@ -4,7 +4,7 @@
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Refusal } from './admission/index.ts';
-import type { StepTiming } from './toolkit/steps.ts';
+import type { StepTiming } from './toolkit/step-names.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -14,7 +14,7 @@ export interface Metrics {
   rejections: Counter<'reason'>;
   /** Result cache lookups of url-mode requests: hit, miss, joined (waited for an identical render: single flight). */
   cache: Counter<'result'>;
-  /** Observes the durations of one render's steps, labelled with their names (server/toolkit/steps.ts). */
+  /** Observes the durations of one render's steps, labelled with their names (server/toolkit/step-names.ts). */
   observeSteps(timings: ReadonlyArray<StepTiming>): void;
 }
 

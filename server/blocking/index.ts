@@ -18,7 +18,7 @@
 // as in flight by the network-idle waits (ignores(), server/render/network-idle.ts), so a page
 // that keeps asking for a blocked URL still settles.
 import type { CDPSession, HTTPRequest, Protocol } from 'puppeteer-core';
-import { disposer, type PageContext, type Step } from '../toolkit/step.ts';
+import { disposer, type PageContext, type Step } from '../toolkit/step-shape.ts';
 import { Blocklist } from './rules.ts';
 import { REFUSED_WEBSOCKET_URL, websocketGuard } from './websocket.ts';
 

@@ -4,7 +4,7 @@
 // what the caller's own steps make the page show is theirs to keep (an opened menu is not a late
 // banner). The order, and why: server/prepare/index.ts.
 import type { ScreenshotRequest } from '../kinds/request.ts';
-import type { PageContext, Step } from '../toolkit/step.ts';
+import type { PageContext, Step } from '../toolkit/step-shape.ts';
 import { attachCleanup, type BannerAction, type CleanupSession } from './index.ts';
 
 /** The part of the render's context this room reads and writes. */

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import type { CDPSession, Frame, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import type { Deadline } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step.ts';
+import type { Step } from '../toolkit/step-shape.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const VIRTUAL_TIME = readFileSync(path.join(here, 'page', 'virtual-time.js'), 'utf8');

@@ -27,7 +27,7 @@
 import type { Page, WebWorker } from 'puppeteer-core';
 import { badRequest } from '../errors.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';
-import { disposer, type Step } from '../toolkit/step.ts';
+import { disposer, type Step } from '../toolkit/step-shape.ts';
 import { devicePreset } from './devices.ts';
 import { timezoneField } from './fields.ts';
 

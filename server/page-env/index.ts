@@ -4,7 +4,7 @@
 // Chromium takes all emulated media in one call, and the user agent with the Accept-Language.
 // One step of the render pipeline (server/render/pipeline.ts), applyPageEnv; the page is
 // one render's own (fresh incognito context), so nothing here outlives the request.
-import { disposer, type Step } from '../toolkit/step.ts';
+import { disposer, type Step } from '../toolkit/step-shape.ts';
 import { sendToOriginOnly } from './origin-headers.ts';
 
 /** The render step: applies what the request asks for; a request that asks for nothing costs nothing. */

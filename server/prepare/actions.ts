@@ -8,7 +8,7 @@
 import type { CDPSession, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import { badRequest, RenderFailed, SelectorNotFound, ServiceError } from '../errors.ts';
 import { sleep, type Deadline } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step.ts';
+import type { Step } from '../toolkit/step-shape.ts';
 import { evaluateInPage } from './evaluate.ts';
 import { ACTION_KINDS, type ActionKind } from './fields.ts';
 

@@ -3,7 +3,7 @@
 // style attributes and loaded sheets; the banner clean-up relies on the same), and which the page's
 // DOM does not show. Constructed stylesheets ignore @import (no extra load). Applied once the
 // document has loaded (./index.ts says why then); the text is never logged.
-import type { Step } from '../toolkit/step.ts';
+import type { Step } from '../toolkit/step-shape.ts';
 import { evaluateInPage } from './evaluate.ts';
 
 /** The source that adopts `css` (a JSON string literal: the text cannot close the expression). */

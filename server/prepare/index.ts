@@ -21,7 +21,7 @@
 // Each is a no-op unless the request asks for it. Blocking (server/blocking/) starts before the
 // load; clip is a capture option (server/clip/).
 import { sleep } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step.ts';
+import type { Step } from '../toolkit/step-shape.ts';
 
 export { runActions } from './actions.ts';
 export { applyCss } from './css.ts';

@@ -4,7 +4,7 @@
 // that never ends (a busy loop, a promise that never settles) holds its step until the render
 // budget ends: 504 render_timeout naming the step, and the pool closes the page's context, which
 // stops it (server/pool/slot-render.ts). The source is never logged; errors quote the error, not it.
-import type { Step } from '../toolkit/step.ts';
+import type { Step } from '../toolkit/step-shape.ts';
 import { evaluateInPage } from './evaluate.ts';
 
 /** The source run: the script inside an async arrow; the newline before the closing brace ends a trailing `//` comment. */

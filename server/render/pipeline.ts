@@ -1,4 +1,4 @@
-// One render, as an ordered list of steps of one shape (server/toolkit/step.ts) on a prepared,
+// One render, as an ordered list of steps of one shape (server/toolkit/step-shape.ts) on a prepared,
 // isolated page: each step is a no-op unless the request asks for it, and what a step leaves in
 // place is disposed in reverse order, once, by one stack. The order, and why each step sits where
 // it does: server/prepare/index.ts. Every step runs under the request's Deadline (spec §4.1 rule 6);
@@ -23,8 +23,8 @@ import { checkTargetStatus } from '../target-error/index.ts';
 import type { Deadline } from '../toolkit/deadline.ts';
 import { HopGuard } from '../toolkit/hops.ts';
 import type { Slot } from '../toolkit/slot.ts';
-import { disposer, runSteps, type PageContext, type Step } from '../toolkit/step.ts';
-import type { StepTiming } from '../toolkit/steps.ts';
+import { disposer, runSteps, type PageContext, type Step } from '../toolkit/step-shape.ts';
+import type { StepTiming } from '../toolkit/step-names.ts';
 import { Waits, watchMainDocument, type WaitStep } from '../toolkit/waits.ts';
 import { measureBoxes } from './boxes.ts';
 import { capture, rowLimit, type Capture } from './capture.ts';

@@ -2,7 +2,7 @@
 // the registry a new response fact is added to. Order matters: the playground lists its headers,
 // and OpenAPI its members, in this order.
 import { ERROR_CACHE_CONTROL, linkCacheControl, PRIVATE_CACHE_CONTROL } from '../http-caching/cache-control.ts';
-import { STEPS } from '../toolkit/steps.ts';
+import { STEPS } from '../toolkit/step-names.ts';
 import { formatTruncation, REASON_WORDS, TRUNCATION_REASONS } from '../tall-pages/truncation.ts';
 import { WAIT_STEPS } from '../toolkit/waits.ts';
 import type { ResponseHeader } from './header.ts';

@@ -4,7 +4,7 @@
 // the MCP result's `_meta`.
 import type { Figures } from '../../lib/visual-diff/compare.ts';
 import type { PictureFacts } from '../render/picture-facts.ts';
-import type { StepTiming } from '../toolkit/steps.ts';
+import type { StepTiming } from '../toolkit/step-names.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';
 
 /** Everything one capture answer reports: the picture's facts and what this request did. */

@@ -3,13 +3,13 @@
 // RenderTimeout and the caller tears the page down (closing its browser context), so nothing of
 // a timed-out render keeps running.
 import { RenderTimeout, ServiceError } from '../errors.ts';
-import { STEPS, type StepName, type StepTiming } from './steps.ts';
+import { STEPS, type StepName, type StepTiming } from './step-names.ts';
 
 export class Deadline {
   readonly at: number;
   readonly budgetMs: number;
   stage = 'starting';
-  /** Duration of each named step, in order (sent as the Server-Timing header; names in steps.ts). */
+  /** Duration of each named step, in order (sent as the Server-Timing header; names in step-names.ts). */
   readonly timings: StepTiming[] = [];
   private aborted: ServiceError | undefined;
   private onAbort: Array<(e: ServiceError) => void> = [];

@@ -3,7 +3,7 @@
 // every wait runs under the render budget like any step and the render ends in 504
 // render_timeout (spec §4.1 rule 6, §7), unchanged.
 //
-// With the option, the waits of the pipeline (steps.ts names: `load`, `idle`, `selector`,
+// With the option, the waits of the pipeline (step-names.ts names: `load`, `idle`, `selector`,
 // `lazy-scroll`, `lazy-idle`, and `delay`, the request's fixed wait before the capture) end at the
 // budget minus a capture reserve (captureReserveMs:
 // CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget, below). A wait still running then is cut, and the waits
@@ -17,7 +17,7 @@
 // is written into the page before the load event is awaited, so it is always there to capture.
 import type { Frame, HTTPResponse, Page } from 'puppeteer-core';
 import type { Deadline } from './deadline.ts';
-import { STEPS, type StepName } from './steps.ts';
+import { STEPS, type StepName } from './step-names.ts';
 
 /** The most of the render budget kept for clean-up and capture once a wait is cut. */
 export const CAPTURE_RESERVE_MAX_MS = 3000;
@@ -29,7 +29,7 @@ export function captureReserveMs(budgetMs: number): number {
   return Math.min(CAPTURE_RESERVE_MAX_MS, Math.round(budgetMs * CAPTURE_RESERVE_SHARE));
 }
 
-/** The steps (steps.ts) that are waits, and may be cut: the values of x-wait-timed-out. */
+/** The steps (step-names.ts) that are waits, and may be cut: the values of x-wait-timed-out. */
 export const WAIT_STEPS = ['load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle', 'delay'] as const satisfies readonly StepName[];
 export type WaitStep = (typeof WAIT_STEPS)[number];
 
@@ -37,7 +37,7 @@ const CUT = Symbol('cut');
 
 /** The waits of one render, under its deadline; with captureOnTimeout, cut before it. */
 export class Waits {
-  /** Waits that did not finish, in order: the one cut and those skipped after it (steps.ts names). */
+  /** Waits that did not finish, in order: the one cut and those skipped after it (step-names.ts names). */
   readonly timedOut: WaitStep[] = [];
   /** When the waits end (epoch ms): the deadline itself without the option. */
   readonly until: number;

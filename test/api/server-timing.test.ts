@@ -1,11 +1,11 @@
 // Server-Timing (README "The response"): one metric per render step, each step with one unique
-// documented name (server/toolkit/steps.ts), the same as the step label of the
+// documented name (server/toolkit/step-names.ts), the same as the step label of the
 // screenshot_step_seconds metric. A render that loads, waits for idle and for a selector, scrolls
 // lazy content in and waits for it again used to repeat names (`loading`/`loading2`,
 // `waiting`/`waiting2`/`waiting3`).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STEPS } from '../../server/toolkit/steps.ts';
+import { STEPS } from '../../server/toolkit/step-names.ts';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { call, shoot, show } from '../support/http.ts';

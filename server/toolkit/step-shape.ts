@@ -8,7 +8,7 @@
 //   type names the part it reads or writes (`Step<PageContext & { targetStatus?: number }>`), and
 //   the pipeline's context is the sum of those parts, so a room never imports another room to
 //   share a value.
-// A step runs its work under the render's Deadline, as a named step (./steps.ts), and the waits
+// A step runs its work under the render's Deadline, as a named step (./step-names.ts), and the waits
 // under Waits (./waits.ts: cut before the deadline with captureOnTimeout).
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { ScreenshotRequest } from '../kinds/request.ts';
