@@ -4,7 +4,7 @@
 // what the caller's own steps make the page show is theirs to keep (an opened menu is not a late
 // banner). The order, and why: server/prepare/index.ts.
 import type { ScreenshotRequest } from '../kinds/request.ts';
-import type { PageContext, Step } from '../toolkit/step-shape.ts';
+import { firstToTouch, traitedStep, type PageContext, type Step } from '../toolkit/step-shape.ts';
 import { attachCleanup, type BannerAction, type CleanupSession } from './index.ts';
 
 /** The part of the render's context this room reads and writes. */
@@ -17,22 +17,26 @@ export const prepareCleanup: Step<CleanupContext> = async (ctx) => {
 
 const ownSteps = (req: ScreenshotRequest) => (req.actions?.length ?? 0) > 0 || req.js !== undefined;
 
-/** Whether the last look follows the clean-up with nothing of the request between (see the STEPS of pipeline.ts). */
-const lastLookNext = (req: ScreenshotRequest) => ownSteps(req) || (!req.delay && !req.deterministic);
-
-/** After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. */
-export const removeBanners: Step<CleanupContext> = async ({ cleanup, deadline, hops, waits, req }) => {
-  await deadline.step('banners', hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext(req) })));
+/**
+ * After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. Whether
+ * the last look follows it with nothing of the request between is read from the steps to come (the
+ * STEPS of pipeline.ts): a step placed between that may touch the page counts by itself.
+ */
+export const removeBanners: Step<CleanupContext> = async ({ cleanup, deadline, hops, waits, req }, later) => {
+  const lastLookNext = firstToTouch(later, req)?.lastLook === true;
+  await deadline.step('banners', hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext })));
 };
 
-/** Right before the caller's actions and js, when there are any. */
-export const lastLookBeforeOwnSteps: Step<CleanupContext> = async (ctx) => {
-  if (ownSteps(ctx.req)) await lastLook(ctx);
-};
-
-/** Right before the capture, unless it was taken before the caller's own steps. */
-export const lastLook: Step<CleanupContext> = async (ctx) => {
+async function look(ctx: CleanupContext): Promise<void> {
   if (ctx.bannerAction !== undefined) return;
   const { cleanup, deadline, hops, waits } = ctx;
   ctx.bannerAction = await deadline.step('last-look', hops.guard(cleanup!.lastLook(waits.cleanupEnd())));
-};
+}
+
+/** Right before the caller's actions and js, when there are any. */
+export const lastLookBeforeOwnSteps = traitedStep<CleanupContext>({ lastLook: true, touchesPage: ownSteps }, async (ctx) => {
+  if (ownSteps(ctx.req)) await look(ctx);
+});
+
+/** Right before the capture, unless it was taken before the caller's own steps. */
+export const lastLook = traitedStep<CleanupContext>({ lastLook: true, touchesPage: () => true }, look);

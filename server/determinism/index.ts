@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import type { CDPSession, Frame, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import type { Deadline } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step-shape.ts';
+import { traitedStep, type Step } from '../toolkit/step-shape.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const VIRTUAL_TIME = readFileSync(path.join(here, 'page', 'virtual-time.js'), 'utf8');
@@ -74,10 +74,10 @@ export const prepareDeterminism: Step = async ({ page, req, deadline }) => {
 };
 
 /** The render step right before the capture: freezes the page; a no-op unless the request is deterministic. */
-export const freeze: Step = async ({ page, client, req, deadline, hops }) => {
+export const freeze = traitedStep({ touchesPage: (req) => req.deterministic }, async ({ page, client, req, deadline, hops }) => {
   if (!req.deterministic) return;
   await hops.guard(deadline.step('freeze', () => settle(page, client, deadline)));
-};
+});
 
 async function settle(page: Page, client: CDPSession, deadline: Deadline): Promise<void> {
   const spare = () => Math.max(0, deadline.remaining() - CAPTURE_RESERVE_MS);

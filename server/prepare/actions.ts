@@ -8,7 +8,7 @@
 import type { CDPSession, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import { badRequest, RenderFailed, SelectorNotFound, ServiceError } from '../errors.ts';
 import { sleep, type Deadline } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step-shape.ts';
+import { traitedStep } from '../toolkit/step-shape.ts';
 import { evaluateInPage } from './evaluate.ts';
 import { ACTION_KINDS, type ActionKind } from './fields.ts';
 
@@ -25,7 +25,7 @@ export function kindOf(action: Action): ActionKind {
   return kind;
 }
 
-export const runActions: Step = async ({ page, client, req, deadline, hops }) => {
+export const runActions = traitedStep({ touchesPage: (req) => (req.actions?.length ?? 0) > 0 }, async ({ page, client, req, deadline, hops }) => {
   for (const [i, action] of (req.actions ?? []).entries()) {
     const kind = kindOf(action as Action);
     const field = `actions[${i}].${kind}`;
@@ -35,7 +35,7 @@ export const runActions: Step = async ({ page, client, req, deadline, hops }) =>
     });
     await deadline.step(`action-${i}`, () => hops.guard(work), `actions[${i}] (${kind})`);
   }
-};
+});
 
 async function run(page: Page, client: CDPSession, action: Action, kind: ActionKind, field: string, deadline: Deadline): Promise<void> {
   const arg = action[kind];
