@@ -8,11 +8,13 @@
 //   type names the part it reads or writes (`Step<PageContext & { targetStatus?: number }>`), and
 //   the pipeline's context is the sum of those parts, so a room never imports another room to
 //   share a value.
-// A step runs its work under the render's Deadline, as a named step (./step-names.ts), and the waits
+// A step runs its work under the render's Deadline, as a named step (./step-names.ts: its label,
+// written beside it and listed in its `times`), and the waits
 // under Waits (./waits.ts: cut before the deadline with captureOnTimeout).
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { Deadline } from './deadline.ts';
+import type { StepLabel } from './step-names.ts';
 import type { HopGuard } from './hops.ts';
 import type { Waits } from './waits.ts';
 
@@ -40,6 +42,8 @@ export interface StepTraits {
   readonly touchesPage?: (req: ScreenshotRequest) => boolean;
   /** It is a last look for banners added since the clean-up (server/cleanup/steps.ts). */
   readonly lastLook?: true;
+  /** The named steps it runs under the deadline (Server-Timing, the step metric), besides the waits (./waits.ts). */
+  readonly times?: readonly StepLabel[];
 }
 
 export type Step<C extends PageContext = PageContext> = ((ctx: C, later: readonly StepTraits[]) => Promise<Disposable | void>) & StepTraits;

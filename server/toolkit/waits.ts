@@ -17,7 +17,7 @@
 // is written into the page before the load event is awaited, so it is always there to capture.
 import type { Frame, HTTPResponse, Page } from 'puppeteer-core';
 import type { Deadline } from './deadline.ts';
-import { STEPS, type StepName } from './step-names.ts';
+import type { StepLabel } from './step-names.ts';
 
 /** The most of the render budget kept for clean-up and capture once a wait is cut. */
 export const CAPTURE_RESERVE_MAX_MS = 3000;
@@ -29,9 +29,19 @@ export function captureReserveMs(budgetMs: number): number {
   return Math.min(CAPTURE_RESERVE_MAX_MS, Math.round(budgetMs * CAPTURE_RESERVE_SHARE));
 }
 
-/** The steps (step-names.ts) that are waits, and may be cut: the values of x-wait-timed-out. */
-export const WAIT_STEPS = ['load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle', 'delay'] as const satisfies readonly StepName[];
-export type WaitStep = (typeof WAIT_STEPS)[number];
+/** The named steps that are waits, and may be cut: the values of x-wait-timed-out. */
+const WAITS = {
+  load: 'loading the page',
+  idle: 'waiting for network idle',
+  selector: 'waiting for selector',
+  'lazy-scroll': 'loading lazy content',
+  'lazy-idle': 'waiting for lazy content',
+  delay: 'waiting for delay',
+} as const;
+export type WaitStep = keyof typeof WAITS;
+export const WAIT_STEPS = Object.keys(WAITS) as WaitStep[];
+export const WAIT_LABELS: readonly StepLabel[] = WAIT_STEPS.map((name) => ({ name, description: WAITS[name] }));
+const labelOf = (name: WaitStep): StepLabel => ({ name, description: WAITS[name] });
 
 const CUT = Symbol('cut');
 
@@ -60,9 +70,9 @@ export class Waits {
   }
 
   /** Runs a wait step; true when it finished, false when it was cut or skipped (only with captureOnTimeout). */
-  async step(name: WaitStep, work: Promise<unknown> | (() => Promise<unknown>), stage: string = STEPS[name]): Promise<boolean> {
+  async step(name: WaitStep, work: Promise<unknown> | (() => Promise<unknown>), stage: string = WAITS[name]): Promise<boolean> {
     if (!this.captureOnTimeout) {
-      await this.deadline.step(name, work, stage);
+      await this.deadline.step(labelOf(name), work, stage);
       return true;
     }
     return (await this.cut(name, work, stage, () => true)) !== CUT;
@@ -73,8 +83,8 @@ export class Waits {
    * `committed` says whether there is a document to capture; until there is, the load is never
    * cut and the render ends in 504 at the budget as without the option.
    */
-  async load<T>(work: Promise<T>, committed: () => boolean, stage: string = STEPS.load): Promise<T | undefined> {
-    if (!this.captureOnTimeout) return this.deadline.step('load', work, stage);
+  async load<T>(work: Promise<T>, committed: () => boolean, stage: string = WAITS.load): Promise<T | undefined> {
+    if (!this.captureOnTimeout) return this.deadline.step(labelOf('load'), work, stage);
     const r = await this.cut('load', work, stage, committed);
     return r === CUT ? undefined : r;
   }
@@ -92,7 +102,7 @@ export class Waits {
       timer = setTimeout(() => resolve(canCut() ? CUT : p), this.remaining());
     });
     try {
-      const r = await this.deadline.step(name, Promise.race([p, end]), stage);
+      const r = await this.deadline.step(labelOf(name), Promise.race([p, end]), stage);
       if (r === CUT) this.timedOut.push(name);
       return r;
     } finally {
