@@ -13,7 +13,6 @@ import type { BannerAction } from '../cleanup/index.ts';
 import { lastLook, lastLookBeforeOwnSteps, prepareCleanup, removeBanners, type CleanupContext } from '../cleanup/steps.ts';
 import { freeze, prepareDeterminism } from '../determinism/index.ts';
 import { applyEmulation } from '../emulation/index.ts';
-import { renderInGrey } from '../grayscale/index.ts';
 import { badRequest } from '../errors.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';
 import { applyPageEnv } from '../page-env/index.ts';
@@ -84,7 +83,6 @@ const STEPS: readonly Step<RenderContext>[] = [
   startBlocking, // before anything loads, so that the first request already obeys it (server/blocking/)
   trackRequests,
   applyEmulation, // device, timezone, locale, geolocation, media, scripts, userAgent (server/emulation/)
-  renderInGrey,
   applyPageEnv, // origin-only headers and cookies (server/page-env/)
   prepareDeterminism, // deterministic: virtual time now, the freeze below (server/determinism/)
   prepareCleanup,

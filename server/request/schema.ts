@@ -16,7 +16,6 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { specProperties, type ScreenshotRequest } from '../kinds/request.ts';
 import { blockResourceTypesField, blockUrlsField } from '../blocking/fields.ts';
 import { clipField } from '../clip/fields.ts';
-import { grayscaleField } from '../grayscale/fields.ts';
 import { deterministicField } from '../determinism/fields.ts';
 import { cacheTtlField } from '../http-caching/fields.ts';
 import { emulationCrossFieldRules, emulationFields } from '../emulation/fields.ts';
@@ -59,7 +58,6 @@ const extensionProperties = {
   ...inGroup('waiting', { delay: delayField }), // a room of its own (prepare) but a wait to the person setting it
   ...inGroup('page', { failOnTargetError: failOnTargetErrorField }),
   ...inGroup('picture', { fullPageMaxHeight: fullPageMaxHeightField }),
-  ...inGroup('picture', { grayscale: grayscaleField }),
 } as const;
 
 // Every field names its group (./groups.ts): a field without one does not type-check.
