@@ -14,7 +14,7 @@ export interface Metrics {
   rejections: Counter<'reason'>;
   /** Result cache lookups of url-mode requests: hit, miss, joined (waited for an identical render: single flight). */
   cache: Counter<'result'>;
-  /** Observes the durations of one render's steps, labelled with their names (server/toolkit/step-names.ts). */
+  /** Observes the durations of one render's steps, labelled with their names (STEP_LABELS, server/render/pipeline.ts). */
   observeSteps(timings: ReadonlyArray<StepTiming>): void;
 }
 

@@ -181,5 +181,5 @@ export type Viewport = ScreenshotRequest['viewport'];
 /** spec §2.2 default window: 1280 x 720 at scale 1. */
 export const DEFAULT_VIEWPORT: Readonly<Viewport> = specProperties.viewport.default;
 
-/** At most this many `actions` (server/prepare/), each a named render step of its own (server/toolkit/step-names.ts). */
+/** At most this many `actions` (server/prepare/), each a named render step of its own (server/prepare/actions.ts). */
 export const ACTIONS_MAX = 20;

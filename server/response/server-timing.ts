@@ -1,5 +1,5 @@
 // The Server-Timing value (W3C Server Timing) of a render: one metric per step, named as in
-// server/toolkit/step-names.ts (unique per render, the same names as the step metric's labels).
+// STEP_LABELS, server/render/pipeline.ts (unique per render, the same names as the step metric's labels).
 import type { StepTiming } from '../toolkit/step-names.ts';
 
 export function serverTiming(timings: readonly StepTiming[]): string {

@@ -9,7 +9,7 @@ export class Deadline {
   readonly at: number;
   readonly budgetMs: number;
   stage = 'starting';
-  /** Duration of each named step, in order (sent as the Server-Timing header; names in step-names.ts). */
+  /** Duration of each named step, in order (sent as the Server-Timing header; names: each step's label, all of them in STEP_LABELS, server/render/pipeline.ts). */
   readonly timings: StepTiming[] = [];
   private aborted: ServiceError | undefined;
   private onAbort: Array<(e: ServiceError) => void> = [];

@@ -3,7 +3,7 @@
 // every wait runs under the render budget like any step and the render ends in 504
 // render_timeout (spec §4.1 rule 6, §7), unchanged.
 //
-// With the option, the waits of the pipeline (step-names.ts names: `load`, `idle`, `selector`,
+// With the option, the waits of the pipeline (their names: `load`, `idle`, `selector`,
 // `lazy-scroll`, `lazy-idle`, and `delay`, the request's fixed wait before the capture) end at the
 // budget minus a capture reserve (captureReserveMs:
 // CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget, below). A wait still running then is cut, and the waits
@@ -47,7 +47,7 @@ const CUT = Symbol('cut');
 
 /** The waits of one render, under its deadline; with captureOnTimeout, cut before it. */
 export class Waits {
-  /** Waits that did not finish, in order: the one cut and those skipped after it (step-names.ts names). */
+  /** Waits that did not finish, in order: the one cut and those skipped after it (WAITS names). */
   readonly timedOut: WaitStep[] = [];
   /** When the waits end (epoch ms): the deadline itself without the option. */
   readonly until: number;
