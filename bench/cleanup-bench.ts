@@ -2,7 +2,7 @@
 // <= 1.5 s). Measured through the reference server itself, so that the figure is what a render
 // waits for and nothing else: each capture's Server-Timing header names the clean-up's steps
 // (`cleanup-prep` before the load, `banners` after the waits, `last-look` right before the
-// capture; server/toolkit/steps.ts), and their sum is the wait the clean-up adds to that render.
+// capture; STEP_LABELS in server/render/pipeline.ts), and their sum is the wait the clean-up adds to that render.
 // The same captures with `blockCookieBanners: false` run the same steps doing nothing; the
 // figure is the difference of the two medians, over enough interleaved samples that a busy
 // machine moves it by a millisecond or two, where the end-to-end time of a capture (also

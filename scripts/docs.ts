@@ -4,6 +4,7 @@
 //   error codes      server/errors.ts (ERROR_CATALOGUE)
 //   settings         server/settings.ts (SETTINGS)
 //   response headers server/response/ (the response registry)
+//   layers           server/layers.json (the rows of rooms, which lint enforces: .dependency-cruiser.mjs)
 // A table sits between `<!-- generated: NAME -->` and `<!-- end generated -->` in a docs file;
 // the text around it is written by hand. `npm run docs` rewrites the tables in place;
 // test/docs/generated.test.ts fails when a file is not what this script would write.
@@ -104,6 +105,14 @@ export function headersTable(headers: Record<string, ResponseHeader>): string {
   return rows.join('\n');
 }
 
+/** The rows of server/'s rooms, top to bottom: a room imports only the rows below its own. */
+export function layersTable(): string {
+  const { layers } = JSON.parse(readFileSync(path.join(ROOT, 'server/layers.json'), 'utf8')) as { layers: { rooms: string[]; what: string }[] };
+  const rows = ['| row | rooms | what they are |', '|---|---|---|'];
+  layers.forEach((l, i) => rows.push(`| ${i + 1} | ${l.rooms.map((r) => code(r)).join(', ')} | ${cell(l.what)} |`));
+  return rows.join('\n');
+}
+
 /** Every generated table, by the name its marker uses. */
 export const TABLES: Record<string, () => string> = {
   'request-fields': () => fieldsTable(SPEC_FIELDS),
@@ -115,6 +124,7 @@ export const TABLES: Record<string, () => string> = {
   'compare-fields': () => fieldsTable(COMPARE_FIELDS, compareRequestSchema.properties as Record<string, Schema>),
   'compare-headers': () => headersTable(COMPARE_HEADERS),
   'other-headers': () => headersTable(PROTOCOL_HEADERS),
+  layers: layersTable,
 };
 
 const BLOCK = /(<!-- generated: ([a-z-]+) -->)[\s\S]*?(<!-- end generated -->)/g;
@@ -129,7 +139,7 @@ export function regenerate(text: string, file: string): string {
 }
 
 /** The docs files that hold generated tables. */
-export const GENERATED_FILES = ['docs/api.md', 'docs/configuration.md', 'docs/compare.md'];
+export const GENERATED_FILES = ['docs/api.md', 'docs/configuration.md', 'docs/compare.md', 'docs/architecture.md'];
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const check = process.argv.includes('--check');

@@ -27,12 +27,12 @@ CHROMIUM_PATH="$(bash scripts/setup-browser.sh | tail -1)" || { echo "no browser
 export CHROMIUM_PATH
 "$CHROMIUM_PATH" --version 2>/dev/null || true
 
-stage "type check, beside lint (ESLint: eslint.config.js) and format (Prettier: .prettierrc.json)"
+stage "type check, beside lint (npm run lint: ESLint, eslint.config.js; the layer order and cycles, .dependency-cruiser.mjs) and format (Prettier: .prettierrc.json)"
 # tsc and ESLint are each one thread: side by side on two cores
 tsc_log=$(mktemp)
 npx --no-install tsc --noEmit -p . > "$tsc_log" 2>&1 &
 tsc_pid=$!
-if npx --no-install eslint .; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(lint); fi
+if npm run --silent lint; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_stages+=(lint); fi
 if npx --no-install prettier --check . >/dev/null; then pass=$((pass + 1)); else npx --no-install prettier --list-different .; echo "run npm run format"; fail=$((fail + 1)); failed_stages+=(format); fi
 if wait "$tsc_pid"; then echo "type check: pass"; pass=$((pass + 1)); else cat "$tsc_log"; fail=$((fail + 1)); failed_stages+=(typecheck); fi
 
@@ -51,7 +51,7 @@ stage "HAProxy for the cluster tests"
 if HAPROXY_PATH="$(bash scripts/setup-haproxy.sh | tail -1)"; then export HAPROXY_PATH; "$HAPROXY_PATH" -v | head -1; else echo "no HAProxy"; fail=$((fail + 1)); failed_stages+=(haproxy); fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs test/harness conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs test/harness test/house conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 # beside the spec reporter, one line per failed test with the machine's load, memory and busiest

@@ -1,7 +1,7 @@
 // The logger. Request bodies and API keys are never logged (threat model: retention); the
 // authorization header is redacted in case anything ever logs headers.
 import { pino, type Logger } from 'pino';
-import { REQUEST_HEADER } from './request/headers.ts';
+import { REQUEST_HEADER } from './kinds/headers.ts';
 
 const AUTH = REQUEST_HEADER.authorization;
 

@@ -3,8 +3,8 @@
 // browser restarts and renders per browser, per-step latency (queue wait included), cache results.
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { PoolEvents } from './pool/index.ts';
-import type { StepTiming } from './toolkit/steps.ts';
+import type { Refusal } from './admission/index.ts';
+import type { StepTiming } from './toolkit/step-names.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -14,8 +14,21 @@ export interface Metrics {
   rejections: Counter<'reason'>;
   /** Result cache lookups of url-mode requests: hit, miss, joined (waited for an identical render: single flight). */
   cache: Counter<'result'>;
-  /** Observes the durations of one render's steps, labelled with their names (server/toolkit/steps.ts). */
+  /** Observes the durations of one render's steps, labelled with their names (STEP_LABELS, server/render/pipeline.ts). */
   observeSteps(timings: ReadonlyArray<StepTiming>): void;
+}
+
+/**
+ * What the pool reports as it works (server/pool/index.ts); written here, where it is read, so that the metrics sit below the pool:
+ *   'admitted'         (waitedMs)                  a render got its permit after waiting this long
+ *   'rejected'         (reason)                    a render was refused before it started: queue full,
+ *                                                 queue too long for the budget (queue_wait), shutting down
+ *   'browser-retired'  ({ reason, renders })       a browser left service: 'crashed' or 'recycled'
+ */
+export interface PoolEvents {
+  admitted: [waitedMs: number];
+  rejected: [reason: Refusal];
+  'browser-retired': [{ reason: 'crashed' | 'recycled'; renders: number }];
 }
 
 export interface PoolView extends EventEmitter<PoolEvents> {

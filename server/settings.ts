@@ -2,8 +2,7 @@
 // once. server/config.ts parses them into a Config; the configuration reference
 // (docs/configuration.md) is generated from this table, so a variable cannot be added without
 // its documentation (test/docs/generated.test.ts).
-import { CACHE_TTL_MAX_SECONDS } from './http-caching/fields.ts';
-import { RENDER_BUDGET_MAX_MS } from './kinds/request.ts';
+import { CACHE_TTL_MAX_SECONDS, RENDER_BUDGET_MAX_MS } from './kinds/request.ts';
 import { DEFAULT_SANDBOX } from './sandbox/index.ts';
 
 export interface IntSetting {

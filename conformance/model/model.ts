@@ -303,7 +303,7 @@ export interface Clause {
 
 /** One case as an exported file (`--export DIR`: DIR/cases/<id>.json): the case and its rules quoted. */
 export interface CaseFile extends Case {
-  /** The schema the file follows (`../case.schema.json`). */
+  /** The schema the file follows (`DIR/case.schema.json`). */
   $schema?: string;
   /** The rules of `rules`, quoted (always present in exported files). */
   clauses?: Clause[];

@@ -15,7 +15,7 @@ import type { PinnedUrl } from '../egress/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureFacts } from '../response/facts.ts';
-import type { ResultStore } from '../results/index.ts';
+import type { ResultStore } from '../results/store.ts';
 import type { CaptureService } from '../service.ts';
 import type { Db, Queryable } from '../store/index.ts';
 import { post, signedEvent, type WebhookEvent } from '../webhooks/deliver.ts';

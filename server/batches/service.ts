@@ -9,7 +9,7 @@ import type { PgBoss } from 'pg-boss';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import { badRequest, ServiceError } from '../errors.ts';
 import { mcpFacts } from '../response/write.ts';
-import type { ResultStore } from '../results/index.ts';
+import type { ResultStore } from '../results/store.ts';
 import type { Db } from '../store/index.ts';
 import { fairStart, inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';

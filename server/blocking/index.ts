@@ -18,7 +18,8 @@
 // as in flight by the network-idle waits (ignores(), server/render/network-idle.ts), so a page
 // that keeps asking for a blocked URL still settles.
 import type { CDPSession, HTTPRequest, Protocol } from 'puppeteer-core';
-import { disposer, type PageContext, type Step } from '../toolkit/step.ts';
+import { disposer, traitedStep, type PageContext } from '../toolkit/step-shape.ts';
+import type { StepLabel } from '../toolkit/step-names.ts';
 import { Blocklist } from './rules.ts';
 import { REFUSED_WEBSOCKET_URL, websocketGuard } from './websocket.ts';
 
@@ -68,7 +69,9 @@ export interface Blocking {
 export type BlockingContext = PageContext & { blocking?: Blocking };
 
 /** The render step: arms the page before it loads anything; a request that blocks nothing costs nothing. */
-export const startBlocking: Step<BlockingContext> = async (ctx) => {
+const BLOCKING: StepLabel = { name: 'blocking', description: 'preparing request blocking' };
+
+export const startBlocking = traitedStep<BlockingContext>({ times: [BLOCKING] }, async (ctx) => {
   const { page, client, req, deadline } = ctx;
   const list = Blocklist.of(req);
   if (!list) return;
@@ -119,7 +122,7 @@ export const startBlocking: Step<BlockingContext> = async (ctx) => {
     return Promise.all(sent);
   };
 
-  await deadline.step('blocking', async () => {
+  await deadline.step(BLOCKING, async () => {
     const { frameTree } = await client.send('Page.getFrameTree');
     await arm(client, frameTree.frame.id);
   });
@@ -130,4 +133,4 @@ export const startBlocking: Step<BlockingContext> = async (ctx) => {
     },
   };
   return disposer(() => offs.splice(0).forEach((off) => off()));
-};
+});

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateRequest } from '../request/validate.ts';
-import { PICTURE_FACTS } from '../response/facts.ts';
+import { PICTURE_FACTS } from '../render/picture-facts.ts';
 import { cacheKey, canonicalJson, entryShape } from './index.ts';
 
 test('cacheKey: identical normalised requests share a key, per account; any field difference does not', () => {

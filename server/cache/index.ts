@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { ServiceError } from '../errors.ts';
-import { PICTURE_FACTS, type PictureFacts } from '../response/facts.ts';
+import { PICTURE_FACTS, type PictureFacts } from '../render/picture-facts.ts';
 
 export interface CachedResult {
   body: Buffer;
@@ -55,7 +55,7 @@ export function canonicalJson(v: unknown): string {
 /**
  * The shape of a stored entry, part of every key: replicas that store another shape (during a
  * rolling upgrade) never read each other's entries, which expire by themselves. Derived from what
- * an entry holds, the picture's facts (PICTURE_FACTS, response/facts.ts): a fact added to the
+ * an entry holds, the picture's facts (PICTURE_FACTS, render/picture-facts.ts): a fact added to the
  * render's result makes a new shape by itself, so an entry stored without it is never answered.
  */
 export function entryShape(facts: Readonly<Record<string, true>> = PICTURE_FACTS): string {

@@ -1,7 +1,7 @@
 // The result cache's statements, on the shared store (server/store: PostgreSQL shared by every
 // replica, or the embedded PGlite store of one process). Its tables, result_cache and
 // result_cache_flights, are migration 3 of server/store/migrations.ts, which says what they hold.
-import type { PictureFacts } from '../response/facts.ts';
+import type { PictureFacts } from '../render/picture-facts.ts';
 import type { Db } from '../store/index.ts';
 import type { CachedResult } from './index.ts';
 

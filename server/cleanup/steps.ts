@@ -4,35 +4,44 @@
 // what the caller's own steps make the page show is theirs to keep (an opened menu is not a late
 // banner). The order, and why: server/prepare/index.ts.
 import type { ScreenshotRequest } from '../kinds/request.ts';
-import type { PageContext, Step } from '../toolkit/step.ts';
+import { firstToTouch, traitedStep, type PageContext } from '../toolkit/step-shape.ts';
+import type { StepLabel } from '../toolkit/step-names.ts';
 import { attachCleanup, type BannerAction, type CleanupSession } from './index.ts';
 
 /** The part of the render's context this room reads and writes. */
 export type CleanupContext = PageContext & { cleanup?: CleanupSession; bannerAction?: BannerAction };
 
+const PREP: StepLabel = { name: 'cleanup-prep', description: 'preparing banner clean-up' };
+const BANNERS: StepLabel = { name: 'banners', description: 'removing cookie banners' };
+const LAST_LOOK: StepLabel = { name: 'last-look', description: 'looking for banners added since the clean-up' };
+
 /** Before the page loads. */
-export const prepareCleanup: Step<CleanupContext> = async (ctx) => {
-  ctx.cleanup = await ctx.deadline.step('cleanup-prep', attachCleanup(ctx.page, ctx.req));
-};
+export const prepareCleanup = traitedStep<CleanupContext>({ times: [PREP] }, async (ctx) => {
+  ctx.cleanup = await ctx.deadline.step(PREP, attachCleanup(ctx.page, ctx.req));
+});
 
 const ownSteps = (req: ScreenshotRequest) => (req.actions?.length ?? 0) > 0 || req.js !== undefined;
 
-/** Whether the last look follows the clean-up with nothing of the request between (see the STEPS of pipeline.ts). */
-const lastLookNext = (req: ScreenshotRequest) => ownSteps(req) || (!req.delay && !req.deterministic);
+/**
+ * After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. Whether
+ * the last look follows it with nothing of the request between is read from the steps to come (the
+ * STEPS of pipeline.ts): a step placed between that may touch the page counts by itself.
+ */
+export const removeBanners = traitedStep<CleanupContext>({ times: [BANNERS] }, async ({ cleanup, deadline, hops, waits, req }, later) => {
+  const lastLookNext = firstToTouch(later, req)?.lastLook === true;
+  await deadline.step(BANNERS, hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext })));
+});
 
-/** After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. */
-export const removeBanners: Step<CleanupContext> = async ({ cleanup, deadline, hops, waits, req }) => {
-  await deadline.step('banners', hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext(req) })));
-};
-
-/** Right before the caller's actions and js, when there are any. */
-export const lastLookBeforeOwnSteps: Step<CleanupContext> = async (ctx) => {
-  if (ownSteps(ctx.req)) await lastLook(ctx);
-};
-
-/** Right before the capture, unless it was taken before the caller's own steps. */
-export const lastLook: Step<CleanupContext> = async (ctx) => {
+async function look(ctx: CleanupContext): Promise<void> {
   if (ctx.bannerAction !== undefined) return;
   const { cleanup, deadline, hops, waits } = ctx;
-  ctx.bannerAction = await deadline.step('last-look', hops.guard(cleanup!.lastLook(waits.cleanupEnd())));
-};
+  ctx.bannerAction = await deadline.step(LAST_LOOK, hops.guard(cleanup!.lastLook(waits.cleanupEnd())));
+}
+
+/** Right before the caller's actions and js, when there are any. */
+export const lastLookBeforeOwnSteps = traitedStep<CleanupContext>({ times: [LAST_LOOK], lastLook: true, touchesPage: ownSteps }, async (ctx) => {
+  if (ownSteps(ctx.req)) await look(ctx);
+});
+
+/** Right before the capture, unless it was taken before the caller's own steps. */
+export const lastLook = traitedStep<CleanupContext>({ times: [LAST_LOOK], lastLook: true, touchesPage: () => true }, look);

@@ -10,7 +10,7 @@ import { whileConnected } from '../edge/while-connected.ts';
 import { signedLinkOf } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import type { Metrics } from '../metrics.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import type { Audience } from '../response/facts.ts';
 import { HEADER } from '../response/registry.ts';
 import { compareHeaders } from '../response/write.ts';

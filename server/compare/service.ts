@@ -1,7 +1,7 @@
 // The comparison service: what REST, signed links and MCP share for POST /v1/compare. Validate ->
 // the current capture and the baseline's (a second capture, at the same time, or the picture sent)
 // through the capture service with their reservations held together -> compare in a worker
-// (lib/visual-diff/) -> commit both, or release both on any failure (./bill.ts). Knows nothing of
+// (lib/visual-diff/) -> commit both, or release both on any failure (../accounts/joint-bill.ts). Knows nothing of
 // HTTP: it answers the diff picture and its facts.
 import sharp from 'sharp';
 import { UndecodablePicture, type DiffPool } from '../../lib/visual-diff/index.ts';

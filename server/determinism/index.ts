@@ -35,7 +35,8 @@ import { fileURLToPath } from 'node:url';
 import type { CDPSession, Frame, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import type { Deadline } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step.ts';
+import { traitedStep } from '../toolkit/step-shape.ts';
+import type { StepLabel } from '../toolkit/step-names.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const VIRTUAL_TIME = readFileSync(path.join(here, 'page', 'virtual-time.js'), 'utf8');
@@ -61,23 +62,26 @@ export interface SettleReport {
 }
 
 /** The render step before the page loads: virtual time. */
-export const prepareDeterminism: Step = async ({ page, req, deadline }) => {
+const DETERMINISM: StepLabel = { name: 'determinism', description: 'preparing a deterministic render' };
+const FREEZE: StepLabel = { name: 'freeze', description: 'freezing the page' };
+
+export const prepareDeterminism = traitedStep({ times: [DETERMINISM] }, async ({ page, req, deadline }) => {
   if (!req.deterministic) return;
   // Virtual time runs on the page's own timers: in a page rendered without its scripts
   // (javaScriptEnabled false) none fire, and no script of the page reads the clock either.
   if (req.javaScriptEnabled) {
-    await deadline.step('determinism', async () => {
+    await deadline.step(DETERMINISM, async () => {
       await page.evaluateOnNewDocument(VIRTUAL_TIME);
       await page.evaluate(VIRTUAL_TIME); // html mode: setContent writes into this very realm
     });
   }
-};
+});
 
 /** The render step right before the capture: freezes the page; a no-op unless the request is deterministic. */
-export const freeze: Step = async ({ page, client, req, deadline, hops }) => {
+export const freeze = traitedStep({ times: [FREEZE], touchesPage: (req) => req.deterministic }, async ({ page, client, req, deadline, hops }) => {
   if (!req.deterministic) return;
-  await hops.guard(deadline.step('freeze', () => settle(page, client, deadline)));
-};
+  await hops.guard(deadline.step(FREEZE, () => settle(page, client, deadline)));
+});
 
 async function settle(page: Page, client: CDPSession, deadline: Deadline): Promise<void> {
   const spare = () => Math.max(0, deadline.remaining() - CAPTURE_RESERVE_MS);

@@ -6,7 +6,7 @@
 // RFC 9110 §13.1.2 asks for unsafe methods, because this POST is a safe query (like the QUERY
 // method draft).
 import type { Request, Response } from 'express';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import type { Audience } from '../response/facts.ts';
 import { captureHeaders } from '../response/write.ts';
 import type { CaptureOutcome } from '../service.ts';

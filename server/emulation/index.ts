@@ -27,7 +27,8 @@
 import type { Page, WebWorker } from 'puppeteer-core';
 import { badRequest } from '../errors.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';
-import { disposer, type Step } from '../toolkit/step.ts';
+import { disposer, traitedStep } from '../toolkit/step-shape.ts';
+import type { StepLabel } from '../toolkit/step-names.ts';
 import { devicePreset } from './devices.ts';
 import { timezoneField } from './fields.ts';
 
@@ -57,9 +58,11 @@ function asksForAny(req: ScreenshotRequest): boolean {
 }
 
 /** The render step, before the page loads. */
-export const applyEmulation: Step = async ({ page, client, req, url: targetUrl, deadline }) => {
+const EMULATION: StepLabel = { name: 'emulation', description: 'emulating the visitor' };
+
+export const applyEmulation = traitedStep({ times: [EMULATION] }, async ({ page, client, req, url: targetUrl, deadline }) => {
   if (!asksForAny(req)) return;
-  return deadline.step('emulation', async () => {
+  return deadline.step(EMULATION, async () => {
     if (req.device !== undefined) {
       const p = devicePreset(req.device);
       await page.setViewport({ ...req.viewport, isMobile: p.mobile, hasTouch: p.touch, isLandscape: p.landscape });
@@ -85,7 +88,7 @@ export const applyEmulation: Step = async ({ page, client, req, url: targetUrl, 
     if (!req.javaScriptEnabled) await page.setJavaScriptEnabled(false);
     return disposer(dispose);
   });
-};
+});
 
 /** The browser's ICU may know fewer zones than ours: its refusal is the caller's 400 too. */
 async function setTimezone(page: Page, zone: string): Promise<void> {

@@ -1,11 +1,7 @@
 // The request field of HTTP caching, defined here and spread into the one request schema
 // (server/request/schema.ts), which validation, types, /openapi.json, the MCP tool and the
-// playground derive from. CACHE_TTL_SECONDS (server/config.ts) has the same bound.
-import type { FieldsOf } from '../kinds/request.ts';
-
-const DAY_SECONDS = 86_400;
-/** The longest a capture may be reused (and a CDN may keep a signed link's image). */
-export const CACHE_TTL_MAX_SECONDS = 30 * DAY_SECONDS;
+// playground derive from. CACHE_TTL_SECONDS (server/settings.ts) has the same bound.
+import { CACHE_TTL_MAX_SECONDS, DAY_SECONDS, type FieldsOf } from '../kinds/request.ts';
 
 export const cacheTtlField = {
   type: 'integer',

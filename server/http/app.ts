@@ -20,17 +20,15 @@ import { sendCapture } from '../edge/send-capture.ts';
 import { signedLinkRoute } from '../links/route.ts';
 import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import { HEADER } from '../response/registry.ts';
-import { oauthProbeAnswer, requireAuth } from './auth.ts';
+import { oauthProbeAnswer, requireAuth } from '../edge/auth.ts';
 import { cors } from './cors.ts';
 import type { Drain } from './drain.ts';
 import { errorHandler } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
+import { BODY_LIMIT_BYTES } from '../edge/body-limit.ts';
 import { whileConnected } from '../edge/while-connected.ts';
-
-/** JSON body limit: html may be HTML_MAX_BYTES (request/schema.ts), and JSON escaping can grow it several times. */
-export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export interface AppDeps {
   accounts: Accounts;

@@ -8,7 +8,7 @@
 // a listed origin also gets the Access-Control-Allow-* headers. A preflight from any other origin
 // gets the plain 204 without them, and the browser refuses the call.
 import type { NextFunction, Request, Response } from 'express';
-import { CORS_REQUEST_HEADERS, REQUEST_HEADER, REQUEST_HEADERS } from '../request/headers.ts';
+import { CORS_REQUEST_HEADERS, REQUEST_HEADER, REQUEST_HEADERS } from '../kinds/headers.ts';
 import { EXPOSED_HEADERS, HEADER } from '../response/registry.ts';
 
 const EXPOSED = EXPOSED_HEADERS.join(', ');

@@ -23,7 +23,7 @@ import { comparePathItem, compareRequestBody } from '../compare/openapi.ts';
 import { DEVICES_PATH, devicesPathItem } from '../emulation/route.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { linkQueryParameters } from '../links/openapi.ts';
-import { REQUEST_HEADERS } from '../request/headers.ts';
+import { REQUEST_HEADERS } from '../kinds/headers.ts';
 import { publicSchema } from '../request/schema.ts';
 import type { Audience } from '../response/facts.ts';
 import { openApiHeaders } from '../response/openapi.ts';

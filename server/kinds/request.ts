@@ -9,6 +9,9 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 export const HTML_MAX_BYTES = 2_000_000; // spec §8
 /** spec §8: the whole capture, waits included; RENDER_BUDGET_MS may only shorten it. */
 export const RENDER_BUDGET_MAX_MS = 20_000;
+export const DAY_SECONDS = 86_400;
+/** The longest a capture may be reused (and a CDN may keep a signed link's image): cacheTtl's bound and CACHE_TTL_SECONDS'. */
+export const CACHE_TTL_MAX_SECONDS = 30 * DAY_SECONDS;
 export const VIEWPORT_MAX = 10000; // spec §8
 export const HIDE_SELECTORS_MAX = 50; // spec §8
 export const HIDE_SELECTOR_MAX_CHARS = 500; // spec §8
@@ -178,5 +181,5 @@ export type Viewport = ScreenshotRequest['viewport'];
 /** spec §2.2 default window: 1280 x 720 at scale 1. */
 export const DEFAULT_VIEWPORT: Readonly<Viewport> = specProperties.viewport.default;
 
-/** At most this many `actions` (server/prepare/), each a named render step of its own (server/toolkit/steps.ts). */
+/** At most this many `actions` (server/prepare/), each a named render step of its own (server/prepare/actions.ts). */
 export const ACTIONS_MAX = 20;

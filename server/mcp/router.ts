@@ -1,6 +1,6 @@
 // The MCP server at /mcp (spec §4.2, §5): Streamable HTTP, stateless; the tools take_screenshot,
 // compare_screenshots (with a compare service) and submit_batch, get_batch (with batches).
-//   POST /mcp          Bearer key checked first with the REST code (server/http/auth.ts): a missing
+//   POST /mcp          Bearer key checked first with the REST code (server/edge/auth.ts): a missing
 //                      or unknown key is 401 + WWW-Authenticate as on POST /v1/screenshot, with a
 //                      JSON-RPC error body (data: {error: "unauthorized", message}) because that
 //                      is what MCP clients show. Then one JSON-RPC exchange.
@@ -18,10 +18,10 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { Account, Accounts } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
 import { cachePolicy, type CachePolicy } from '../http-caching/cache-control.ts';
-import { authenticate, sendMcpUnauthorized } from '../http/auth.ts';
-import { BODY_LIMIT_BYTES } from '../http/app.ts';
+import { authenticate, sendMcpUnauthorized } from '../edge/auth.ts';
+import { BODY_LIMIT_BYTES } from '../edge/body-limit.ts';
 import { whileConnected } from '../edge/while-connected.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
 import type { CompareService } from '../compare/service.ts';
@@ -92,7 +92,7 @@ export function mcpRouter(deps: McpDeps): express.Router {
       try {
         res.locals.account = await authenticate(deps.accounts, req.get(REQUEST_HEADER.authorization));
       } catch (e) {
-        // The 401 in the shape MCP clients show (server/http/auth.ts); other faults go on to the error handler.
+        // The 401 in the shape MCP clients show (server/edge/auth.ts); other faults go on to the error handler.
         if (e instanceof ServiceError && e.code === 'unauthorized') return sendMcpUnauthorized(res, e);
         throw e;
       }

@@ -4,11 +4,14 @@
 // Chromium takes all emulated media in one call, and the user agent with the Accept-Language.
 // One step of the render pipeline (server/render/pipeline.ts), applyPageEnv; the page is
 // one render's own (fresh incognito context), so nothing here outlives the request.
-import { disposer, type Step } from '../toolkit/step.ts';
+import { disposer, traitedStep } from '../toolkit/step-shape.ts';
+import type { StepLabel } from '../toolkit/step-names.ts';
 import { sendToOriginOnly } from './origin-headers.ts';
 
+const ENV: StepLabel = { name: 'env', description: 'setting the page environment' };
+
 /** The render step: applies what the request asks for; a request that asks for nothing costs nothing. */
-export const applyPageEnv: Step = async ({ page, req, url: targetUrl, deadline }) => {
+export const applyPageEnv = traitedStep({ times: [ENV] }, async ({ page, req, url: targetUrl, deadline }) => {
   if (targetUrl === undefined || (req.headers === undefined && req.cookies === undefined)) return;
-  return disposer(await deadline.step('env', sendToOriginOnly(page, targetUrl, { headers: req.headers, cookies: req.cookies })));
-};
+  return disposer(await deadline.step(ENV, sendToOriginOnly(page, targetUrl, { headers: req.headers, cookies: req.cookies })));
+});

@@ -1,9 +1,9 @@
 // What the playground's script needs to know of the headers, served as GET /playground/headers.json
-// from the registries (server/response/, server/request/headers.ts) so that app.js spells no
+// from the registries (server/response/, server/kinds/headers.ts) so that app.js spells no
 // header name: the response headers it lists under the image (in registry order, with their
 // descriptions), the ones it reads for the download name and the timing waterfall, and the request
 // headers it sends.
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import { HEADER, HEADER_LIST, wireName } from '../response/registry.ts';
 
 export function playgroundHeaders() {

@@ -6,7 +6,8 @@
 // started with the first background render and closed when background work has stopped for a
 // while. This file only joins them: a permit, then the render, then the permit back.
 import { EventEmitter } from 'node:events';
-import { Admission, type Permit, type Refusal } from '../admission/index.ts';
+import { Admission, type Permit } from '../admission/index.ts';
+import type { PoolEvents } from '../metrics.ts';
 import type { LaunchedBrowser, LaunchOptions } from '../toolkit/browser.ts';
 import { Deadline } from '../toolkit/deadline.ts';
 import type { PipelineDeps, RenderResult } from '../render/pipeline.ts';
@@ -37,19 +38,6 @@ export interface PoolOptions {
 
 /** A background browser with no background render for this long is closed (its memory freed). */
 export const BACKGROUND_IDLE_MS = 60_000;
-
-/**
- * What the pool reports as it works (read by server/metrics.ts):
- *   'admitted'         (waitedMs)                  a render got its permit after waiting this long
- *   'rejected'         (reason)                    a render was refused before it started: queue full,
- *                                                 queue too long for the budget (queue_wait), shutting down
- *   'browser-retired'  ({ reason, renders })       a browser left service: 'crashed' or 'recycled'
- */
-export interface PoolEvents {
-  admitted: [waitedMs: number];
-  rejected: [reason: Refusal];
-  'browser-retired': [{ reason: 'crashed' | 'recycled'; renders: number }];
-}
 
 export class BrowserPool extends EventEmitter<PoolEvents> {
   private readonly admission: Admission;

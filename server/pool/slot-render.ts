@@ -3,8 +3,9 @@
 // become render_failed (DESIGN §3); a browser that cannot close a context is hung and replaced.
 import { RenderFailed, RenderTimeout, ServiceError } from '../errors.ts';
 import type { Deadline } from '../toolkit/deadline.ts';
+import { BROWSER_STEP } from '../toolkit/browser.ts';
 import { runPipeline, type PipelineDeps, type RenderResult } from '../render/pipeline.ts';
-import { prepareSlot, type Slot } from '../toolkit/slot.ts';
+import { PAGE_STEP, prepareSlot, type Slot } from '../toolkit/slot.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { BrowserSupervisor, Generation } from './supervisor.ts';
 
@@ -23,14 +24,14 @@ export async function renderInSlot(
   onFinish: (done: Promise<void>) => void,
 ): Promise<RenderResult> {
   const browser = () =>
-    deadline.step('browser', browsers.current()).catch((e) => {
+    deadline.step(BROWSER_STEP, browsers.current()).catch((e) => {
       throw e instanceof ServiceError ? e : new RenderFailed(`the browser could not be started: ${String(e).split('\n')[0]}`);
     });
   let g = await browser();
   while (!browsers.claim(g)) g = await browser(); // retired while we waited: its replacement is current
   let slot: Slot;
   try {
-    slot = browsers.takeSlot(g) ?? (await deadline.step('page', prepareSlot(g.launched.browser)));
+    slot = browsers.takeSlot(g) ?? (await deadline.step(PAGE_STEP, prepareSlot(g.launched.browser)));
   } catch (e) {
     browsers.unclaim(g);
     throw toServiceError(e, g);

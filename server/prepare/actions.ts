@@ -8,7 +8,9 @@
 import type { CDPSession, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import { badRequest, RenderFailed, SelectorNotFound, ServiceError } from '../errors.ts';
 import { sleep, type Deadline } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step.ts';
+import { traitedStep } from '../toolkit/step-shape.ts';
+import type { StepLabel } from '../toolkit/step-names.ts';
+import { ACTIONS_MAX } from '../kinds/request.ts';
 import { evaluateInPage } from './evaluate.ts';
 import { ACTION_KINDS, type ActionKind } from './fields.ts';
 
@@ -25,17 +27,23 @@ export function kindOf(action: Action): ActionKind {
   return kind;
 }
 
-export const runActions: Step = async ({ page, client, req, deadline, hops }) => {
-  for (const [i, action] of (req.actions ?? []).entries()) {
-    const kind = kindOf(action as Action);
-    const field = `actions[${i}].${kind}`;
-    const work = run(page, client, action as Action, kind, field, deadline).catch((e: unknown) => {
-      // puppeteer's own errors may quote the selector (messages never do): only their kind goes on.
-      throw e instanceof ServiceError ? e : new RenderFailed(`actions[${i}] (${kind}) failed in the browser (${e instanceof Error ? e.name : 'error'})`);
-    });
-    await deadline.step(`action-${i}`, () => hops.guard(work), `actions[${i}] (${kind})`);
-  }
-};
+/** Each action of `actions` is a named step of its own, `action-<index>`: at most ACTIONS_MAX names. */
+const ACTION_STEPS: readonly StepLabel[] = Array.from({ length: ACTIONS_MAX }, (_, i) => ({ name: `action-${i}`, description: `running actions[${i}]` }));
+
+export const runActions = traitedStep(
+  { times: ACTION_STEPS, touchesPage: (req) => (req.actions?.length ?? 0) > 0 },
+  async ({ page, client, req, deadline, hops }) => {
+    for (const [i, action] of (req.actions ?? []).entries()) {
+      const kind = kindOf(action as Action);
+      const field = `actions[${i}].${kind}`;
+      const work = run(page, client, action as Action, kind, field, deadline).catch((e: unknown) => {
+        // puppeteer's own errors may quote the selector (messages never do): only their kind goes on.
+        throw e instanceof ServiceError ? e : new RenderFailed(`actions[${i}] (${kind}) failed in the browser (${e instanceof Error ? e.name : 'error'})`);
+      });
+      await deadline.step(ACTION_STEPS[i]!, () => hops.guard(work), `actions[${i}] (${kind})`);
+    }
+  },
+);
 
 async function run(page: Page, client: CDPSession, action: Action, kind: ActionKind, field: string, deadline: Deadline): Promise<void> {
   const arg = action[kind];

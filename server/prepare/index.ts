@@ -21,13 +21,13 @@
 // Each is a no-op unless the request asks for it. Blocking (server/blocking/) starts before the
 // load; clip is a capture option (server/clip/).
 import { sleep } from '../toolkit/deadline.ts';
-import type { Step } from '../toolkit/step.ts';
+import { traitedStep } from '../toolkit/step-shape.ts';
 
 export { runActions } from './actions.ts';
 export { applyCss } from './css.ts';
 export { runJs } from './js.ts';
 
 /** The render step after the caller's actions and js: a wait like the others (with captureOnTimeout it ends before the budget and is named if cut). */
-export const delay: Step = async ({ req, waits }) => {
+export const delay = traitedStep({ touchesPage: (req) => req.delay > 0 }, async ({ req, waits }) => {
   if (req.delay > 0) await waits.step('delay', () => sleep(req.delay));
-};
+});

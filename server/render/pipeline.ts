@@ -1,4 +1,4 @@
-// One render, as an ordered list of steps of one shape (server/toolkit/step.ts) on a prepared,
+// One render, as an ordered list of steps of one shape (server/toolkit/step-shape.ts) on a prepared,
 // isolated page: each step is a no-op unless the request asks for it, and what a step leaves in
 // place is disposed in reverse order, once, by one stack. The order, and why each step sits where
 // it does: server/prepare/index.ts. Every step runs under the request's Deadline (spec §4.1 rule 6);
@@ -22,10 +22,11 @@ import type { Truncation } from '../tall-pages/truncation.ts';
 import { checkTargetStatus } from '../target-error/index.ts';
 import type { Deadline } from '../toolkit/deadline.ts';
 import { HopGuard } from '../toolkit/hops.ts';
-import type { Slot } from '../toolkit/slot.ts';
-import { disposer, runSteps, type PageContext, type Step } from '../toolkit/step.ts';
-import type { StepTiming } from '../toolkit/steps.ts';
-import { Waits, watchMainDocument, type WaitStep } from '../toolkit/waits.ts';
+import { PAGE_STEP, type Slot } from '../toolkit/slot.ts';
+import { BROWSER_STEP } from '../toolkit/browser.ts';
+import { disposer, runSteps, type PageContext, type Step } from '../toolkit/step-shape.ts';
+import type { StepLabel, StepTiming } from '../toolkit/step-names.ts';
+import { WAIT_LABELS, Waits, watchMainDocument, type WaitStep } from '../toolkit/waits.ts';
 import { measureBoxes } from './boxes.ts';
 import { capture, rowLimit, type Capture } from './capture.ts';
 import { loadLazyContent } from './lazy.ts';
@@ -102,10 +103,25 @@ const STEPS: readonly Step<RenderContext>[] = [
   measure,
 ];
 
+/** The pipeline's own named steps (the functions below). */
+const ADDRESS: StepLabel = { name: 'address', description: 'checking the target address' };
+const VIEWPORT: StepLabel = { name: 'viewport', description: 'setting the viewport' };
+const CAPTURE: StepLabel = { name: 'capture', description: 'capturing' };
+const BOXES: StepLabel = { name: 'boxes', description: 'measuring ignoreSelectors' };
+
+/**
+ * Every name a render's steps may have (Server-Timing, the step metric's label), gathered from the
+ * steps themselves: the pool's two before the render, the pipeline's own, each step's, the waits'
+ * (two steps that share a name share its label: the last look).
+ */
+export const STEP_LABELS: readonly StepLabel[] = [
+  ...new Set([BROWSER_STEP, PAGE_STEP, ADDRESS, VIEWPORT, ...STEPS.flatMap((s) => s.times ?? []), ...WAIT_LABELS, CAPTURE, BOXES]),
+];
+
 export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: Deadline, deps: PipelineDeps): Promise<RenderResult> {
   const { page, client } = slot;
   // Navigate with the normalised href the guard checked, never the raw string (threat model).
-  const url = req.url ? await deadline.step('address', deps.checkUrl(req.url)) : undefined;
+  const url = req.url ? await deadline.step(ADDRESS, deps.checkUrl(req.url)) : undefined;
   const stack = new DisposableStack();
   try {
     const hops = new HopGuard(page, deps.checkUrl, url);
@@ -132,7 +148,7 @@ export async function runPipeline(slot: Slot, req: ScreenshotRequest, deadline: 
 async function setViewport({ page, req, slot, deadline }: RenderContext): Promise<void> {
   const vp = req.viewport;
   if (vp.width === slot.viewport.width && vp.height === slot.viewport.height && vp.deviceScaleFactor === slot.viewport.deviceScaleFactor) return;
-  await deadline.step('viewport', page.setViewport(vp));
+  await deadline.step(VIEWPORT, page.setViewport(vp));
   slot.viewport = { ...vp };
 }
 
@@ -185,14 +201,14 @@ async function captureImage(ctx: RenderContext): Promise<void> {
   const { page, client, req, deadline, hops, deps } = ctx;
   // A tall capture is planned against what is left of the budget (server/tall-pages/).
   const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, ctx.scroll) : undefined };
-  ctx.shot = await deadline.step('capture', hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
+  ctx.shot = await deadline.step(CAPTURE, hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
 }
 
 /** POST /v1/compare's ignoreSelectors: the boxes of their elements, right after the capture. */
 async function measure(ctx: RenderContext): Promise<void> {
   const selectors = ctx.deps.measure;
   if (!selectors?.length) return;
-  ctx.boxes = await ctx.deadline.step('boxes', measureBoxes(ctx.page, ctx.req, selectors, ctx.shot!));
+  ctx.boxes = await ctx.deadline.step(BOXES, measureBoxes(ctx.page, ctx.req, selectors, ctx.shot!));
 }
 
 /** Waits until an element matches; a selector the page cannot parse is a 400 naming the field. */

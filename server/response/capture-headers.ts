@@ -2,7 +2,7 @@
 // the registry a new response fact is added to. Order matters: the playground lists its headers,
 // and OpenAPI its members, in this order.
 import { ERROR_CACHE_CONTROL, linkCacheControl, PRIVATE_CACHE_CONTROL } from '../http-caching/cache-control.ts';
-import { STEPS } from '../toolkit/steps.ts';
+import { STEP_LABELS } from '../render/pipeline.ts';
 import { formatTruncation, REASON_WORDS, TRUNCATION_REASONS } from '../tall-pages/truncation.ts';
 import { WAIT_STEPS } from '../toolkit/waits.ts';
 import type { ResponseHeader } from './header.ts';
@@ -125,9 +125,7 @@ export const CAPTURE_HEADERS = {
     name: 'Server-Timing',
     description:
       'Duration of each render step, in order (W3C Server Timing): `<name>;dur=<ms>;desc="<what it did>"`. Each step has one name, never ' +
-      `repeated in a response, the same as the \`step\` label of screenshot_step_seconds: ${Object.keys(STEPS)
-        .map((s) => `\`${s}\``)
-        .join(', ')}. ` +
+      `repeated in a response, the same as the \`step\` label of screenshot_step_seconds: ${STEP_LABELS.map((s) => `\`${s.name}\``).join(', ')}. ` +
       'Absent on cached results.',
     schema: { type: 'string' },
     sent: IMAGE,

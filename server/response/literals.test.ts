@@ -1,5 +1,5 @@
 // No header name is spelled in server/ outside its registry: response headers in
-// server/response/, request headers in server/request/headers.ts; everything else reads them from
+// server/response/, request headers in server/kinds/headers.ts; everything else reads them from
 // there (HEADER.allow, REQUEST_HEADER.cacheControl). Scans every string literal of server/'s code
 // (TypeScript's parser, so comments and prose inside longer strings do not count) for a known
 // header name, or anything shaped like an `x-` header.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { REQUEST_HEADERS } from '../request/headers.ts';
+import { REQUEST_HEADERS } from '../kinds/headers.ts';
 import { HEADER_LIST } from './registry.ts';
 
 const SERVER = path.resolve(import.meta.dirname, '..');
@@ -16,7 +16,7 @@ const SERVER = path.resolve(import.meta.dirname, '..');
 /** Where header names may be spelled, and why. */
 const ALLOWED_PLACES: Record<string, string> = {
   'response/': 'the response registry itself',
-  'request/headers.ts': "the request headers' registry",
+  'kinds/headers.ts': "the request headers' registry",
   'egress/': "the egress proxy speaks HTTP with Chromium, not with this server's clients",
   'page-env/': "the page's own requests to its target (headers a caller may not set there)",
 };
@@ -77,7 +77,7 @@ function headerLiterals(file: string): string[] {
 test('no header name is spelled in server/ outside the registries', () => {
   const scanned = files(SERVER).filter((f) => !Object.keys(ALLOWED_PLACES).some((p) => path.relative(SERVER, f).startsWith(p)));
   assert.ok(scanned.length > 50, `scanned ${scanned.length} files`);
-  assert.deepEqual(scanned.flatMap(headerLiterals), [], 'use HEADER.<id> (server/response/registry.ts) or REQUEST_HEADER.<id> (server/request/headers.ts)');
+  assert.deepEqual(scanned.flatMap(headerLiterals), [], 'use HEADER.<id> (server/response/registry.ts) or REQUEST_HEADER.<id> (server/kinds/headers.ts)');
 });
 
 test('the scan finds what it looks for', () => {

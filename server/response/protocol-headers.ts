@@ -1,7 +1,7 @@
 // The headers that are not capture facts: those of errors (written from the error's facts), of
 // CORS and OPTIONS (server/http/cors.ts), of draining (server/http/drain.ts) and of the
 // playground's files (server/playground/routes.ts). Named here so that no other file spells them.
-import { CORS_REQUEST_HEADERS } from '../request/headers.ts';
+import { CORS_REQUEST_HEADERS } from '../kinds/headers.ts';
 import type { ResponseHeader } from './header.ts';
 
 export const PROTOCOL_HEADERS = {

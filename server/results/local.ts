@@ -3,7 +3,7 @@
 // never leaves half a picture under the real name.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ResultStore } from './index.ts';
+import type { ResultStore } from './store.ts';
 
 /** Keys are ours (batch id and index), but a key never leaves the directory all the same. */
 function fileOf(root: string, key: string): string {

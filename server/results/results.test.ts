@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { openResults, type ResultStore } from './index.ts';
+import { openResults } from './index.ts';
+import type { ResultStore } from './store.ts';
 
 const dirs: string[] = [];
 const tmp = (p: string) => {

@@ -3,7 +3,7 @@
 // them (the SDK's newer default checksums are refused by several S3-compatible servers).
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { ResultsConfig } from '../config.ts';
-import type { ResultStore } from './index.ts';
+import type { ResultStore } from './store.ts';
 
 export function s3Results(config: Extract<ResultsConfig, { kind: 's3' }>): ResultStore {
   const client = new S3Client({

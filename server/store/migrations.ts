@@ -135,7 +135,7 @@ export const MIGRATIONS: string[][] = [
     // state: queued, running, succeeded, failed, cancelled. `result` names the picture in the
     // results storage (server/results); `facts` are the capture's facts (server/response/facts.ts).
     // `charged` copies the ledger, whose row for the item's reservation id (`bitem_<batch>_<idx>`,
-    // server/batches/billing.ts) is the one proof that the item was billed.
+    // server/batches/runner.ts, reservationIdOf) is the one proof that the item was billed.
     `CREATE TABLE batch_items (
       batch_id text NOT NULL REFERENCES batches(id),
       idx integer NOT NULL,

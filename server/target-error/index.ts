@@ -6,7 +6,7 @@
 // request and the service were fine; what the capture depends on, the target, failed. Not 502
 // navigation_failed, which says the target could not be reached at all.
 import { TargetError } from '../errors.ts';
-import type { PageContext, Step } from '../toolkit/step.ts';
+import type { PageContext, Step } from '../toolkit/step-shape.ts';
 
 /** The render step right after the load: reads the main document's status, as the load step found it. */
 export const checkTargetStatus: Step<PageContext & { readonly targetStatus?: number }> = async ({ req, targetStatus: status }) => {

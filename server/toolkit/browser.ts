@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import type { StepLabel } from './step-names.ts';
 import {
   DEFAULT_SANDBOX,
   SandboxUnavailable,
@@ -18,6 +19,9 @@ import {
   type LaunchPlan,
   type SandboxSettings,
 } from '../sandbox/index.ts';
+
+/** The named step of a render that waits for the pool's browser (started, or restarted after a crash). */
+export const BROWSER_STEP: StepLabel = { name: 'browser', description: 'starting the browser' };
 
 export interface LaunchOptions {
   executablePath: string;

@@ -3,13 +3,13 @@
 // RenderTimeout and the caller tears the page down (closing its browser context), so nothing of
 // a timed-out render keeps running.
 import { RenderTimeout, ServiceError } from '../errors.ts';
-import { STEPS, type StepName, type StepTiming } from './steps.ts';
+import type { StepLabel, StepTiming } from './step-names.ts';
 
 export class Deadline {
   readonly at: number;
   readonly budgetMs: number;
   stage = 'starting';
-  /** Duration of each named step, in order (sent as the Server-Timing header; names in steps.ts). */
+  /** Duration of each named step, in order (sent as the Server-Timing header; names: each step's label, all of them in STEP_LABELS, server/render/pipeline.ts). */
   readonly timings: StepTiming[] = [];
   private aborted: ServiceError | undefined;
   private onAbort: Array<(e: ServiceError) => void> = [];
@@ -32,8 +32,8 @@ export class Deadline {
   timeout(): RenderTimeout {
     return new RenderTimeout(this.stage, this.budgetMs);
   }
-  /** Runs one named step (`stage`: a more precise description than STEPS[name]); rejects with RenderTimeout if the deadline passes first. */
-  async step<T>(name: StepName, work: Promise<T> | (() => Promise<T>), stage: string = STEPS[name]): Promise<T> {
+  /** Runs one named step (`stage`: a more precise description than the label's); rejects with RenderTimeout if the deadline passes first. */
+  async step<T>(label: StepLabel, work: Promise<T> | (() => Promise<T>), stage: string = label.description): Promise<T> {
     this.stage = stage;
     const p = typeof work === 'function' ? work() : work;
     const left = this.remaining();
@@ -54,7 +54,7 @@ export class Deadline {
     } finally {
       clearTimeout(timer);
       this.onAbort = this.onAbort.filter((f) => f !== cancel);
-      this.timings.push({ step: name, stage, ms: performance.now() - started });
+      this.timings.push({ step: label.name, stage, ms: performance.now() - started });
       p.catch(() => {}); // an abandoned step must not become an unhandled rejection
     }
   }

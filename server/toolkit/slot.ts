@@ -3,6 +3,7 @@
 // (DESIGN §4: nothing is shared between requests: cookies, storage, cache, service workers).
 import type { Browser, BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT, type Viewport } from '../kinds/request.ts';
+import type { StepLabel } from './step-names.ts';
 
 export interface Slot {
   context: BrowserContext;
@@ -14,6 +15,9 @@ export interface Slot {
   crashed: Promise<Error>;
   dispose(): Promise<void>;
 }
+
+/** The named step of a render that opens its page when no warm one is ready (prepareSlot). */
+export const PAGE_STEP: StepLabel = { name: 'page', description: 'opening a page' };
 
 export async function prepareSlot(browser: Browser): Promise<Slot> {
   const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });

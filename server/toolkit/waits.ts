@@ -3,10 +3,10 @@
 // every wait runs under the render budget like any step and the render ends in 504
 // render_timeout (spec §4.1 rule 6, §7), unchanged.
 //
-// With the option, the waits of the pipeline (steps.ts names: `load`, `idle`, `selector`,
+// With the option, the waits of the pipeline (their names: `load`, `idle`, `selector`,
 // `lazy-scroll`, `lazy-idle`, and `delay`, the request's fixed wait before the capture) end at the
 // budget minus a capture reserve (captureReserveMs:
-// CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget; ./fields.ts). A wait still running then is cut, and the waits
+// CAPTURE_RESERVE_MAX_MS, at most CAPTURE_RESERVE_SHARE of the budget, below). A wait still running then is cut, and the waits
 // after it are skipped: each is named in the response header x-wait-timed-out, in order. The
 // banner clean-up then runs until half the reserve is left, and the capture has the rest.
 //
@@ -17,23 +17,37 @@
 // is written into the page before the load event is awaited, so it is always there to capture.
 import type { Frame, HTTPResponse, Page } from 'puppeteer-core';
 import type { Deadline } from './deadline.ts';
-import { STEPS, type StepName } from './steps.ts';
-import { CAPTURE_RESERVE_MAX_MS, CAPTURE_RESERVE_SHARE } from '../wait-timeout/fields.ts';
+import type { StepLabel } from './step-names.ts';
+
+/** The most of the render budget kept for clean-up and capture once a wait is cut. */
+export const CAPTURE_RESERVE_MAX_MS = 3000;
+/** ... and at most this share of the budget (a shortened budget keeps most of it for waiting). */
+export const CAPTURE_RESERVE_SHARE = 0.25;
 
 /** The part of the budget kept, after a cut wait, for the clean-up and the capture. */
 export function captureReserveMs(budgetMs: number): number {
   return Math.min(CAPTURE_RESERVE_MAX_MS, Math.round(budgetMs * CAPTURE_RESERVE_SHARE));
 }
 
-/** The steps (steps.ts) that are waits, and may be cut: the values of x-wait-timed-out. */
-export const WAIT_STEPS = ['load', 'idle', 'selector', 'lazy-scroll', 'lazy-idle', 'delay'] as const satisfies readonly StepName[];
-export type WaitStep = (typeof WAIT_STEPS)[number];
+/** The named steps that are waits, and may be cut: the values of x-wait-timed-out. */
+const WAITS = {
+  load: 'loading the page',
+  idle: 'waiting for network idle',
+  selector: 'waiting for selector',
+  'lazy-scroll': 'loading lazy content',
+  'lazy-idle': 'waiting for lazy content',
+  delay: 'waiting for delay',
+} as const;
+export type WaitStep = keyof typeof WAITS;
+export const WAIT_STEPS = Object.keys(WAITS) as WaitStep[];
+export const WAIT_LABELS: readonly StepLabel[] = WAIT_STEPS.map((name) => ({ name, description: WAITS[name] }));
+const labelOf = (name: WaitStep): StepLabel => ({ name, description: WAITS[name] });
 
 const CUT = Symbol('cut');
 
 /** The waits of one render, under its deadline; with captureOnTimeout, cut before it. */
 export class Waits {
-  /** Waits that did not finish, in order: the one cut and those skipped after it (steps.ts names). */
+  /** Waits that did not finish, in order: the one cut and those skipped after it (WAITS names). */
   readonly timedOut: WaitStep[] = [];
   /** When the waits end (epoch ms): the deadline itself without the option. */
   readonly until: number;
@@ -56,9 +70,9 @@ export class Waits {
   }
 
   /** Runs a wait step; true when it finished, false when it was cut or skipped (only with captureOnTimeout). */
-  async step(name: WaitStep, work: Promise<unknown> | (() => Promise<unknown>), stage: string = STEPS[name]): Promise<boolean> {
+  async step(name: WaitStep, work: Promise<unknown> | (() => Promise<unknown>), stage: string = WAITS[name]): Promise<boolean> {
     if (!this.captureOnTimeout) {
-      await this.deadline.step(name, work, stage);
+      await this.deadline.step(labelOf(name), work, stage);
       return true;
     }
     return (await this.cut(name, work, stage, () => true)) !== CUT;
@@ -69,8 +83,8 @@ export class Waits {
    * `committed` says whether there is a document to capture; until there is, the load is never
    * cut and the render ends in 504 at the budget as without the option.
    */
-  async load<T>(work: Promise<T>, committed: () => boolean, stage: string = STEPS.load): Promise<T | undefined> {
-    if (!this.captureOnTimeout) return this.deadline.step('load', work, stage);
+  async load<T>(work: Promise<T>, committed: () => boolean, stage: string = WAITS.load): Promise<T | undefined> {
+    if (!this.captureOnTimeout) return this.deadline.step(labelOf('load'), work, stage);
     const r = await this.cut('load', work, stage, committed);
     return r === CUT ? undefined : r;
   }
@@ -88,7 +102,7 @@ export class Waits {
       timer = setTimeout(() => resolve(canCut() ? CUT : p), this.remaining());
     });
     try {
-      const r = await this.deadline.step(name, Promise.race([p, end]), stage);
+      const r = await this.deadline.step(labelOf(name), Promise.race([p, end]), stage);
       if (r === CUT) this.timedOut.push(name);
       return r;
     } finally {

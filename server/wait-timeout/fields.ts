@@ -1,12 +1,8 @@
 // The request field of captures that still arrive when a page never settles, spread into the one
-// request schema (server/request/schema.ts). What it does is in ./index.ts.
-// This file is shipped with the conformance suite (package.json "files").
+// request schema (server/request/schema.ts). What it does is in server/toolkit/waits.ts, which
+// every wait of the pipeline uses, and which keeps the capture reserve this description quotes.
 import type { FieldsOf } from '../kinds/request.ts';
-
-/** The most of the render budget kept for clean-up and capture once a wait is cut. */
-export const CAPTURE_RESERVE_MAX_MS = 3000;
-/** ... and at most this share of the budget (a shortened budget keeps most of it for waiting). */
-export const CAPTURE_RESERVE_SHARE = 0.25;
+import { CAPTURE_RESERVE_MAX_MS, CAPTURE_RESERVE_SHARE } from '../toolkit/waits.ts';
 
 export const captureOnTimeoutField = {
   type: 'boolean',

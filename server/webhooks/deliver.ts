@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { PinnedUrl } from '../egress/index.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 
 export interface WebhookEvent {
   /** The event's id: the same on every redelivery (webhook-id), so that receivers drop duplicates. */

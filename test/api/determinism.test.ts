@@ -1,5 +1,5 @@
 // Deterministic pictures (request field `deterministic`). The pages of
-// fixtures/animated.ts (CSS keyframes, transitions, a JS clock, random colours, a blinking caret, a
+// ./fixtures/animated.ts (CSS keyframes, transitions, a JS clock, random colours, a blinking caret, a
 // canvas animation, an animated GIF, an APNG) sit side by side as iframes of one page, captured
 // whole in each render (html mode, 960x280, waitUntil load): 10 captures with the option are
 // byte-identical PNGs; without it, each fixture's panel differs between captures (up to 10 are

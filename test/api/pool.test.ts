@@ -13,7 +13,7 @@ import { startTestServer, TEST_KEY, type TestServer } from '../support/server.ts
 import { renderCount } from '../support/metrics.ts';
 import { call, shoot, show, type Reply } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';
-import { backTo, idleShape, type PoolShape } from '../support/pool.ts';
+import { backTo, idleShape, pageLoaded, type PoolShape } from '../support/pool.ts';
 import { eventually, sleep } from '../support/wait.ts';
 import { SPEC_FIELDS } from '../../conformance/properties/fields.ts';
 
@@ -181,7 +181,7 @@ describe('crashes (DESIGN §3: 500 render_failed)', () => {
     const pid = await browserPid(srv);
     const pending = shoot(srv.url, { url: `${fx.origin}/crashme`, waitForSelector: '#never', waitUntil: 'load', viewport });
     await eventually(() => fx.hits.filter((h) => h === '/crashme').length >= 2, 4000);
-    await sleep(300);
+    assert.ok(await eventually(() => pageLoaded(srv, '/crashme'), 10_000), 'the render is past its load, waiting for #never');
     process.kill(pid, 'SIGKILL');
     const r = await pending;
     assert.equal(r.status, 500, show(r));
@@ -207,7 +207,7 @@ describe('a caller that disconnects (catalogue: client_closed, never sent)', () 
       signal: abort.signal,
     });
     assert.ok(await eventually(() => fx.hits.filter((h) => h === '/crashme').length > hitsBefore, 4000), 'the render started');
-    await sleep(300);
+    assert.ok(await eventually(() => pageLoaded(srv, '/crashme'), 10_000), 'the render is past its load, waiting for #never');
     const closedBefore = await renderCount(srv.url, 'client_closed');
     const timeoutsBefore = await renderCount(srv.url, 'render_timeout');
     const cut = Date.now();

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { page, startFixture, type Fixture } from '../support/fixture.ts';
 import { shoot, show } from '../support/http.ts';
 import { decode, near } from '../support/image.ts';
+import { rendersHeld } from '../support/metrics.ts';
 import { entries, processesMentioning } from '../support/processes.ts';
 import { startServerProcess, TEST_KEY, testEnv } from '../support/server.ts';
 import { eventually } from '../support/wait.ts';
@@ -67,10 +68,10 @@ test('SIGTERM during a render: the render completes 200, the process exits 0, no
       viewport: { width: 64, height: 48 },
     });
     assert.ok(await eventually(() => fx.hits.filter((h) => h === '/late').length > hitsBefore, 10_000), 'the render is in flight');
-    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(await eventually(async () => (await rendersHeld(child.url)) === 2, 10_000), 'the server holds both renders');
     const signalled = Date.now();
     child.proc.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(await eventually(() => child.output().includes('SIGTERM'), 10_000), 'the server took the signal');
 
     // After SIGTERM: no new work is taken (the listener is closed, or the answer is 503).
     const late = await shoot(child.url, { html: '<p>x', waitUntil: 'load' }).catch((e: Error) => e);

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { CHROMIUM_CANDIDATES } from '../../server/config.ts';
 import { createMetrics } from '../../server/metrics.ts';
-import type { PoolEvents } from '../../server/pool/index.ts';
+import type { PoolEvents } from '../../server/metrics.ts';
 import { CHECKS, COMPOSE, COMPOSE_REPLICA_SLOTS, ERRORS_DIR, renderHaproxyConfig } from '../../scripts/cluster/haproxy.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -24,7 +24,7 @@ const read = (p: string) => readFileSync(path.join(ROOT, p), 'utf8');
 const yaml = (p: string) => parse(read(p));
 const RENDER_BUDGET_S = 20; // spec §8; RENDER_BUDGET_MS can only lower it
 
-/** Every variable server/config.ts reads (as test/api/readme.test.ts finds them). */
+/** Every variable server/config.ts reads (as it reads them: env.NAME, or (env, 'NAME')). */
 function configVariables(): Set<string> {
   const src = read('server/config.ts');
   const names = new Set<string>();

@@ -1,7 +1,8 @@
 // Capture facts (server/response/facts.ts) as the service answers them, for unit tests that stand
 // in for the service or the cache: the one place to extend when the render reports a new fact that
 // is always present.
-import type { CaptureFacts, PictureFacts } from '../../server/response/facts.ts';
+import type { CaptureFacts } from '../../server/response/facts.ts';
+import type { PictureFacts } from '../../server/render/picture-facts.ts';
 
 export function pictureFacts(f: Partial<PictureFacts> = {}): PictureFacts {
   return { etag: '"e"', bannerAction: 'none', waitTimedOut: [], blockedRequests: 0, ...f };

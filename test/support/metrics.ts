@@ -14,3 +14,15 @@ export async function renderCount(baseUrl: string, outcome?: string): Promise<nu
   const all = await renderOutcomes(baseUrl);
   return outcome === undefined ? [...all.values()].reduce((a, b) => a + b, 0) : (all.get(outcome) ?? 0);
 }
+
+/** A gauge of the server's /metrics, e.g. `screenshot_renders_in_flight`. */
+export async function gauge(baseUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+/** Renders the pool has taken: running, or queued for a slot. */
+export async function rendersHeld(baseUrl: string): Promise<number> {
+  return (await gauge(baseUrl, 'screenshot_renders_in_flight')) + (await gauge(baseUrl, 'screenshot_queue_depth'));
+}

@@ -59,3 +59,17 @@ export async function backTo(s: TestServer, want: PoolShape, ms = 5000): Promise
   );
   return now;
 }
+
+/**
+ * Whether a page of the server's browser shows `path` with its load event behind it: a render of
+ * it has passed its load and is waiting (for a selector that never comes, say). The event a test
+ * waits for before it interrupts a render "in the middle", instead of a fixed sleep.
+ */
+export async function pageLoaded(s: TestServer, path: string): Promise<boolean> {
+  const b = await s.browser();
+  for (const p of (await b?.pages()) ?? []) {
+    if (!p.url().endsWith(path)) continue;
+    if (await p.evaluate(() => document.readyState === 'complete').catch(() => false)) return true;
+  }
+  return false;
+}

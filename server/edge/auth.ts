@@ -16,7 +16,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Account, Accounts } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
-import { REQUEST_HEADER } from '../request/headers.ts';
+import { REQUEST_HEADER } from '../kinds/headers.ts';
 import { errorHeaders } from '../response/write.ts';
 
 const REALM = 'realm="screenshot"';
