@@ -12,6 +12,7 @@ import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
 import { extTallCases } from './ext-tall.ts';
 import { mcpCoreCases, mcpReferenceCases } from './mcp.ts';
+import { limitsCases } from '../limits/cases.ts';
 import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
 import { securityCases } from './security.ts';
@@ -35,6 +36,7 @@ export function allCases(): Case[] {
     ...inProfile('extensions', extTallCases),
     ...inProfile('extensions', compareCases),
     ...pairwiseCases(), // profiles from their plans
+    ...limitsCases(), // profiles from the fields they bound
   ];
   validateCases(list);
   return list;

@@ -201,7 +201,7 @@ export const MUTANTS: Mutant[] = [
     id: 'viewport-bound-off-by-one',
     breaks: '8/viewport-size',
     description: 'accepts width and height 10001 (clamps to 10000)',
-    cases: { tag: 'viewport-bound-off-by-one' },
+    cases: { tag: 'limits:viewport' },
     hooks: body((b) =>
       b.viewport && typeof b.viewport === 'object'
         ? {
@@ -219,14 +219,14 @@ export const MUTANTS: Mutant[] = [
     id: 'hideSelectors-limit-off-by-one',
     breaks: '8/hideSelectors',
     description: 'accepts 51 hideSelectors (keeps the first 50)',
-    cases: { tag: 'hideSelectors-limit-off-by-one' },
+    cases: { tag: 'limits:hideSelectors' },
     hooks: body((b) => (Array.isArray(b.hideSelectors) && b.hideSelectors.length === 51 ? { ...b, hideSelectors: b.hideSelectors.slice(0, 50) } : b)),
   },
   {
     id: 'html-limit-in-characters',
     breaks: '8/html-size',
     description: 'counts the html limit in characters instead of bytes',
-    cases: { tag: 'html-limit-in-characters' },
+    cases: { tag: 'limits:html' },
     hooks: {
       onRequest(req) {
         const b = isShot(req.path, req.method) ? jsonOf(req) : null;
