@@ -13,9 +13,6 @@ import { boundKey, schemaBounds, type Bound } from './bounds.ts';
 import { WHITE } from '../cases/helpers.ts';
 import { bodyWith, PLAIN_GREEN, SLOW_AT_LIMIT, valuesAt, where } from './values.ts';
 
-/** The tag every exact-limit case carries, and the one naming its bound (`limit:viewport.width.maximum`). */
-export const LIMIT_TAG = 'exact-limits';
-export const limitTag = (b: Pick<Bound, 'path' | 'keyword'>) => `limit:${boundKey(b)}`;
 
 /** The §8 rule a spec field's limit is, where it has one of its own. */
 const SECTION_8: Readonly<Record<string, string>> = {
@@ -69,7 +66,6 @@ function limitCases(b: Bound): Case[] {
   const base = {
     rules: rulesOf(b),
     profile,
-    tags: [LIMIT_TAG, `limits:${field}`, limitTag(b)],
     ...(profile === 'extensions' ? { fields: [field] } : {}),
   };
   const out: Case[] = [];
@@ -125,4 +121,17 @@ let cases: Case[] | undefined;
 export function limitsCases(): Case[] {
   cases ??= schemaBounds().flatMap(limitCases);
   return cases;
+}
+
+/**
+ * The cases of the bounds whose key (bounds.ts boundKey: `viewport.width.maximum`) starts with
+ * `prefix`: what a mutant that breaks those limits runs against (mutants/), found from the
+ * generator as the pairwise mutants' cases are, so that a new bound of the field is in the set.
+ */
+export function limitCasesOf(prefix: string): { ids: ReadonlySet<string> } {
+  const ids = limitsCases()
+    .filter((c) => c.id.startsWith(`limits.${prefix}`))
+    .map((c) => c.id);
+  if (ids.length === 0) throw new Error(`no limit case of ${prefix}`);
+  return { ids: new Set(ids) };
 }
