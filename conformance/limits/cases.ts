@@ -13,7 +13,6 @@ import { boundKey, schemaBounds, type Bound } from './bounds.ts';
 import { WHITE } from '../cases/helpers.ts';
 import { bodyWith, PLAIN_GREEN, SLOW_AT_LIMIT, valuesAt, where } from './values.ts';
 
-
 /** The §8 rule a spec field's limit is, where it has one of its own. */
 const SECTION_8: Readonly<Record<string, string>> = {
   html: '8/html-size',

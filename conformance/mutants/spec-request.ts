@@ -20,7 +20,7 @@ export const SPEC_REQUEST_MUTANTS: Mutant[] = [
   {
     id: 'viewport-bound-off-by-one',
     breaks: '8/viewport-size',
-    description: 'accepts width and height 10001 (clamps to 10000)',
+    description: 'accepts a width or height past 10000 (clamps it to 10000)',
     cases: limitCasesOf('viewport.'),
     hooks: body((b) =>
       b.viewport && typeof b.viewport === 'object'
@@ -28,8 +28,8 @@ export const SPEC_REQUEST_MUTANTS: Mutant[] = [
             ...b,
             viewport: {
               ...b.viewport,
-              ...(b.viewport.width === 10001 ? { width: 10000, height: 1 } : {}),
-              ...(b.viewport.height === 10001 ? { height: 10000, width: 1 } : {}),
+              ...(b.viewport.width > 10000 ? { width: 10000, height: 1 } : {}),
+              ...(b.viewport.height > 10000 ? { height: 10000, width: 1 } : {}),
             },
           }
         : b,

@@ -48,11 +48,12 @@ export function drawnPage(o: { minSide?: number; maxSide?: number } = {}): fc.Ar
     const ch = Math.floor(height / GRID / 10) * 10;
     const blocks = cells.flatMap((c, i) => {
       if (!c.on && i !== 4) return []; // the middle cell always holds one: no page is empty
-      const w = Math.floor((cw * c.w) / 100) * 10;
-      const h = Math.floor((ch * c.h) / 100) * 10;
+      // at least 10 px: the smallest cell (20 px) still holds its block
+      const w = Math.max(10, Math.floor((cw * c.w) / 100) * 10);
+      const h = Math.max(10, Math.floor((ch * c.h) / 100) * 10);
       const x = (i % GRID) * cw + Math.floor((cw * c.x) / 100) * 10;
       const y = Math.floor(i / GRID) * ch + Math.floor((ch * c.y) / 100) * 10;
-      return w > 0 && h > 0 ? [{ id: `b${i}`, x, y, w, h, rgb: c.rgb, ...(c.to ? { to: c.to } : {}) }] : [];
+      return [{ id: `b${i}`, x, y, w, h, rgb: c.rgb, ...(c.to ? { to: c.to } : {}) }];
     });
     return { width, height, blocks };
   });
