@@ -7,7 +7,7 @@
 # profile against a second engine (the Firefox subject) -> core against both again, side by side, under load.
 # Ends with one line "tests: N passed, N failed".
 # Each long stage runs under `timeout N` (a hang fails its stage, never the whole CI run): the caps
-# add up to 4430 s (74 min) against CI's 90. A quiet 2-core run takes about 40% of that; each cap
+# add up to 4740 s (79 min) against CI's 90. A quiet 2-core run takes about 40% of that; each cap
 # leaves room for the same stage with every core kept busy by other processes (about 1.7x slower).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -92,11 +92,15 @@ if [ "$status" != 0 ]; then failed_stages+=(image); [ "${f:-0}" = 0 ] && fail=$(
 
 stage "conformance suite, packed and installed as its users get it (--installed), against a fresh reference server (core, reference, security, extensions, properties)"
 # core runs again twice (the second time on a warm cache) in the under-load stage below. The
+# exact-limit cases (117: 1m52s of wall time at load 17-21 on 2 cores, mostly waits) and the six
+# relations (2m12s at load 19-22) are new here, and the 16 mutants they kill in the next stage; the
+# caps grew by 120 s and 90 s, and the under-load stage's by 100 s (its core cases, Firefox's
+# relations at --runs 8; measured only on a shared, loaded machine: to be checked on a quiet run). The
 # properties draw with a fixed seed, so that CI is repeatable (run-mutants.ts MUTANT_SEED: this
 # run is the baseline of the mutants' properties).
 PROPERTIES_SEED=20251127
 clog=$(mktemp)
-timeout 540 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
+timeout 660 node --import tsx conformance/reference/run-against-reference.ts --installed --profile reference,security,extensions,properties --seed "$PROPERTIES_SEED" 2>&1 | tee "$clog"
 status=${PIPESTATUS[0]}
 read -r p f < <(grep -Eo '^ +total +[0-9]+ passed, [0-9]+ failed' "$clog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
@@ -105,7 +109,7 @@ if [ "$status" != 0 ]; then failed_stages+=(conformance); [ "${f:-0}" = 0 ] && f
 stage "the suite rejects deliberately broken implementations (mutants)"
 mlog=$(mktemp)
 baseline=(); [ "$status" = 0 ] && [ -f conformance-report/report.json ] && baseline=(--baseline-from conformance-report/report.json)  # the full run above is the baseline
-timeout 300 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
+timeout 390 node --import tsx conformance/mutants/run-mutants.ts "${baseline[@]}" 2>&1 | tee "$mlog"
 status=${PIPESTATUS[0]}
 read -r k t < <(grep -Eo '^mutant kill rate: [0-9]+/[0-9]+' "$mlog" | tail -1 | grep -Eo '[0-9]+' | tr '\n' ' '; echo)
 pass=$((pass + ${k:-0})); fail=$((fail + ${t:-0} - ${k:-0}))  # a killed mutant is a passed check
@@ -124,11 +128,11 @@ trap 'busy_stop; exit 130' INT TERM
 for _ in $(seq "$(nproc)"); do node -e 'for (;;) {}' & busy+=($!); done
 echo "${#busy[@]} busy neighbours; $(uptime)"
 llog=$(mktemp); flog=$(mktemp)
-timeout 560 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load > "$llog" 2>&1 &
+timeout 660 node --import tsx conformance/reference/run-against-reference.ts --profile core --twice --report conformance-report/under-load > "$llog" 2>&1 &
 ref_pid=$!
 if [ -n "${FIREFOX_PATH:-}" ]; then
   # properties too, briefly (--runs 8): a second engine is held to the same oracles.
-  timeout 560 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load > "$flog" 2>&1 &
+  timeout 660 node --import tsx conformance/self-test/subjects/firefox/run-core.ts --profile core,properties --seed "$PROPERTIES_SEED" --runs 8 --report conformance-report/firefox-under-load > "$flog" 2>&1 &
   ff_pid=$!
 fi
 wait "$ref_pid"

@@ -5,6 +5,7 @@ import { RULES_BY_ID } from '../model/rules.ts';
 import { consentCases } from './consent.ts';
 import { coreBehaviourCases } from './core-behaviour.ts';
 import { coreCaptureCases } from './core-capture.ts';
+import { corePictureCases } from './core-picture.ts';
 import { coreRequestCases } from './core-request.ts';
 import { compareCases } from './ext-compare.ts';
 import { extPrepareCases } from './ext-prepare.ts';
@@ -12,8 +13,10 @@ import { emulationCases } from './ext-emulation.ts';
 import { extensionCases } from './extensions.ts';
 import { extTallCases } from './ext-tall.ts';
 import { mcpCoreCases, mcpReferenceCases } from './mcp.ts';
+import { limitsCases } from '../limits/cases.ts';
 import { pairwiseCases } from '../pairwise/cases.ts';
 import { referenceCases } from './reference.ts';
+import { referenceBillingCases } from './reference-billing.ts';
 import { securityCases } from './security.ts';
 
 /** The cases of one list, in the profile that list is (the only place a written case gets its profile). */
@@ -23,11 +26,13 @@ export function allCases(): Case[] {
   const list = [
     ...inProfile('core', coreRequestCases),
     ...inProfile('core', coreCaptureCases),
+    ...inProfile('core', corePictureCases),
     ...inProfile('core', coreBehaviourCases),
     ...consentCases(), // profiles from the fixtures' manifest
     ...inProfile('core', mcpCoreCases),
     ...inProfile('reference', mcpReferenceCases),
     ...inProfile('reference', referenceCases),
+    ...inProfile('reference', referenceBillingCases),
     ...inProfile('security', securityCases),
     ...inProfile('extensions', extensionCases),
     ...inProfile('extensions', emulationCases),
@@ -35,6 +40,7 @@ export function allCases(): Case[] {
     ...inProfile('extensions', extTallCases),
     ...inProfile('extensions', compareCases),
     ...pairwiseCases(), // profiles from their plans
+    ...limitsCases(), // profiles from the fields they bound
   ];
   validateCases(list);
   return list;

@@ -4,8 +4,8 @@
 import type { CaseSpec, Expectation, Step } from '../model/model.ts';
 import { around, BLUE, box, color, GREEN, html, png, RED, YELLOW } from './helpers.ts';
 
-const VP = { width: 320, height: 240 };
-const plain = (extra: Record<string, unknown> = {}) => html('plain', { viewport: VP, ...extra });
+export const VP = { width: 320, height: 240 };
+export const plain = (extra: Record<string, unknown> = {}) => html('plain', { viewport: VP, ...extra });
 const greenProbe = [color(around(160, 120), GREEN)];
 const SUCCESS_HEADERS: Expectation['headers'] = {
   'x-request-id': { present: true },
@@ -22,7 +22,7 @@ const err = (status: number, error: string, extra: Partial<Expectation> = {}): E
 });
 
 /** One url capture of the billing case's page on the fresh key: a miss costs the credit it reports, a hit nothing. */
-const ledgerUrlStep = (cache: 'miss' | 'hit', fromStep: number, plus: number): Step => ({
+export const ledgerUrlStep = (cache: 'miss' | 'hit', fromStep: number, plus: number): Step => ({
   request: {
     auth: 'fresh',
     body: { url: { $template: '{{fixtures:/pages/blocks.html?case=billing-ledger&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } },
@@ -215,63 +215,6 @@ export const referenceCases: CaseSpec[] = [
     request: { body: html('banner-basic', { viewport: { width: 800, height: 600 }, blockCookieBanners: false }) },
     expect: png(800, 600, [color(box(520, 450, 270, 140), RED, 'banner kept')], { headers: { 'x-banner-action': 'none' } }),
   },
-
-  // caching and billing (the reference server's headers make them observable)
-  {
-    id: 'ref.cache.url-hit-not-billed',
-    tags: ['charges-cache-hits'],
-    must: 'The reference server MUST serve a repeated url capture from cache (x-cache: hit) without charging a credit.',
-    rules: ['D3/cache-header', '1/billing-cached', '8/cost'],
-    needs: ['fixtures'],
-    request: { body: { url: { $template: '{{fixtures:/pages/blocks.html?case=cache-hit&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } },
-    expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } },
-    then: [
-      {
-        request: { body: { url: { $template: '{{fixtures:/pages/blocks.html?case=cache-hit&n=}}{{nonce}}' }, viewport: { width: 400, height: 300 } } },
-        expect: { status: 200, image: { type: 'png', width: 400, height: 300 }, headers: { 'x-cache': 'hit', 'x-credits-charged': '0' } },
-      },
-    ],
-  },
-  {
-    id: 'ref.cache.html-never-cached',
-    must: 'The reference server MUST NOT cache html renders: the same html twice is rendered and charged twice.',
-    rules: ['D3/html-not-cached', '1/html-not-retained'],
-    request: { body: plain({ fullPage: false, 'x-case': 'html-never-cached' }) },
-    expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } },
-    then: [
-      {
-        request: { body: plain({ fullPage: false, 'x-case': 'html-never-cached' }) },
-        expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-cache': 'miss', 'x-credits-charged': '1' } },
-      },
-    ],
-  },
-  {
-    id: 'ref.billing.ledger',
-    must: 'The reference server MUST start a new key at 100 free credits, charge 1 per successful capture, and charge nothing for failures or cache hits.',
-    rules: ['1/free-allowance', '8/free-allowance', '1/billing-success', '1/billing-failed', '1/billing-cached', '8/cost', 'D3/credits-headers'],
-    needs: ['freshKey', 'fixtures'],
-    request: { auth: 'fresh', body: plain() },
-    expect: { status: 200, image: { type: 'png', width: 320, height: 240 }, headers: { 'x-credits-charged': '1', 'x-credits-remaining': '99' } },
-    then: [
-      {
-        request: { auth: 'fresh', body: html('element', { viewport: VP, selector: '#nothing-here' }) },
-        expect: { status: 400, error: 'selector_not_found', headers: { 'x-credits-charged': { present: false } } },
-      },
-      { request: { auth: 'fresh', body: plain({ quality: 5 }) }, expect: { status: 400, error: 'bad_request' } },
-      ledgerUrlStep('miss', 0, -1),
-      ledgerUrlStep('hit', 3, 0),
-      {
-        request: { auth: 'fresh', body: plain() },
-        expect: {
-          status: 200,
-          image: { type: 'png', width: 320, height: 240 },
-          headers: { 'x-credits-charged': '1' },
-          compare: [{ read: { header: 'x-credits-remaining' }, fromStep: 4, plus: -1 }],
-        },
-      },
-    ],
-  },
-
   // capture details the spec leaves open
   {
     id: 'ref.selector.scaled',

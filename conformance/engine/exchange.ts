@@ -1,17 +1,13 @@
 // One request of a case, sent and observed: an HTTP exchange (the screenshot endpoint or the MCP
-// endpoint) or an MCP exchange through a client session (mcp/client.ts). Either way the verdict
+// endpoint) or an MCP exchange through a client session (mcp-client.ts). Either way the verdict
 // (verdict.ts) judges an Observed, so REST and MCP cases share one executor.
 import type { HttpClient, HttpResponse } from './http.ts';
 import type { McpSessions } from './mcp-client.ts';
 import { isMcpRequest, type RequestSpec } from '../model/model.ts';
+import type { Observed } from './observed.ts';
 import { authorization, buildRequest, resolveValue, type ResolveContext } from './resolve.ts';
 
-export interface Observed extends HttpResponse {
-  /** The JSON observed: an HTTP body that is JSON (or the first JSON `data:` event of an event stream), or an MCP result. */
-  json?: unknown;
-  /** The text observed: an MCP result's text blocks, or a JSON-RPC error's message. */
-  text?: string;
-}
+export type { Observed } from './observed.ts';
 
 /** The JSON of an HTTP body: JSON itself, or the first JSON `data:` line of a text/event-stream. */
 export function jsonOfBody(res: HttpResponse): unknown {

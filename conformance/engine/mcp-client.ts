@@ -12,7 +12,7 @@
 // Bare HTTP exchanges with the MCP endpoint (auth, methods) go through the HTTP client instead.
 import { Agent, request } from 'undici';
 import type { McpRequestSpec } from '../model/model.ts';
-import type { Observed } from './exchange.ts';
+import type { Observed } from './observed.ts';
 
 /** The protocol version the suite asks for; the implementation may answer with another it supports. */
 export const MCP_PROTOCOL_VERSION = '2025-11-25';

@@ -4,7 +4,7 @@
 import sharp from 'sharp';
 import { PAGE_HEIGHT } from '../pairwise/fixture.ts';
 import { pairwiseCasesWith } from '../pairwise/cases.ts';
-import type { Mutant } from './mutants.ts';
+import type { Mutant } from './mutant.ts';
 import { body, isShot, jsonOf } from './proxy.ts';
 
 type Body = Record<string, any>;

@@ -2,7 +2,7 @@
 // each one's properties with the fixed seed): each is right on the hand-picked cases' values and
 // wrong at an exact limit, on an odd but valid value, or on an unknown field nested where no case
 // puts one. Their `cases` match nothing: the properties must kill them alone.
-import type { Mutant } from './mutants.ts';
+import type { Mutant } from './mutant.ts';
 import { body, jsonResponse } from './proxy.ts';
 
 type Body = Record<string, any>;

@@ -36,7 +36,13 @@ export const MUTANT_SEED = 20251127;
 /** The properties `ids` against `env`, with the fixed seed, stopping at the first failure: id -> why it failed ('' when it passed). */
 async function runMutantProperties(ids: readonly string[], env: RunEnv): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const records = await runProperties(env, undiciClient, { seed: MUTANT_SEED, workers: 2, noShrink: true }, undefined, ids);
+  const records = await runProperties(
+    env,
+    undiciClient,
+    { seed: MUTANT_SEED, workers: 2, noShrink: true, profiles: ['reference', 'extensions', 'properties'] },
+    undefined,
+    ids,
+  );
   return new Map(
     records.map((r) => [
       r.case.id,

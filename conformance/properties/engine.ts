@@ -5,15 +5,16 @@
 // a case; a failure carries its shrunk request as JSON and as a curl line, the seed and the path
 // that replays it (replay.ts).
 import fc from 'fast-check';
-import { buildRequest, type ResolveContext } from '../engine/resolve.ts';
-import { exchange, type Observed } from '../engine/exchange.ts';
+import { buildRequest } from '../engine/resolve.ts';
 import type { HttpClient } from '../engine/http.ts';
 import type { Attachment, RunEnv } from '../engine/execute.ts';
 import { sniffType } from '../engine/image.ts';
-import type { Case, Check, HttpRequestSpec } from '../model/model.ts';
+import type { Case, HttpRequestSpec, Profile } from '../model/model.ts';
 import type { CaseRecord } from '../report/records.ts';
 import { describeFailure } from './replay.ts';
-import { PROPERTIES, type Property, type PropertyContext } from './list.ts';
+import { PROPERTIES } from './list.ts';
+import type { Property, PropertyContext, Trial } from './property.ts';
+import { resolveContext } from './send.ts';
 
 /** Runs per property when --runs is not given: the whole profile takes about 2 minutes on 2 cores against the reference. */
 export const DEFAULT_RUNS = 25;
@@ -33,6 +34,8 @@ export interface PropertyOptions {
   /** Where the shrunk requests' bodies are written (the report directory). */
   reportDir?: string;
   workers: number;
+  /** The run's profiles (a property judging a reference decision runs only with `reference`). */
+  profiles?: readonly Profile[];
 }
 
 export const propertyCaseId = (p: Pick<Property, 'id'>) => `properties.${p.id}`;
@@ -43,14 +46,6 @@ export function selectProperties(grep?: string, ids?: readonly string[]): Proper
   return PROPERTIES.filter((p) => (!ids || ids.includes(p.id)) && (!re || re.test(propertyCaseId(p))));
 }
 
-/** What one request drawn by a property did: what was sent, what came back, and the checks. */
-export interface Trial {
-  requests: HttpRequestSpec[];
-  checks: Check[];
-  /** The answers, in the order of `requests` (shown with a failure: the pictures in index.html). */
-  responses?: Observed[];
-}
-
 /** A failing trial's answers as report attachments: images as they came, anything else as text. */
 function attachmentsOf(t: Trial): Attachment[] {
   return (t.responses ?? []).map((res, i) => {
@@ -59,20 +54,6 @@ function attachmentsOf(t: Trial): Attachment[] {
     if (type) return { name, contentType: `image/${type}`, body: res.body };
     return { name: `${name}.txt`, contentType: 'text/plain', body: Buffer.from(`HTTP ${res.status}\n\n${res.body.subarray(0, 4096).toString('utf8')}`) };
   });
-}
-
-/** Sends one request of a property (a fresh nonce each time: no cache answers an earlier run's fixture). */
-export async function send(ctx: PropertyContext, spec: HttpRequestSpec): Promise<Observed> {
-  return exchange(spec, resolveContext(ctx), ctx.http);
-}
-
-export function resolveContext(ctx: Pick<PropertyContext, 'env' | 'key'>): ResolveContext {
-  return {
-    baseUrl: ctx.env.baseUrl,
-    apiKey: ctx.key(),
-    fixtureOrigins: ctx.env.fixtureOrigins,
-    nonce: Math.random().toString(36).slice(2, 10),
-  };
 }
 
 function caseOf(p: Property, request: HttpRequestSpec): Case {
@@ -106,7 +87,7 @@ function signature(t: Trial): Set<string> {
 
 async function runOne(p: Property, env: RunEnv, http: HttpClient, o: PropertyOptions): Promise<CaseRecord> {
   const t0 = performance.now();
-  const ctx: PropertyContext = { env, http, ...keysOf(p, env.apiKeys), declared: env.declaredFields };
+  const ctx: PropertyContext = { env, http, ...keysOf(p, env.apiKeys), declared: env.declaredFields, profiles: o.profiles };
   const skip = p.skip?.(ctx);
   if (skip) return { case: caseOf(p, { body: {} }), verdict: 'skip', reason: skip, durationMs: 0, checks: [], attachments: [] };
   const runner = await p.start(ctx);

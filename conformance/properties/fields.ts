@@ -48,7 +48,7 @@ export const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(REQUEST_SCH
  * Bounds of spec fields that are the reference's, not the spec's (a selector's length): never
  * used to make a value malformed, since the spec lets an implementation accept it.
  */
-const OPEN_BOUNDS: ReadonlySet<string> = new Set(['selector.maxLength', 'waitForSelector.maxLength']);
+export const OPEN_BOUNDS: ReadonlySet<string> = new Set(['selector.maxLength', 'waitForSelector.maxLength']);
 
 export const isSpecField = (f: string) => (SPEC_FIELDS as readonly string[]).includes(f);
 

@@ -25,6 +25,7 @@ export function propertiesExplorer(o: SuiteOptions): Explorer {
           seed,
           runs,
           workers: o.workers,
+          profiles: o.profiles,
           reportDir: o.reportDir,
           known,
           ...(o.grep ? { grep: o.grep } : {}),
