@@ -1,5 +1,6 @@
 // The clean-up's steps of the render (server/render/pipeline.ts): the session is prepared before
-// the page loads, the banners are removed after the waits, and the last look for a banner the page
+// the page loads, the banners are removed after the waits and before anything else the service
+// does to the page (the lazy-content scroll: a page may read it as consent), and the last look for a banner the page
 // added since comes right before the capture, or, when the caller has actions or js, before those:
 // what the caller's own steps make the page show is theirs to keep (an opened menu is not a late
 // banner). The order, and why: server/prepare/index.ts.
@@ -17,10 +18,14 @@ export const prepareCleanup: Step<CleanupContext> = async (ctx) => {
 
 const ownSteps = (req: ScreenshotRequest) => (req.actions?.length ?? 0) > 0 || req.js !== undefined;
 
-/** Whether the last look follows the clean-up with nothing of the request between (see the STEPS of pipeline.ts). */
-const lastLookNext = (req: ScreenshotRequest) => ownSteps(req) || (!req.delay && !req.deterministic);
+/**
+ * Whether the last look follows the clean-up with nothing of the request between (see the STEPS of
+ * pipeline.ts). Never with fullPage: the lazy-content scroll comes between, and the clean-up must
+ * have run before it, not be left to the last look after it.
+ */
+const lastLookNext = (req: ScreenshotRequest) => !req.fullPage && (ownSteps(req) || (!req.delay && !req.deterministic));
 
-/** After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. */
+/** After the waits, before the lazy content: the clean-up itself, until the waits' clean-up end. */
 export const removeBanners: Step<CleanupContext> = async ({ cleanup, deadline, hops, waits, req }) => {
   await deadline.step('banners', hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext(req) })));
 };

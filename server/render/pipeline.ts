@@ -90,8 +90,8 @@ const STEPS: readonly Step<RenderContext>[] = [
   applyCss, // css, actions, js, delay: server/prepare/
   waitForIdle,
   waitForSelector,
+  removeBanners, // before the lazy content: nothing the service does comes before the rejection (server/cleanup/steps.ts)
   loadLazy,
-  removeBanners,
   lastLookBeforeOwnSteps,
   runActions,
   runJs,
