@@ -1,11 +1,12 @@
 // Node side of the in-page DOM clean-up (page/find.js, page/dom-cleanup.js): hide list, scroll
 // unlock, revert guard (spec §4.1 rules 3-4). One evaluate in the top document.
 import type { Frame } from 'puppeteer-core';
+import { genericWords } from './generic-words.ts';
 import { hideList } from './hide-list.ts';
 import { pageScript } from './page-scripts.ts';
 import { needsOf } from './selectors.ts';
 
-const source = pageScript('scan.js', 'find.js', 'dom-cleanup.js', 'late-watch.js');
+const source = pageScript('scan.js', 'generic.js', 'find.js', 'dom-cleanup.js', 'late-watch.js');
 // selector groups travel with their needs (selectors.ts): the page runs only those that can match
 export const pageConfig = JSON.stringify({
   cmp: needsOf(hideList.cmp),
@@ -16,6 +17,9 @@ export const pageConfig = JSON.stringify({
   scrollLockClasses: hideList.scrollLockClasses,
   consentText: hideList.consentText,
   overlayText: hideList.overlayText,
+  generic: genericWords,
+  acceptLabel: hideList.acceptLabel.pattern,
+  notAcceptLabel: hideList.notAcceptLabel.pattern,
 });
 
 export interface DomRequest {
@@ -27,6 +31,8 @@ export interface DomRequest {
   ads: boolean;
   /** A CMP was rejected: unlock scroll even if nothing is left to hide. */
   acted: boolean;
+  /** The page runs its scripts: a banner's reject control is clicked (else it is only hidden). Absent: on. */
+  scripts?: boolean;
 }
 
 export interface DomResult {
@@ -38,6 +44,8 @@ export interface DomResult {
   invalid: string[];
   /** Why each automatic element was hidden (selector or heuristic name), for logs. */
   hidden: string[];
+  /** Labels of the reject controls the generic detector clicked (page/generic.js). */
+  rejected: string[];
   /** Content measure before / after the automatic part (-1 when not measured). */
   before: number;
   after: number;
