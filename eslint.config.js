@@ -64,6 +64,7 @@ export default tseslint.config(
         scConsentSniff: 'readonly',
         scGenericKit: 'readonly',
         scGenericBanner: 'readonly',
+        scLayersMoving: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },

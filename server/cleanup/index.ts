@@ -18,7 +18,7 @@
 // whether the page changed since the survey, and if it did the whole clean-up runs there.
 import type { Frame, Page } from 'puppeteer-core';
 import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
-import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
+import { pageConfig, runDomCleanup, SETTLE_MS, type DomResult } from './dom.ts';
 import { findRejection, lateAction, nameAction } from './action.ts';
 import { earlyLookHolds, subframes, unconfirmedEarlyLook, type EarlyLook } from './early-look.ts';
 import { changedSinceSurvey, lookAgain, watchLateChanges } from './last-look.ts';
@@ -188,7 +188,9 @@ async function runFinish(
   let dom: DomResult | null = null;
   if (domWork) {
     const req = { banners: opts.blockCookieBanners, user: opts.hideSelectors, ads: opts.blockAds, acted, scripts: opts.javaScriptEnabled !== false };
-    dom = await withTimeout(domPass(page, req), Math.max(0, hardEnd - Date.now()), null);
+    // a banner still arriving is waited for (dom.ts), within the clean-up's budget
+    const settleUntil = opts.javaScriptEnabled !== false ? Math.min(budgetEnd, Date.now() + SETTLE_MS) : 0;
+    dom = await withTimeout(domPass(page, req, settleUntil), Math.max(0, hardEnd - Date.now()), null);
   }
 
   const detected = frames.flatMap((f) => f.popups.concat(f.detected))[0] ?? null;
@@ -245,9 +247,9 @@ async function rejectPass(
   }
 }
 
-async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1]): Promise<DomResult | null> {
+async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1], settleUntil: number): Promise<DomResult | null> {
   try {
-    return await runDomCleanup(page.mainFrame(), req);
+    return await runDomCleanup(page.mainFrame(), req, settleUntil);
   } catch {
     // a reject click may have reloaded the page: give it a moment and try once more
     await new Promise((r) => setTimeout(r, 300));

@@ -13,6 +13,8 @@
 // which a page's Content-Security-Policy does not block (a <style> element would be).
 // eslint-disable-next-line no-unused-vars
 function scDomCleanup(cfg, req) {
+  // a banner still arriving: the caller waits and asks again (settle.js)
+  if (req.settle && req.banners && scLayersMoving()) return { moving: true };
   const result = { autoHidden: 0, userHidden: 0, unlocked: false, reverted: false, invalid: [], hidden: [], rejected: [], before: -1, after: -1 };
   if (!document.documentElement || !document.body) return result;
   const kit = scDomKit(cfg);
