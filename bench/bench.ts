@@ -38,6 +38,7 @@ import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { peersRows, peersSection } from './peers.ts';
 import { benchCleanup, cleanupRows } from './cleanup-bench.ts';
+import { benchConsentBattery, consentBatteryRows, consentBatteryTables } from './consent-battery.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 import { BENCH_KEY, benchEnv } from './server-env.ts';
 
@@ -59,6 +60,7 @@ const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}-tall`,
   `${os.tmpdir()}/bench-data-${process.pid}-peers`,
   `${os.tmpdir()}/bench-data-${process.pid}-cleanup`,
+  `${os.tmpdir()}/bench-data-${process.pid}-battery`,
 ];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
@@ -139,6 +141,12 @@ const cleanupSection = () =>
     },
     { iterations: quick ? 6 : 16 },
   ).finally(() => rmSync(dataDirs[5]!, { recursive: true, force: true }));
+// The consent-library battery (bench/consent-battery.ts): ours and the two peers on its pages.
+const batterySection = () =>
+  benchConsentBattery(async (allow) => {
+    const s = await startServer(loadConfig({ ...benchEnv(dataDirs[6]!), EGRESS_ALLOW: allow, CACHE_TTL_SECONDS: '0' }));
+    return { shotUrl: `${s.url}/v1/screenshot`, key: BENCH_KEY, close: () => s.close() };
+  }, config.chromiumPath).finally(() => rmSync(dataDirs[6]!, { recursive: true, force: true }));
 // Tall and endless pages, A/B (bench/tall.ts): its own server.
 const tallSection = async () => {
   try {
@@ -183,7 +191,10 @@ if (only === 'blocking') {
 } else if (only === 'cleanup') {
   const r = await cleanupSection();
   for (const row of cleanupRows(r)) console.log(row.filter(Boolean).join(' | '));
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r }, null, 2));
+  const b = await batterySection();
+  console.log(consentBatteryTables(b));
+  for (const row of consentBatteryRows(b)) console.log(row.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r, consentBattery: b }, null, 2));
   process.exit(0);
 } else if (only !== undefined) {
   console.error(`bench: --only knows six sections, blocking, tall, compare, peers, cleanup and batches (not ${only})`);
@@ -451,6 +462,13 @@ try {
   rows.push(...cleanupRows(r));
 } catch (e) {
   row('cleanup overhead', 'not measured', String(e).slice(0, 60), '', '');
+}
+try {
+  const b = await batterySection();
+  results.consentBattery = b;
+  rows.push(...consentBatteryRows(b));
+} catch (e) {
+  row('consent-library battery', 'not measured', String(e).slice(0, 60), '', '');
 }
 await ours.close();
 
