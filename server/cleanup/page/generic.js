@@ -39,7 +39,10 @@ function scGenericKit(cfg) {
     let text = '';
     const walk = (node, depth) => {
       if (node.shadowRoot && depth < 4) walk(node.shadowRoot, depth + 1);
-      for (let n = node.firstChild; n && text.length <= max; n = n.nextSibling) {
+      // a <slot> shows the host's own children (a web component's text is often slotted in)
+      const kids = node.tagName === 'SLOT' && node.assignedNodes({ flatten: true }).length ? node.assignedNodes({ flatten: true }) : Array.from(node.childNodes);
+      for (let i = 0; i < kids.length && text.length <= max; i++) {
+        const n = kids[i];
         if (n.nodeType === 3) text += n.data + ' ';
         else if (n.nodeType === 1 && !/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(n.tagName)) walk(n, depth);
       }
