@@ -17,8 +17,10 @@ function scLateWatchInstall() {
   observer.observe(document.documentElement, options);
   // an observer does not see into shadow roots: each open one there now is watched too (a web
   // component's banner shows by changing its own shadow tree)
+  // one attached since was not watched: what it shows could not be seen, so it counts as a change
   const watched = new WeakSet();
   const shadows = (root, depth) => {
+    let added = false;
     const all = root.querySelectorAll('*');
     for (let i = 0; i < all.length; i++) {
       const sr = all[i].shadowRoot;
@@ -26,9 +28,11 @@ function scLateWatchInstall() {
       if (!watched.has(sr)) {
         watched.add(sr);
         observer.observe(sr, options);
+        added = true;
       }
-      if (depth < 3) shadows(sr, depth + 1);
+      if (depth < 3 && shadows(sr, depth + 1)) added = true;
     }
+    return added;
   };
   shadows(document, 0);
   const watch = {
@@ -39,7 +43,8 @@ function scLateWatchInstall() {
       changed = false;
     },
     changed() {
-      return observer.takeRecords().length > 0 || changed;
+      const unseen = shadows(document, 0);
+      return observer.takeRecords().length > 0 || changed || unseen;
     },
     stop() {
       observer.disconnect();
