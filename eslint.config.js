@@ -56,7 +56,17 @@ export default tseslint.config(
     // Page scripts are serialised into pages: a file is one expression, or functions that the
     // loader concatenates into one script (server/cleanup/page: each file's functions call the others').
     files: ['server/*/page/*.js', 'conformance/self-test/subjects/firefox/page-cleanup.js'],
-    languageOptions: { globals: { scShared: 'readonly', scDomFind: 'readonly', scDomKit: 'readonly', scConsentSniff: 'readonly' } },
+    languageOptions: {
+      globals: {
+        scShared: 'readonly',
+        scDomFind: 'readonly',
+        scDomKit: 'readonly',
+        scConsentSniff: 'readonly',
+        scGenericKit: 'readonly',
+        scGenericBanner: 'readonly',
+        scLayersMoving: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
 );

@@ -43,6 +43,7 @@ import { BENCH_DIR, buildPages } from './pages.ts';
 import { benchTall, tallRows } from './tall.ts';
 import { peersRows, peersSection } from './peers.ts';
 import { benchCleanup, cleanupRows } from './cleanup-bench.ts';
+import { benchConsentBattery, consentBatteryRows, consentBatteryTables } from './consent-battery.ts';
 import { cycle, eventLoopUnderFullPage, FRAME_FLAGS, fullPageVsNaive, mixLatency, mixThroughput, pngCard, poster, type LatencyFigures } from './workload.ts';
 import { BENCH_KEY, benchEnv } from './server-env.ts';
 
@@ -60,6 +61,7 @@ const dataDirs = [
   `${os.tmpdir()}/bench-data-${process.pid}-tall`,
   `${os.tmpdir()}/bench-data-${process.pid}-peers`,
   `${os.tmpdir()}/bench-data-${process.pid}-cleanup`,
+  `${os.tmpdir()}/bench-data-${process.pid}-battery`,
 ];
 const config = loadConfig(benchEnv(dataDirs[0]!));
 const started = performance.now();
@@ -140,6 +142,12 @@ const cleanupSection = () =>
     },
     { iterations: quick ? 6 : 16 },
   ).finally(() => rmSync(dataDirs[5]!, { recursive: true, force: true }));
+// The consent-library battery (bench/consent-battery.ts): ours and the two peers on its pages.
+const batterySection = () =>
+  benchConsentBattery(async (allow) => {
+    const s = await startServer(loadConfig({ ...benchEnv(dataDirs[6]!), EGRESS_ALLOW: allow, CACHE_TTL_SECONDS: '0' }));
+    return { shotUrl: `${s.url}/v1/screenshot`, key: BENCH_KEY, close: () => s.close() };
+  }, config.chromiumPath).finally(() => rmSync(dataDirs[6]!, { recursive: true, force: true }));
 // Tall and endless pages, A/B (bench/tall.ts): its own server.
 const tallSection = async () => {
   try {
@@ -189,7 +197,10 @@ if (only === 'blocking') {
 } else if (only === 'cleanup') {
   const r = await cleanupSection();
   for (const row of cleanupRows(r)) console.log(row.filter(Boolean).join(' | '));
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r }, null, 2));
+  const b = await batterySection();
+  console.log(consentBatteryTables(b));
+  for (const row of consentBatteryRows(b)) console.log(row.filter(Boolean).join(' | '));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ cleanup: r, consentBattery: b }, null, 2));
   process.exit(0);
 } else if (only !== undefined) {
   console.error(`bench: --only knows seven sections, plain, blocking, tall, compare, peers, cleanup and batches (not ${only})`);
@@ -436,6 +447,13 @@ try {
   rows.push(...cleanupRows(r));
 } catch (e) {
   row('cleanup overhead', 'not measured', String(e).slice(0, 60), '', '');
+}
+try {
+  const b = await batterySection();
+  results.consentBattery = b;
+  rows.push(...consentBatteryRows(b));
+} catch (e) {
+  row('consent-library battery', 'not measured', String(e).slice(0, 60), '', '');
 }
 await ours.close();
 

@@ -2,7 +2,9 @@
 // §4.1 rules 3 and 4; DESIGN §3 "never accept consent"). The pipeline, in the spec's order:
 //   1. reject on consent-management platforms: @duckduckgo/autoconsent, opt-out only, in every frame
 //      (shadow DOM and cross-origin iframes included), injected when the clean-up runs (autoconsent.ts);
-//   2. hide the curated list (hide-list.json) + hideSelectors (+ ad slots with blockAds);
+//   2. hide the curated list (hide-list.json) + hideSelectors (+ ad slots with blockAds), and the
+//      banners found by what they are (page/generic.js: a layer with consent words and a decision
+//      control, in shadow roots and frames too), whose reject control is clicked first;
 //   3. lift the scroll lock;
 //   4. revert 2-3 if they leave the page near-empty (page/dom-cleanup.js);
 //   then, right before the capture, a last look for banners added since (last-look.ts).
@@ -16,13 +18,16 @@
 // whether the page changed since the survey, and if it did the whole clean-up runs there.
 import type { Frame, Page } from 'puppeteer-core';
 import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type OptOutEvent } from './autoconsent.ts';
-import { pageConfig, runDomCleanup, type DomResult } from './dom.ts';
-import { changedSinceMark, changedSinceSurvey, lookAgain, watchLateChanges } from './last-look.ts';
-import { survey, type Survey } from './sniff.ts';
+import { pageConfig, runDomCleanup, SETTLE_MS, type DomResult } from './dom.ts';
+import { findRejection, lateAction, nameAction } from './action.ts';
+import { earlyLookHolds, subframes, unconfirmedEarlyLook, type EarlyLook } from './early-look.ts';
+import { changedSinceSurvey, lookAgain, watchLateChanges } from './last-look.ts';
+import { survey } from './sniff.ts';
 import { withTimeout } from './time-limit.ts';
 
+export { cmpName } from './action.ts';
 export type { BannerAction, CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
-import type { BannerAction, CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
+import type { CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
 
 /** Upper bound of the clean-up's own time (the CMP opt-out included), inside the render budget. */
 export const CLEANUP_BUDGET_MS = 2000;
@@ -134,7 +139,7 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
         }
       }
       report.late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS);
-      if (report.late && report.late.autoHidden > 0 && !report.late.reverted && report.action === 'none') report.action = 'hidden';
+      if (report.late && report.action === 'none') report.action = lateAction(report.late);
       return report.action;
     },
   };
@@ -182,23 +187,14 @@ async function runFinish(
   const acted = rejected !== null && rejected.actions > 0;
   let dom: DomResult | null = null;
   if (domWork) {
-    const req = { banners: opts.blockCookieBanners, user: opts.hideSelectors, ads: opts.blockAds, acted };
-    dom = await withTimeout(domPass(page, req), Math.max(0, hardEnd - Date.now()), null);
+    const req = { banners: opts.blockCookieBanners, user: opts.hideSelectors, ads: opts.blockAds, acted, scripts: opts.javaScriptEnabled !== false };
+    // a banner still arriving is waited for (dom.ts), within the clean-up's budget
+    const settleUntil = opts.javaScriptEnabled !== false ? Math.min(budgetEnd, Date.now() + SETTLE_MS) : 0;
+    dom = await withTimeout(domPass(page, req, settleUntil), Math.max(0, hardEnd - Date.now()), null);
   }
 
   const detected = frames.flatMap((f) => f.popups.concat(f.detected))[0] ?? null;
-  let action: BannerAction = 'none';
-  let cmp: string | null = null;
-  if (opts.blockCookieBanners) {
-    if (dom?.reverted) action = 'reverted';
-    else if (acted) {
-      cmp = cmpName(rejected!.cmp);
-      action = `rejected:${cmp}`;
-    } else if ((dom && dom.autoHidden > 0) || rejected) {
-      cmp = rejected ? cmpName(rejected.cmp) : detected ? cmpName(detected) : null;
-      action = cmp ? `hidden:${cmp}` : 'hidden';
-    }
-  }
+  const { action, cmp } = opts.blockCookieBanners ? nameAction(rejected, acted, detected, dom) : { action: 'none', cmp: null };
   return {
     action,
     cmp,
@@ -209,45 +205,6 @@ async function runFinish(
     ...(heldEarly ? { early: true } : {}),
     durationMs: Date.now() - t0,
   };
-}
-
-interface EarlyLook {
-  /** The top document's URL when it was surveyed (autoconsent's rules depend on it). */
-  url: string;
-  survey: Promise<Survey>;
-}
-
-/** Frames the CMP driver may be injected into besides the top document. */
-const subframes = (page: Page) => page.frames().filter((f) => f !== page.mainFrame() && !f.detached && /^(https?:|about:)/.test(f.url()));
-
-/**
- * Step 1 from the early look, when it still holds: the page has no other frame, the top document
- * is the one surveyed, at the same URL, and nothing was added or revealed in it since (its watch
- * says so, and is marked: the last look counts from here). Then autoconsent had no reason to run
- * and the DOM clean-up has as much to do as then. Otherwise null: the full pass looks again.
- */
-async function earlyLookHolds(page: Page, early: EarlyLook, end: number): Promise<{ frames: FrameConsentState[]; domWork: boolean } | null> {
-  const main = page.mainFrame();
-  if (subframes(page).length > 0 || main.url() !== early.url) return null;
-  const s = await withTimeout(early.survey, end - Date.now(), null);
-  if (!s || s.reason !== null) return null;
-  if (await changedSinceMark(main, end)) return null;
-  return { frames: [], domWork: s.candidates !== 0 };
-}
-
-/**
- * finish() with `confirmAtLastLook`: when the early look found nothing at all (no reason for
- * autoconsent, nothing to hide) in a page that has no other frame and is still at the surveyed
- * URL, its answer is taken as it is, unasked: the last look, which comes right after (nothing of
- * the request runs between), asks the page once whether anything was added or revealed since the
- * survey, instead of two asks back to back. Otherwise null: finish() runs as always.
- */
-async function unconfirmedEarlyLook(page: Page, early: EarlyLook, end: number, t0: number): Promise<CleanupReport | null> {
-  const main = page.mainFrame();
-  if (subframes(page).length > 0 || main.url() !== early.url) return null;
-  const s = await withTimeout(early.survey, end - Date.now(), null);
-  if (!s || s.reason !== null || s.candidates !== 0) return null;
-  return { action: 'none', cmp: null, frames: [], optOuts: [], dom: null, blockedClicks: [], early: true, durationMs: Date.now() - t0 };
 }
 
 /**
@@ -290,35 +247,12 @@ async function rejectPass(
   }
 }
 
-async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1]): Promise<DomResult | null> {
+async function domPass(page: Page, req: Parameters<typeof runDomCleanup>[1], settleUntil: number): Promise<DomResult | null> {
   try {
-    return await runDomCleanup(page.mainFrame(), req);
+    return await runDomCleanup(page.mainFrame(), req, settleUntil);
   } catch {
     // a reject click may have reloaded the page: give it a moment and try once more
     await new Promise((r) => setTimeout(r, 300));
     return runDomCleanup(page.mainFrame(), req).catch(() => null);
   }
-}
-
-/**
- * The successful opt-out to report: one that clicked or called the CMP's API (a real rejection)
- * wins over one that only hid the popup (autoconsent's cosmetic rules and hide steps).
- */
-function findRejection(events: OptOutEvent[], frames: FrameConsentState[]): { cmp: string; actions: number } | null {
-  const all = events.concat(frames.flatMap((f) => f.results.map((r) => ({ type: 'optOutResult' as const, top: f.top, url: f.url, ...r }))));
-  const ok = all.filter((r) => r.result);
-  return ok.find((r) => r.actions > 0) ?? ok[0] ?? null;
-}
-
-/** Header-safe CMP name: autoconsent's rule name, lower-case; the heuristic is just "heuristic". */
-export function cmpName(raw: string): string {
-  const name = String(raw);
-  if (/^heuristic/i.test(name)) return 'heuristic';
-  return (
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9.-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60) || 'unknown'
-  );
 }

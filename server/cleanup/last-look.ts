@@ -10,7 +10,7 @@
 // frame or a shadow root that existed before is not seen, and a page can still change during the
 // capture itself.
 import type { Frame } from 'puppeteer-core';
-import { runDomCleanup, type DomResult } from './dom.ts';
+import { runDomCleanup, SETTLE_MS, type DomResult } from './dom.ts';
 import { pageScript } from './page-scripts.ts';
 import { withTimeout } from './time-limit.ts';
 
@@ -65,7 +65,7 @@ export async function lookAgain(frame: Frame, end: number): Promise<DomResult | 
   )
     return null;
   return withTimeout(
-    runDomCleanup(frame, { banners: true, user: [], ads: false, acted: false }).catch(() => null),
+    runDomCleanup(frame, { banners: true, user: [], ads: false, acted: false }, Math.min(end - 200, Date.now() + SETTLE_MS)).catch(() => null),
     end - Date.now(),
     null,
   );

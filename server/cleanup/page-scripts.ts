@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
 
-export type PageFile = 'scan.js' | 'find.js' | 'dom-cleanup.js' | 'sniff.js' | 'driver.js' | 'late-watch.js';
+export type PageFile = 'scan.js' | 'generic.js' | 'find.js' | 'dom-cleanup.js' | 'sniff.js' | 'driver.js' | 'late-watch.js' | 'settle.js';
 
 /** The files' text, joined in the order given. */
 export function pageScript(...files: PageFile[]): string {

@@ -11,8 +11,8 @@ import { hideList } from './hide-list.ts';
 import { pageScript } from './page-scripts.ts';
 import { needsOf, type SelectorNeeds } from './selectors.ts';
 
-const source = pageScript('scan.js', 'find.js', 'sniff.js');
-const sourceWithWatch = pageScript('scan.js', 'find.js', 'sniff.js', 'late-watch.js');
+const source = pageScript('scan.js', 'generic.js', 'find.js', 'settle.js', 'sniff.js');
+const sourceWithWatch = pageScript('scan.js', 'generic.js', 'find.js', 'settle.js', 'sniff.js', 'late-watch.js');
 
 /**
  * autoconsent's rules written as code (lib/cmps/*.ts, the bundle's `dynamicCMPs`), with what their

@@ -23,9 +23,11 @@ export const prepareCleanup = traitedStep<CleanupContext>({ times: [PREP] }, asy
 const ownSteps = (req: ScreenshotRequest) => (req.actions?.length ?? 0) > 0 || req.js !== undefined;
 
 /**
- * After the waits (and the lazy content): the clean-up itself, until the waits' clean-up end. Whether
+ * After the waits, before the lazy content: the clean-up itself, until the waits' clean-up end. Whether
  * the last look follows it with nothing of the request between is read from the steps to come (the
- * STEPS of pipeline.ts): a step placed between that may touch the page counts by itself.
+ * STEPS of pipeline.ts): a step placed between that may touch the page counts by itself (the
+ * lazy-content scroll with fullPage: the clean-up must then be done before it, not left to the
+ * last look after it).
  */
 export const removeBanners = traitedStep<CleanupContext>({ times: [BANNERS] }, async ({ cleanup, deadline, hops, waits, req }, later) => {
   const lastLookNext = firstToTouch(later, req)?.lastLook === true;

@@ -1,7 +1,7 @@
 // Preparing the page before the picture: the caller's css, actions, js and delay (./fields.ts).
 // Each is a step of the render (server/render/pipeline.ts); the order of steps, and why each of ours sits where it does:
 //
-//   load -> css -> waits (idle, selector) -> lazy content (fullPage) -> banner clean-up
+//   load -> css -> waits (idle, selector) -> banner clean-up -> lazy content (fullPage)
 //        -> [last look, when there are actions or js] -> actions -> js -> delay -> freeze (deterministic)
 //        -> [last look, otherwise] -> capture (clip)
 //
@@ -11,6 +11,9 @@
 //   and the clean-up's pre-check and revert guard (server/cleanup/) measure the page it applies to
 //   (css that hides a banner leaves nothing to hide; css that uncovers content gives the guard its
 //   true baseline). After the clean-up, as a last touch, it would change the page those measured.
+// - the clean-up before the lazy content: a consent library may read the service's scroll as
+//   consent (server/render/hide-scroll.ts hides it too); a banner the scroll brings in is the last
+//   look's. A scroll lock the clean-up lifts also lets the scroll reach the lazy content.
 // - actions after the clean-up: a consent banner over the page would take the clicks, and the
 //   clean-up, run later, would hide what the actions opened (a menu or a dialog looks like an
 //   overlay to it). For the same reason the clean-up's last look for banners the page added late

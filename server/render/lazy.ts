@@ -11,6 +11,7 @@ import type { ScrollBounds, ScrollOutcome } from '../tall-pages/index.ts';
 import type { Waits } from '../toolkit/waits.ts';
 import type { HopGuard } from '../toolkit/hops.ts';
 import type { InflightTracker } from './network-idle.ts';
+import { HIDE_SCROLL } from './hide-scroll.ts';
 import { scrollWatcher } from './scroll-watchers.ts';
 
 export const LAZY_SCROLL_MS = 3000; // at most this long scrolling a full page to trigger lazy content
@@ -31,20 +32,29 @@ const REPORT_GRACE_MS = 50;
 // come before the frame's intersection update, so IntersectionObserver would never see the
 // position before it). Down to maxY at most; with the endless-page rule (growth in viewports, or
 // null), it stops once the page has grown past max(start + growth viewports, 2 x start).
+// The scroll is hidden from the page (HIDE_SCROLL): consent libraries that take a scroll as
+// consent would otherwise get it from us.
 const SCROLL_THROUGH = `async (until, maxY, growth) => {
-  const step = Math.max(200, window.innerHeight);
-  const height = () => document.documentElement.scrollHeight;
-  const startHeight = height();
-  const limit = growth === null ? Infinity : Math.max(startHeight + growth * window.innerHeight, 2 * startHeight);
-  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  for (let y = step; y < Math.min(height(), maxY) && height() <= limit && Date.now() < until; y += step) {
-    window.scrollTo(0, y);
+  const unhide = (${HIDE_SCROLL})();
+  try {
+    const step = Math.max(200, window.innerHeight);
+    const height = () => document.documentElement.scrollHeight;
+    const startHeight = height();
+    const limit = growth === null ? Infinity : Math.max(startHeight + growth * window.innerHeight, 2 * startHeight);
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    for (let y = step; y < Math.min(height(), maxY) && height() <= limit && Date.now() < until; y += step) {
+      window.scrollTo(0, y);
+      await frame();
+    }
+    const endless = height() > limit;
+    window.scrollTo(0, 0);
     await frame();
+    // the last scroll's scrollend comes a frame later: it is swallowed too
+    await frame();
+    return endless ? { startHeight, endlessAt: limit } : { startHeight };
+  } finally {
+    unhide();
   }
-  const endless = height() > limit;
-  window.scrollTo(0, 0);
-  await frame();
-  return endless ? { startHeight, endlessAt: limit } : { startHeight };
 }`;
 
 /** Scrolls through the page (at most `budgetMs`; unbounded below and never endless unless told). */

@@ -24,7 +24,7 @@ import type { Deadline } from '../toolkit/deadline.ts';
 import { HopGuard } from '../toolkit/hops.ts';
 import { PAGE_STEP, type Slot } from '../toolkit/slot.ts';
 import { BROWSER_STEP } from '../toolkit/browser.ts';
-import { disposer, runSteps, type PageContext, type Step } from '../toolkit/step-shape.ts';
+import { disposer, runSteps, traitedStep, type PageContext, type Step } from '../toolkit/step-shape.ts';
 import type { StepLabel, StepTiming } from '../toolkit/step-names.ts';
 import { WAIT_LABELS, Waits, watchMainDocument, type WaitStep } from '../toolkit/waits.ts';
 import { measureBoxes } from './boxes.ts';
@@ -77,6 +77,16 @@ type RenderContext = PageContext &
     boxes?: Rect[];
   };
 
+/** fullPage: lazy content. Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly; nor can it grow as it is scrolled. */
+const scrollsForLazy = (req: ScreenshotRequest) => req.fullPage && req.selector === undefined && req.javaScriptEnabled;
+const loadLazy = traitedStep<RenderContext>({ touchesPage: scrollsForLazy }, async (ctx) => {
+  const { page, client, req, deadline, waits, hops, tracker, deps } = ctx;
+  if (!scrollsForLazy(req)) return;
+  const vp = req.viewport;
+  const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
+  ctx.scroll = await loadLazyContent(page, client, tracker!, waits, hops, scrollBounds(req, maxRows, deadline));
+});
+
 /** The render, in order. */
 const STEPS: readonly Step<RenderContext>[] = [
   setViewport,
@@ -91,8 +101,8 @@ const STEPS: readonly Step<RenderContext>[] = [
   applyCss, // css, actions, js, delay: server/prepare/
   waitForIdle,
   waitForSelector,
+  removeBanners, // before the lazy content: nothing the service does comes before the rejection (server/cleanup/steps.ts)
   loadLazy,
-  removeBanners,
   lastLookBeforeOwnSteps,
   runActions,
   runJs,
@@ -186,15 +196,6 @@ async function waitForSelector({ page, req, waits, hops }: RenderContext): Promi
   if (req.waitForSelector === undefined) return;
   const sel = req.waitForSelector;
   await waits.step('selector', () => hops.guard(selectorIn(page, sel)), 'waiting for waitForSelector');
-}
-
-/** fullPage: lazy content. Without its scripts a page has no lazy loaders, and the browser loads lazy images eagerly; nor can it grow as it is scrolled. */
-async function loadLazy(ctx: RenderContext): Promise<void> {
-  const { page, client, req, deadline, waits, hops, tracker, deps } = ctx;
-  if (!req.fullPage || req.selector !== undefined || !req.javaScriptEnabled) return;
-  const vp = req.viewport;
-  const maxRows = rowLimit(req.format, Math.round(vp.width * vp.deviceScaleFactor), deps.maxOutputPixels);
-  ctx.scroll = await loadLazyContent(page, client, tracker!, waits, hops, scrollBounds(req, maxRows, deadline));
 }
 
 async function captureImage(ctx: RenderContext): Promise<void> {

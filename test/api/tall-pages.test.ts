@@ -31,14 +31,15 @@ const ITEM = 100;
 
 /**
  * An endless feed: 20 items of 100 px, and 10 more whenever the viewport comes within 600 px of
- * the end, for ever (what a social feed does).
+ * the end, for ever (what a social feed does: an IntersectionObserver on a mark after the last
+ * item; the service's scroll is hidden from scroll listeners, server/render/hide-scroll.ts).
  */
-const feed = `<!doctype html><style>html,body{margin:0}.i{height:${ITEM}px}</style><div id=feed></div><script>
+const feed = `<!doctype html><style>html,body{margin:0}.i{height:${ITEM}px}</style><div id=feed></div><div id=end></div><script>
   const colour = ${colour.toString()};
   let n = 0;
   const more = (k) => { for (let j = 0; j < k; j++, n++) { const d = document.createElement('div'); d.className = 'i'; d.style.background = 'rgb(' + colour(n) + ')'; feed.appendChild(d); } };
   more(20);
-  addEventListener('scroll', () => { if (scrollY + innerHeight > document.documentElement.scrollHeight - 600) more(10); });
+  new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) more(10); }, { rootMargin: '0px 0px 600px 0px' }).observe(end);
 </script>`;
 const viewport = { width: 400, height: 300 };
 

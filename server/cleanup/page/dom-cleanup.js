@@ -13,7 +13,9 @@
 // which a page's Content-Security-Policy does not block (a <style> element would be).
 // eslint-disable-next-line no-unused-vars
 function scDomCleanup(cfg, req) {
-  const result = { autoHidden: 0, userHidden: 0, unlocked: false, reverted: false, invalid: [], hidden: [], before: -1, after: -1 };
+  // a banner still arriving: the caller waits and asks again (settle.js)
+  if (req.settle && req.banners && scLayersMoving()) return { moving: true };
+  const result = { autoHidden: 0, userHidden: 0, unlocked: false, reverted: false, invalid: [], hidden: [], rejected: [], before: -1, after: -1 };
   if (!document.documentElement || !document.body) return result;
   const kit = scDomKit(cfg);
   const { doc, root, body, vw, vh, qsa, visible, area, position, isRootish, rendered } = kit;
@@ -56,6 +58,19 @@ function scDomCleanup(cfg, req) {
   const found = scDomFind(cfg, kit, shared);
   const picks = found.map((f) => f.el);
   result.hidden = found.map((f) => f.why);
+  // a banner found by what it is: its reject control is clicked (the page's own handler records
+  // the refusal), then the box is hidden as the others whatever the page does with it
+  if (req.scripts !== false) {
+    for (const f of found) {
+      if (!f.reject) continue;
+      try {
+        f.reject.click();
+        result.rejected.push((f.reject.innerText || f.reject.value || '').trim().slice(0, 60));
+      } catch (e) {
+        /* the control went away: the box is hidden all the same */
+      }
+    }
+  }
   const layers = shared.layers();
   const cmpSelectors = cfg.cmp.map((n) => n.sel);
 

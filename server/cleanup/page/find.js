@@ -6,6 +6,7 @@
 // selectors that can match are run; fixed layers come from hit tests (scLayers in scan.js).
 //   scDomKit(cfg)                  helpers over the document: visibility, area, text, layers
 //   scDomFind(cfg, kit, shared)    the automatic candidates, outermost only, with why each one
+//                                  and, for a banner found by what it is, its reject control
 /** Shared helpers of scDomFind and scDomCleanup. */
 // eslint-disable-next-line no-unused-vars
 function scDomKit(cfg) {
@@ -92,6 +93,12 @@ function scDomKit(cfg) {
 function scDomFind(cfg, kit, shared) {
   const tokens = shared.tokens();
   const picked = new Map();
+  const rejects = new Map();
+  /** Whether `outer` holds `el`, across shadow roots (a CMP's host and the box in its shadow root). */
+  const holds = (outer, el) => {
+    for (let p = el; p; p = p.parentNode || p.host) if (p === outer) return true;
+    return false;
+  };
   const pick = (el, why) => {
     if (el && !kit.isRootish(el) && !picked.has(el)) picked.set(el, why);
   };
@@ -113,13 +120,22 @@ function scDomFind(cfg, kit, shared) {
     }
   };
   const overlayLike = (el) => kit.dialogLike(el) || kit.area(el.getBoundingClientRect()) >= 0.15 * kit.vw * kit.vh;
+  const g = scGenericKit(cfg);
   for (const el of shared.layers()) {
     if (picked.has(el) || kit.isRootish(el) || !kit.rendered(el) || kit.containsPage(el)) continue;
+    // a banner by what it is (generic.js): its text and controls, shadow roots and frames included
+    if (Array.from(picked.keys()).some((o) => holds(o, el))) continue; // a named CMP's own box
+    const banner = scGenericBanner(el, kit, g, kit.consentRe);
+    if (banner) {
+      const box = kit.lift(el, (el.innerText || '').length);
+      pick(box, banner.why);
+      if (banner.reject) rejects.set(box, banner.reject);
+      continue;
+    }
     const t = kit.textOf(el, 4000);
     if (!t) continue;
-    if (kit.consentRe.test(t) && kit.hasControl(el)) pick(kit.lift(el, t.length), 'consent-layer');
-    else if (kit.overlayRe.test(t) && kit.hasControl(el) && overlayLike(el)) pick(kit.lift(el, t.length), named(el) ? 'overlay-layer:named' : 'overlay-layer');
+    if (kit.overlayRe.test(t) && kit.hasControl(el) && overlayLike(el)) pick(kit.lift(el, t.length), named(el) ? 'overlay-layer:named' : 'overlay-layer');
   }
   const els = Array.from(picked.keys());
-  return els.filter((el) => !els.some((o) => o !== el && o.contains(el))).map((el) => ({ el, why: picked.get(el) }));
+  return els.filter((el) => !els.some((o) => o !== el && holds(o, el))).map((el) => ({ el, why: picked.get(el), reject: rejects.get(el) || null }));
 }

@@ -13,15 +13,38 @@ function scLateWatchInstall() {
   const observer = new MutationObserver(() => {
     changed = true;
   });
-  observer.observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ['class', 'style', 'hidden', 'open'] });
+  const options = { childList: true, subtree: true, attributes: true, attributeFilter: ['class', 'style', 'hidden', 'open'] };
+  observer.observe(document.documentElement, options);
+  // an observer does not see into shadow roots: each open one there now is watched too (a web
+  // component's banner shows by changing its own shadow tree)
+  // one attached since was not watched: what it shows could not be seen, so it counts as a change
+  const watched = new WeakSet();
+  const shadows = (root, depth) => {
+    let added = false;
+    const all = root.querySelectorAll('*');
+    for (let i = 0; i < all.length; i++) {
+      const sr = all[i].shadowRoot;
+      if (!sr) continue;
+      if (!watched.has(sr)) {
+        watched.add(sr);
+        observer.observe(sr, options);
+        added = true;
+      }
+      if (depth < 3 && shadows(sr, depth + 1)) added = true;
+    }
+    return added;
+  };
+  shadows(document, 0);
   const watch = {
     /** The clean-up has just looked (and acted): what happened until now is seen. */
     mark() {
+      shadows(document, 0);
       observer.takeRecords();
       changed = false;
     },
     changed() {
-      return observer.takeRecords().length > 0 || changed;
+      const unseen = shadows(document, 0);
+      return observer.takeRecords().length > 0 || changed || unseen;
     },
     stop() {
       observer.disconnect();

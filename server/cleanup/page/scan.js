@@ -95,7 +95,14 @@ function scLayers() {
     for (let p = parentOf(el); p && p !== body; p = parentOf(p)) if (layers.has(p)) return false;
     return true;
   });
-  for (const d of doc.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]')) {
+  let tops = Array.from(doc.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]'));
+  try {
+    // the top layer's popovers (a popover is fixed in the top layer, wherever it sits in the DOM)
+    tops = tops.concat(Array.from(doc.querySelectorAll(':popover-open')));
+  } catch (e) {
+    /* an engine without popovers */
+  }
+  for (const d of tops) {
     if (!out.some((l) => l === d || l.contains(d))) out.push(d);
   }
   return out;

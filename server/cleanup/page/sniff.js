@@ -60,5 +60,6 @@ function scSurvey(spec, cfg) {
   const shared = scShared();
   const reason = scConsentSniff(spec, shared);
   if (reason || !cfg || !document.body) return { reason, candidates: -1 };
-  return { reason: null, candidates: scDomFind(cfg, scDomKit(cfg), shared).length };
+  // a layer still moving (settle.js) may be a banner on its way in: the clean-up looks again then
+  return { reason: null, candidates: scLayersMoving() ? -1 : scDomFind(cfg, scDomKit(cfg), shared).length };
 }
