@@ -6,6 +6,7 @@
 //                   order of their places in their key's line (fairStart): one key's 1,000
 //                   items, in one batch or many, do not hold another key's batch back.
 //   batch-webhook   one job per event; retried with exponential backoff for a bounded time.
+import { createHash } from 'node:crypto';
 import { PgBoss, fromPglite, type PGliteLike } from 'pg-boss';
 import type { Db, Queryable } from '../store/index.ts';
 
@@ -105,8 +106,8 @@ export async function fairStart(q: Queryable, accountId: string): Promise<number
 }
 
 /** A pg-boss job id (a UUID) made from a name: sending the same event twice queues it once. */
-export function jobIdOf(name: string, hash: (s: string) => string): string {
-  const h = hash(name);
+export function jobIdOf(name: string): string {
+  const h = createHash('sha256').update(name).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
