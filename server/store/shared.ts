@@ -15,10 +15,14 @@ export function openShared(socketPath: string): Db {
   let closed = false;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
 
+  let everConnected = false;
   const connect = (): Promise<net.Socket> =>
     (conn ??= new Promise<net.Socket>((resolve, reject) => {
       const s = net.connect(socketPath);
-      s.once('connect', () => resolve(s));
+      s.once('connect', () => {
+        everConnected = true;
+        resolve(s);
+      });
       s.on('error', (e) => {
         conn = undefined;
         reject(e);
@@ -38,10 +42,23 @@ export function openShared(socketPath: string): Db {
       });
     }));
 
+  /** npm start starts its processes together: until the store's process first listens, its clients wait for it (up to a minute). */
+  async function firstConnect(): Promise<net.Socket> {
+    for (let waited = 0; ; waited += 100) {
+      try {
+        return await connect();
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (everConnected || waited >= 60_000 || (code !== 'ENOENT' && code !== 'ECONNREFUSED')) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
   async function call<T>(body: Body): Promise<T> {
     if (closed) throw new Error('the store is closed');
     try {
-      const s = await connect();
+      const s = await firstConnect();
       const id = nextId++;
       return await new Promise<T>((resolve, reject) => {
         waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });

@@ -18,14 +18,17 @@ export async function superviseAll(config: Config, log: Logger): Promise<void> {
   const store = config.databaseUrl ? undefined : new Child({ name: 'store', entry: 'store-server.ts', env: process.env, waitReady: true }, events);
   const api = new Child({ name: 'api', entry: 'main.ts', env: { ...process.env, ...shared, RUN_BATCHES: 'false' } }, events);
   const worker = new Child({ name: 'worker', entry: 'worker.ts', env: { ...process.env, ...shared }, niceness: config.batches.niceness }, events);
+  // All three start together (the API and the worker wait for the store's socket, shared.ts):
+  // their start-up (Node, Chromium) overlaps the store's.
+  const storeUp = store?.start();
+  await Promise.all([api.start(), worker.start()]);
   try {
-    await store?.start();
+    await storeUp;
   } catch {
     // The store could not be opened (in use by another server: it said why): nothing to run.
-    await store?.stop('SIGTERM');
+    await Promise.all([api.stop('SIGTERM'), worker.stop('SIGTERM'), store?.stop('SIGTERM')]);
     process.exit(2);
   }
-  await Promise.all([api.start(), worker.start()]);
 
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.once(sig, () => {
