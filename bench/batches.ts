@@ -50,7 +50,9 @@ export interface BatchBench {
 
 export async function benchBatches(quick: boolean): Promise<BatchBench> {
   const dataDir = `${os.tmpdir()}/bench-data-${process.pid}-batches`;
-  const config = loadConfig({ ...benchEnv(dataDir), CACHE_TTL_SECONDS: '0' });
+  // In-process: the items run here (RUN_BATCHES=inline), as before the worker role; npm start's
+  // worker process is measured from outside by test/api/batches-worker.test.ts.
+  const config = loadConfig({ ...benchEnv(dataDir), CACHE_TTL_SECONDS: '0', RUN_BATCHES: 'inline' });
   const server = await startServer(config);
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
   const api = async (method: string, p: string, body?: unknown) => {

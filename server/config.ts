@@ -40,6 +40,10 @@ export interface Config {
   maxConnectionsPerIp: number;
   /** Batches of captures (server/batches), their results storage and their webhooks. */
   batches: BatchConfig;
+  /** RUN_BATCHES: where batch items run (a worker process, never here, or in this process). */
+  runBatches: 'worker' | 'false' | 'inline';
+  /** STORE_SOCKET: the embedded store served by its own process (set by npm start for its processes); null = opened here. */
+  storeSocket: string | null;
 }
 
 /** Where batch results are kept (server/results). */
@@ -174,7 +178,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS'),
     maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP'),
     batches: batchConfig(env),
+    runBatches: runBatches(env, databaseUrl),
+    storeSocket: env.STORE_SOCKET?.trim() || null,
   };
+}
+
+function runBatches(env: NodeJS.ProcessEnv, databaseUrl: string | null): Config['runBatches'] {
+  const raw = env.RUN_BATCHES?.trim() || 'worker';
+  if (raw !== 'worker' && raw !== 'false' && raw !== 'inline') throw new ConfigError('RUN_BATCHES must be worker, false or inline');
+  // Items never run anywhere unless worker replicas share the queue (PostgreSQL) or npm start's worker shares the store.
+  if (raw === 'false' && !databaseUrl && !env.STORE_SOCKET?.trim())
+    throw new ConfigError('RUN_BATCHES=false needs DATABASE_URL: worker replicas (npm run worker) take the items from there');
+  return raw;
 }
 
 function batchConfig(env: NodeJS.ProcessEnv): BatchConfig {

@@ -40,7 +40,7 @@ export interface PoolView extends EventEmitter<PoolEvents> {
 
 export function createMetrics(pool: PoolView, opts: { concurrency: number; queueLimit: number; draining?: () => boolean }): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   const renderSeconds = new Histogram({
     name: 'screenshot_render_seconds',
     help: 'Time from the start of a render to its result, by outcome (ok, wait_timed_out for a capture cut short by captureOnTimeout, or the error code)',

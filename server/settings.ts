@@ -121,6 +121,11 @@ export const SETTINGS = {
     19,
     "batch items render in a browser of their own started at this CPU niceness (`nice -n`), so that a running batch yields the cores to synchronous captures; it starts with the first item and closes after a minute without one. 0: batch items render in the captures' browser at the same priority",
   ),
+  RUN_BATCHES: text(
+    'worker',
+    'where batch items run. `worker`: in a worker process of their own (`npm start` starts one beside the API at `BATCH_NICENESS`, restarts it if it dies; with the embedded store a third process serves the store to both); `false`: never in this process (API replicas of a cluster, whose items run in `npm run worker` replicas; needs `DATABASE_URL`); `inline`: in the API process itself (one process, as before the worker role)',
+  ),
+  STORE_SOCKET: text('', "set by `npm start` for its own processes, not by operators: the Unix socket where the embedded store's process serves it"),
   WEBHOOK_RETRY_SECONDS: int(
     5,
     1,

@@ -3,31 +3,23 @@
 // Used by server/main.ts (npm start), by the tests and by the conformance harness (port 0).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openAccounts } from './accounts/index.ts';
 import { batchSlots, startBatches } from './batches/index.ts';
 import type { RetrySchedule } from './batches/queue.ts';
 import type { SqlLedger } from './accounts/ledger.ts';
-import { openSharedCache } from './cache/shared.ts';
+import { startCaptureCore, type CoreOverrides } from './capture-core.ts';
 import type { Config } from './config.ts';
-import { egressLaunchArgs, startEgressGuard, type EgressGuard } from './egress/index.ts';
+import type { EgressGuard } from './egress/index.ts';
 import { createApp } from './http/app.ts';
 import { checkingIntervalMs, limitConnections, type ConnectionLimits } from './http/connections.ts';
 import { Drain } from './http/drain.ts';
 import { resolveKek } from './links/kek.ts';
-import { createLogger, type Logger } from './log.ts';
+import type { Logger } from './log.ts';
 import { mcpRouter } from './mcp/router.ts';
-import { createMetrics } from './metrics.ts';
-import { BrowserPool, type PoolOptions } from './pool/index.ts';
-import { createCaptureService } from './service.ts';
+import type { BrowserPool } from './pool/index.ts';
 import { createCompareService } from './compare/service.ts';
 import { DiffPool } from '../lib/visual-diff/pool.ts';
 
-export interface Overrides {
-  /** The store's ledger (its store, server/store, also holds the result cache and the link secrets). */
-  accounts?: SqlLedger;
-  log?: Logger;
-  /** How the pool starts a browser (default: launchBrowser); tests observe the browsers this way. */
-  launchBrowser?: PoolOptions['launch'];
+export interface Overrides extends CoreOverrides {
   /** The webhook retry schedule (tests shorten it; server/batches/queue.ts). */
   webhookRetries?: RetrySchedule;
 }
@@ -48,53 +40,18 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, overrides: Overrides = {}): Promise<RunningServer> {
-  const log = overrides.log ?? createLogger(config.logLevel);
-  const guard = await startEgressGuard({
-    allow: config.egressAllow,
-    log: (level, msg, extra) => log[level](extra ?? {}, msg),
-  });
-  const accounts = overrides.accounts ?? (await openAccounts(config));
-  const pool = new BrowserPool({
-    executablePath: config.chromiumPath,
-    launchArgs: egressLaunchArgs(guard.proxyPort),
-    sandbox: config.browserSandbox,
-    concurrency: config.renderConcurrency,
-    queueLimit: config.queueLimit,
-    recycleAfter: config.recycleAfter,
-    renderBudgetMs: config.renderBudgetMs,
-    log: (level, msg, extra) => log[level](extra ?? {}, msg),
-    launch: overrides.launchBrowser,
-    background: { niceness: config.batches.niceness, concurrency: batchSlots(config.renderConcurrency, config.batches.slotSharePercent) },
-  });
-  try {
-    await pool.start();
-  } catch (e) {
-    await Promise.all([guard.close(), accounts.close()]);
-    throw e;
-  }
   const drain = new Drain();
-  const metrics = createMetrics(pool, { concurrency: config.renderConcurrency, queueLimit: config.queueLimit, draining: () => drain.draining });
-  const cache = openSharedCache(accounts.db, {
-    ttlSeconds: config.cacheTtlSeconds,
-    maxBytes: config.cacheMaxBytes,
-    // A waiter waits at most this long for an identical render (queue wait and budget included).
-    leaseMs: 2 * config.renderBudgetMs + 10_000,
-    onError: (err, during) => log.warn({ err }, `${during} failed; served without the cache`),
-  });
-  const capture = createCaptureService({
-    accounts,
-    pool,
-    cache,
-    metrics,
-    checkUrl: (u) => guard.checkUrl(u),
-    maxOutputPixels: config.maxOutputPixels,
-    browserVersion: () => pool.browserVersion,
-    defaultCacheTtl: config.cacheTtlSeconds,
+  const { log, guard, accounts, pool, metrics, capture } = await startCaptureCore(config, overrides, {
+    concurrency: config.renderConcurrency,
+    // Items running in this process (RUN_BATCHES=inline) take their share of its slots.
+    background: { niceness: config.batches.niceness, concurrency: batchSlots(config.renderConcurrency, config.batches.slotSharePercent) },
+    draining: () => drain.draining,
   });
   // POST /v1/compare: the same capture path, and comparisons in a small pool of worker threads.
   const diff = new DiffPool();
   const compare = createCompareService({ capture, accounts, diff, maxOutputPixels: config.maxOutputPixels });
-  // POST /v1/batches: captures as durable jobs in the store, worked on by every replica.
+  // POST /v1/batches: captures as durable jobs in the store, run by the worker processes
+  // (server/worker.ts), or here with RUN_BATCHES=inline.
   const batches = await startBatches({
     config: config.batches,
     dataDir: config.dataDir,
@@ -107,6 +64,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
     registry: metrics.registry,
     log,
     webhookRetries: overrides.webhookRetries,
+    runItems: config.runBatches === 'inline',
   });
   const kek = resolveKek(config);
   if (!kek) log.warn('signed links are off: with DATABASE_URL they need LINK_SIGNING_KEK (docs/signed-links.md)');

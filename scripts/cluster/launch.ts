@@ -46,7 +46,16 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'screenshot-cluster-'));
   const slotName = (i: number) => `r${i + 1}`;
   // behind HAProxy every connection comes from it; it caps connections per client address itself
-  const env = { MAX_CONNECTIONS_PER_IP: '0', ...opts.env, DATABASE_URL: opts.databaseUrl, HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data') };
+  // Each replica runs its batch items itself (RUN_BATCHES=inline): its /metrics shows the items it
+  // runs, which the cluster test's kill picks its victim by. Separate worker replicas are not here yet.
+  const env = {
+    MAX_CONNECTIONS_PER_IP: '0',
+    RUN_BATCHES: 'inline',
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    HOST: '127.0.0.1',
+    DATA_DIR: path.join(dir, 'data'),
+  };
   const launch = (i: number) =>
     startReplica({
       name: slotName(i),

@@ -24,7 +24,14 @@ export async function startReplica(opts: {
 }): Promise<Replica> {
   // TMPDIR stays shared: tsx keeps its compiled modules there (a cold cache costs seconds per start).
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env, PORT: '0' };
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: npm start's processes (store, API, worker, their browsers) are in
+  // it, so that `exited` can wait for all of them, not only for npm start.
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let partial = '';
   const take = (d: Buffer) => {
@@ -38,7 +45,9 @@ export async function startReplica(opts: {
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    proc.once('exit', (code, signal) => void groupGone(proc.pid!).then(() => r({ code, signal }))),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -66,4 +75,19 @@ export async function startReplica(opts: {
     });
   });
   return { name: opts.name, proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+}
+
+/**
+ * Resolves once no process of the group is left (npm start killed outright: its processes see
+ * their IPC channel close and stop; the store's process closes the store first), or after 20 s.
+ */
+async function groupGone(pgid: number): Promise<void> {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    try {
+      process.kill(-pgid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return; // EPERM: some are left, another user's
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -12,7 +12,7 @@ import { SqlLedger, type LedgerOptions } from './ledger.ts';
 
 export type { Account, Accounts, Committed, Reservation, ReserveOptions } from './types.ts';
 
-export type AccountsConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'apiKeys' | 'freeCredits' | 'rateLimitPerMinute'>;
+export type AccountsConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'apiKeys' | 'freeCredits' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'storeSocket'>>;
 
 export interface OpenOptions extends Omit<LedgerOptions, 'rateLimitPerMinute'> {
   /** Make the API_KEYS keys valid (default true; the CLI turns it off). */

@@ -30,6 +30,11 @@ export interface BatchesDeps {
   log: Logger;
   /** Tests shorten the webhook retry schedule. */
   webhookRetries?: RetrySchedule;
+  /**
+   * This process takes items and webhook deliveries from the queue (a worker, or an API process
+   * with RUN_BATCHES=inline); otherwise it only accepts, queues and answers (server/worker.ts runs them).
+   */
+  runItems: boolean;
 }
 
 /** How many batch items this replica runs at once: its share of the slots, at least one. */
@@ -56,9 +61,8 @@ export async function startBatches(deps: BatchesDeps) {
       throw e;
     }));
   async function openWorkers(): Promise<Queue> {
-    const boss = await openQueue(db, deps.databaseUrl, deps.webhookRetries ?? { ...WEBHOOK_RETRIES, delaySeconds: deps.config.webhookRetrySeconds }, (e) =>
-      deps.log.warn({ err: e }, 'batch queue error'),
-    );
+    const retries = deps.webhookRetries ?? { ...WEBHOOK_RETRIES, delaySeconds: deps.config.webhookRetrySeconds };
+    const boss = await openQueue(db, deps.databaseUrl, retries, deps.runItems, (e) => deps.log.warn({ err: e }, 'batch queue error'));
     const runner = createRunner({
       ...deps,
       db,
@@ -68,6 +72,7 @@ export async function startBatches(deps: BatchesDeps) {
       retentionSeconds: deps.config.retentionSeconds,
       webhookSecret: deps.config.webhookSecret,
     });
+    if (!deps.runItems) return { boss, runner };
     await boss.work(ITEM_QUEUE, { localConcurrency: slots, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
       const j = job as unknown as JobWithMetadata<ItemJob>;
       await runner.runItem(j.data, j.retryCount >= j.retryLimit);
@@ -90,6 +95,7 @@ export async function startBatches(deps: BatchesDeps) {
 
   // Pictures past their retention are deleted (GET answers 410 from the item's expiry already).
   const sweep = setInterval(() => {
+    if (!deps.runItems) return; // the processes that run items keep the results
     void (async () => {
       for (const key of await expireResults(db)) await results.delete(key);
     })().catch((e) => deps.log.warn({ err: e }, 'deleting expired batch results failed'));

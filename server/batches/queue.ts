@@ -6,6 +6,7 @@
 //                   order of their places in their key's line (fairStart): one key's 1,000
 //                   items, in one batch or many, do not hold another key's batch back.
 //   batch-webhook   one job per event; retried with exponential backoff for a bounded time.
+import { createHash } from 'node:crypto';
 import { PgBoss, fromPglite, type PGliteLike } from 'pg-boss';
 import type { Db, Queryable } from '../store/index.ts';
 
@@ -28,10 +29,21 @@ export interface RetrySchedule {
  */
 export const WEBHOOK_RETRIES: RetrySchedule = { delaySeconds: 5, maxDelaySeconds: 900, limit: 12 };
 
-export async function openQueue(db: Db, databaseUrl: string | null, webhookRetries: RetrySchedule, onError: (e: unknown) => void): Promise<PgBoss> {
-  const common = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5, schedule: false, openTelemetry: { enabled: false } } as const;
+/**
+ * pg-boss on the store. `runsItems`: this process works the queues (the worker role, or an API
+ * process running items inline) and keeps them (maintenance); a process that only queues (an API
+ * process beside workers) does neither.
+ */
+export async function openQueue(
+  db: Db,
+  databaseUrl: string | null,
+  webhookRetries: RetrySchedule,
+  runsItems: boolean,
+  onError: (e: unknown) => void,
+): Promise<PgBoss> {
+  const common = { supervise: runsItems, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5, schedule: false, openTelemetry: { enabled: false } } as const;
   const boss =
-    db.kind === 'embedded'
+    db.kind !== 'postgres'
       ? new PgBoss({ ...common, db: fromPglite(db.pglite as PGliteLike), backend: 'pglite' })
       : new PgBoss({ ...common, connectionString: databaseUrl!, max: 4, application_name: 'screenshot-batches' });
   boss.on('error', onError);
@@ -55,9 +67,10 @@ export async function openQueue(db: Db, databaseUrl: string | null, webhookRetri
     // WEBHOOK_RETRY_SECONDS, a heartbeat added since) reach a store made earlier through updateQueue.
     await boss.updateQueue(name, options);
   }
-  if (db.kind === 'embedded') {
-    // The embedded store belongs to this process alone: a job active in it was left by a process
-    // that died. It is failed now (and so retried) rather than after its heartbeat times out.
+  if (db.kind !== 'postgres' && runsItems) {
+    // The embedded store has one process that runs items (this one): a job active in it was left
+    // by a process that died. It is failed now (and so retried) rather than after its heartbeat
+    // times out.
     for (const name of Object.keys(queues)) {
       const left = await db.query<{ id: string }>(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`, [name]);
       if (left.length)
@@ -93,8 +106,8 @@ export async function fairStart(q: Queryable, accountId: string): Promise<number
 }
 
 /** A pg-boss job id (a UUID) made from a name: sending the same event twice queues it once. */
-export function jobIdOf(name: string, hash: (s: string) => string): string {
-  const h = hash(name);
+export function jobIdOf(name: string): string {
+  const h = createHash('sha256').update(name).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 

@@ -7,7 +7,6 @@
 //   the picture is written under the item's key (a second write replaces it)
 //   the event   is queued under an id made from the item's (queue.ts): queued once, and every
 //               redelivery carries the same webhook-id
-import { createHash } from 'node:crypto';
 import type { PgBoss } from 'pg-boss';
 import type { Reservation } from '../accounts/index.ts';
 import type { SqlLedger } from '../accounts/ledger.ts';
@@ -50,8 +49,6 @@ export interface EventJob {
 /** The reservation id that bills an item: one per item, ever. */
 export const reservationIdOf = (batchId: string, idx: number) => `bitem_${batchId}_${idx}`;
 export const resultKeyOf = (batchId: string, idx: number) => `batches/${batchId}/${idx}`;
-
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Errors after which the item is tried again (on this replica or another), not settled as failed. */
 const TRANSIENT = new Set(['overloaded', 'client_closed', 'internal_error']);
@@ -144,7 +141,7 @@ export function createRunner(deps: RunnerDeps) {
   async function send(q: Queryable, batchId: string, event: WebhookEvent): Promise<void> {
     const rows = await q.query<{ webhook_url: string | null }>('SELECT webhook_url FROM batches WHERE id = $1', [batchId]);
     if (!rows[0]?.webhook_url) return;
-    await deps.boss.send(WEBHOOK_QUEUE, { batchId, event } satisfies EventJob, { id: jobIdOf(event.id, sha), db: inTx(q) });
+    await deps.boss.send(WEBHOOK_QUEUE, { batchId, event } satisfies EventJob, { id: jobIdOf(event.id), db: inTx(q) });
   }
 
   /** One delivery attempt; throws to have pg-boss try again later (its retry schedule). */

@@ -15,7 +15,6 @@ import { fairStart, inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';
 import { batchOf, cancelBatch, deliveriesOf, insertBatch, itemOf, itemsOf, stateOf, type BatchRow, type ItemRow } from './sql.ts';
 import { batchItemPath, batchPath, validateBatch } from './validate.ts';
-import { createHash } from 'node:crypto';
 
 export interface ServiceDeps {
   db: Db;
@@ -25,8 +24,6 @@ export interface ServiceDeps {
   results: ResultStore;
   checkUrl(url: string): Promise<string>;
 }
-
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 function itemJson(batchId: string, i: ItemRow) {
   return {
@@ -84,7 +81,7 @@ export function createBatchService(deps: ServiceDeps) {
       await deps.db.tx(async (q) => {
         await insertBatch(q, { id, accountId: account.id, keyId: account.keyId ?? null, webhookUrl: body.webhook?.url ?? null, requests: body.requests });
         const start = await fairStart(q, account.id);
-        const jobs = body.requests.map((_, idx) => ({ id: jobIdOf(`item_${id}_${idx}`, sha), data: { batchId: id, idx }, priority: -(start + idx + 1) }));
+        const jobs = body.requests.map((_, idx) => ({ id: jobIdOf(`item_${id}_${idx}`), data: { batchId: id, idx }, priority: -(start + idx + 1) }));
         await boss.insert(ITEM_QUEUE, jobs, { db: inTx(q) });
       });
       return { id, state: 'queued' as const, total: body.requests.length, link: batchPath(id) };

@@ -7,8 +7,9 @@ export interface Queryable {
 }
 
 export interface Db extends Queryable {
-  readonly kind: 'embedded' | 'postgres';
-  /** The embedded store's PGlite instance, for a library that runs its own SQL on it (pg-boss); undefined on PostgreSQL. */
+  /** embedded: PGlite in this process; shared: the embedded store served by its own process (shared.ts); postgres: DATABASE_URL. */
+  readonly kind: 'embedded' | 'shared' | 'postgres';
+  /** The embedded store's PGlite instance (or what stands for it over the socket), for a library that runs its own SQL on it (pg-boss); undefined on PostgreSQL. */
   readonly pglite?: unknown;
   /** Runs fn in one transaction (READ COMMITTED); rolls back when fn throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;

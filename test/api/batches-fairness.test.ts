@@ -58,6 +58,7 @@ async function start(renderConcurrency: number, rec: ReturnType<typeof recorder>
     checkUrl: async (u) => u,
     registry: new Registry(),
     log: createLogger('silent'),
+    runItems: true,
   });
   cleanups.push(async () => {
     rec.open();

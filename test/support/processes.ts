@@ -1,6 +1,6 @@
 // Processes and directories a server leaves behind (shutdown, soak): read from /proc and the file
 // system, so that a leaked Chromium or profile directory fails the test.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 interface ProcInfo {
   pid: number;
@@ -60,4 +60,63 @@ export function entries(dir: string, prefix = ''): string[] {
   } catch {
     return [];
   }
+}
+
+/** The processes below `root` (children, their children ...) whose command line contains `needle`. */
+export function descendantsMentioning(root: number, needle: string): number[] {
+  const all = procs();
+  const found: number[] = [];
+  const walk = (pid: number) => {
+    for (const c of all.filter((p) => p.ppid === pid)) {
+      if (c.cmdline.includes(needle)) found.push(c.pid);
+      walk(c.pid);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** CPU time (user + system) a process has spent so far, in ms, from /proc/PID/stat (10 ms steps). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+}
+/** Linux's USER_HZ: /proc counts CPU time in these. */
+const CLOCK_TICKS = 100;
+
+/** The process listening on a TCP port of this host, found from outside: the socket in /proc/net/tcp*, then the process holding it. */
+export function listenerOf(port: number): number | undefined {
+  const inodes = new Set<string>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN.
+      if (f.length > 9 && f[3] === '0A' && parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${d}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${d}/fd/${fd}`));
+        if (m && inodes.has(m[1]!)) return Number(d);
+      } catch {
+        // closed while we looked
+      }
+    }
+  }
+  return undefined;
 }

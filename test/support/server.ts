@@ -65,7 +65,8 @@ export async function startTestServer(
   opts: { accounts?: SqlLedger } = {},
 ): Promise<TestServer> {
   const ownDir = overrides.DATA_DIR === undefined ? mkdtempSync(path.join(os.tmpdir(), 'api-test-data-')) : undefined;
-  const config = testConfig({ ...(ownDir ? { DATA_DIR: ownDir } : {}), ...overrides }, fixture);
+  // In-process servers run their batch items themselves (the worker process is npm start's).
+  const config = testConfig({ RUN_BATCHES: 'inline', ...(ownDir ? { DATA_DIR: ownDir } : {}), ...overrides }, fixture);
   // The pool's browsers are observed through the launcher it is given, not through a hook on it.
   let latest: Promise<Browser> | undefined;
   let latestBackground: Promise<Browser> | undefined;

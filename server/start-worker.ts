@@ -1,0 +1,59 @@
+// Wiring of the worker role: startWorker(), the batch items' process (server/worker.ts,
+// `npm run worker`; `npm start` starts one beside its API process). It takes items and webhook
+// deliveries from the queue, renders in a browser of its own, writes the results, settles, bills
+// and delivers; it answers no HTTP. The API process (start.ts) only accepts, queues and answers.
+import { getPriority } from 'node:os';
+import { Registry } from 'prom-client';
+import { batchSlots, startBatches } from './batches/index.ts';
+import type { RetrySchedule } from './batches/queue.ts';
+import { startCaptureCore, type CoreOverrides } from './capture-core.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+
+export interface WorkerOverrides extends CoreOverrides {
+  webhookRetries?: RetrySchedule;
+}
+
+export interface RunningWorker {
+  log: Logger;
+  /** Stops taking items; those running finish (or run again after a restart); closes Chromium and the store. */
+  close(): Promise<void>;
+}
+
+export async function startWorker(config: Config, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
+  const slots = batchSlots(config.renderConcurrency, config.batches.slotSharePercent);
+  // Started under `nice` (npm start does), the whole process and its browser already run at
+  // BATCH_NICENESS; started at a higher priority, its browser at least is niced.
+  const niced = getPriority() >= config.batches.niceness;
+  const core = await startCaptureCore(config, overrides, {
+    concurrency: slots,
+    background: { niceness: niced ? 0 : config.batches.niceness, concurrency: slots },
+    draining: () => false,
+  });
+  const { log, guard, accounts, pool, capture } = core;
+  const batches = await startBatches({
+    config: config.batches,
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    renderConcurrency: config.renderConcurrency,
+    accounts,
+    capture,
+    pinUrl: (u) => guard.pinUrl(u),
+    checkUrl: (u) => guard.checkUrl(u),
+    registry: new Registry(),
+    log,
+    webhookRetries: overrides.webhookRetries,
+    runItems: true,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    log,
+    close: () =>
+      (closing ??= (async () => {
+        await batches.close();
+        await pool.close();
+        await accounts.close();
+        await guard.close();
+      })()),
+  };
+}
