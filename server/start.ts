@@ -20,6 +20,7 @@ import { createMetrics } from './metrics.ts';
 import { BrowserPool, type PoolOptions } from './pool/index.ts';
 import { createCaptureService } from './service.ts';
 import { createCompareService } from './compare/service.ts';
+import { startTelemetry } from './telemetry/sdk.ts';
 import { DiffPool } from '../lib/visual-diff/pool.ts';
 
 export interface Overrides {
@@ -49,6 +50,9 @@ export interface RunningServer {
 
 export async function startServer(config: Config, overrides: Overrides = {}): Promise<RunningServer> {
   const log = overrides.log ?? createLogger(config.logLevel);
+  // Before anything that makes spans; the SDK is not loaded at all without an OTLP endpoint.
+  const telemetry = await startTelemetry(config.telemetry);
+  if (config.telemetry) log.info({ url: config.telemetry.url, protocol: config.telemetry.protocol }, 'traces: exported over OTLP');
   const guard = await startEgressGuard({
     allow: config.egressAllow,
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
@@ -176,6 +180,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
         await stopped;
         await accounts.close();
         await guard.close();
+        await telemetry.shutdown(); // the spans still queued are exported (SIGTERM)
       })()),
   };
 }

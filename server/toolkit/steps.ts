@@ -44,4 +44,6 @@ export interface StepTiming {
   /** What the step did, for people: STEPS[step] or a more precise wording of it. */
   stage: string;
   ms: number;
+  /** performance.now() when the step began: where its span starts (server/render/step-spans.ts). */
+  at?: number;
 }
