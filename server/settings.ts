@@ -80,11 +80,11 @@ export const SETTINGS = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: text('', 'the full OTLP/HTTP traces URL, used as given; overrides `OTEL_EXPORTER_OTLP_ENDPOINT`'),
   OTEL_EXPORTER_OTLP_PROTOCOL: text('http/protobuf', 'the OTLP encoding: `http/protobuf` or `http/json` (`grpc` is not offered)'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: text('', 'the same for traces alone; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`'),
-  OTEL_EXPORTER_OTLP_HEADERS: text('', 'headers sent with every export (`key=value,...`: a collector\'s token), read by the exporter; never logged'),
+  OTEL_EXPORTER_OTLP_HEADERS: text('', "headers sent with every export (`key=value,...`: a collector's token), read by the exporter; never logged"),
   OTEL_SERVICE_NAME: text('screenshot-service', 'the `service.name` of every span; `OTEL_RESOURCE_ATTRIBUTES` (`key=value,...`) adds resource attributes'),
   OTEL_TRACES_SAMPLER: text(
     'parentbased_always_on',
-    '`always_on`, `always_off`, `traceidratio`, `parentbased_always_on`, `parentbased_always_off` or `parentbased_traceidratio` (parent-based: a caller\'s `traceparent` decides)',
+    "`always_on`, `always_off`, `traceidratio`, `parentbased_always_on`, `parentbased_always_off` or `parentbased_traceidratio` (parent-based: a caller's `traceparent` decides)",
   ),
   OTEL_TRACES_SAMPLER_ARG: text('1', 'the ratio of the `traceidratio` samplers, 0 to 1'),
   OTEL_BSP_SCHEDULE_DELAY: int(5000, 0, 3_600_000, 'milliseconds between two exports of the spans ended since'),

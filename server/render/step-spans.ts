@@ -26,7 +26,7 @@ export async function traceRender(req: ScreenshotRequest, deadline: Deadline, ba
     throw e;
   } finally {
     const attributes: Attributes = { [ATTR.format]: req.format, [ATTR.mode]: req.url ? 'url' : 'html', [ATTR.background]: background };
-    const render = tracer.startSpan(
+    const render = tracer().startSpan(
       SPAN.render,
       { startTime: started, attributes: { ...attributes, ...(result ? renderFacts(result) : {}) } },
       trace.setSpan(context.active(), parent),

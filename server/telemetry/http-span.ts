@@ -21,7 +21,7 @@ export function serverSpans(routeOf: (path: string) => string | undefined) {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const method = KNOWN_METHODS.has(req.method ?? '') ? req.method! : '_OTHER';
     const route = routeOf(req.path);
-    const span = tracer.startSpan(
+    const span = tracer().startSpan(
       route ? `${method} ${route}` : method,
       {
         kind: SpanKind.SERVER,

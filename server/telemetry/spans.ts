@@ -6,14 +6,17 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes
 import { ServiceError } from '../errors.ts';
 import { ATTR } from './attributes.ts';
 
-export const tracer = trace.getTracer('screenshot-service');
-
 let on = false;
+let current = trace.getTracer('screenshot-service');
 
-/** Called by ./sdk.ts once the SDK's provider, context manager and propagator are registered. */
+/** Called by ./sdk.ts once the SDK's provider, context manager and propagator are registered (and when they are gone). */
 export function markTracingOn(value: boolean): void {
   on = value;
+  current = trace.getTracer('screenshot-service'); // the provider registered now (a tracer keeps the provider it came from)
 }
+
+/** The tracer of the provider in service. */
+export const tracer = () => current;
 
 /** True when the SDK is running (OTEL_EXPORTER_OTLP_*ENDPOINT set). */
 export const tracingOn = (): boolean => on;
@@ -47,7 +50,7 @@ export interface SpanOptions {
 export async function inSpan<T>(name: string, opts: SpanOptions, work: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!on) return work(undefined);
   const parent = opts.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes }, parent);
+  const span = tracer().startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (e) {
@@ -60,7 +63,7 @@ export async function inSpan<T>(name: string, opts: SpanOptions, work: (span: Sp
 
 /** A span of work already done (a render step, from its recorded times), child of `parent`. */
 export function pastSpan(name: string, parent: Span, start: TimeInput, end: TimeInput, attributes: Attributes, failed?: unknown): void {
-  const span = tracer.startSpan(name, { startTime: start, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
+  const span = tracer().startSpan(name, { startTime: start, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
   if (failed !== undefined) failSpan(span, failed);
   span.end(end);
 }
