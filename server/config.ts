@@ -183,6 +183,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** The standard OTEL_* variables; null (tracing off) without an OTLP endpoint or with OTEL_SDK_DISABLED=true. */
 function telemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig | null {
+  // The batch settings are checked whether tracing is on or not: a bad value is found at once.
+  const batch = {
+    scheduledDelayMillis: int(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: int(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+    maxQueueSize: int(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+    maxExportBatchSize: int(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+  };
+  if (batch.maxExportBatchSize > batch.maxQueueSize) throw new ConfigError('OTEL_BSP_MAX_EXPORT_BATCH_SIZE must not exceed OTEL_BSP_MAX_QUEUE_SIZE');
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if ((!traces && !base) || textOf(env, 'OTEL_SDK_DISABLED').toLowerCase() === 'true') return null;
@@ -195,13 +203,6 @@ function telemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig | null {
   if (!oneOf(SAMPLERS, sampler)) throw new ConfigError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got ${JSON.stringify(sampler)}`);
   const ratio = Number(textOf(env, 'OTEL_TRACES_SAMPLER_ARG'));
   if (!(ratio >= 0 && ratio <= 1)) throw new ConfigError('OTEL_TRACES_SAMPLER_ARG must be a number between 0 and 1');
-  const batch = {
-    scheduledDelayMillis: int(env, 'OTEL_BSP_SCHEDULE_DELAY'),
-    exportTimeoutMillis: int(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
-    maxQueueSize: int(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
-    maxExportBatchSize: int(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
-  };
-  if (batch.maxExportBatchSize > batch.maxQueueSize) throw new ConfigError('OTEL_BSP_MAX_EXPORT_BATCH_SIZE must not exceed OTEL_BSP_MAX_QUEUE_SIZE');
   return { url, protocol, serviceName: textOf(env, 'OTEL_SERVICE_NAME'), sampler, ratio, batch };
 }
 

@@ -75,12 +75,11 @@ export const SETTINGS = {
   // OpenTelemetry traces (server/telemetry/, docs/operations.md "Traces"): the standard OTEL_* variables.
   OTEL_EXPORTER_OTLP_ENDPOINT: text(
     '',
-    'the OTLP/HTTP base URL of a collector (`http://otel-collector:4318`): traces are sent to its `/v1/traces`. Empty (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) = tracing off: the SDK is not even loaded',
+    "the OTLP/HTTP base URL of a collector (`http://otel-collector:4318`): traces are sent to its `/v1/traces`. Empty (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) = tracing off: the SDK is not even loaded. The exporter also reads `OTEL_EXPORTER_OTLP_HEADERS` (a collector's token: `key=value,...`) itself",
   ),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: text('', 'the full OTLP/HTTP traces URL, used as given; overrides `OTEL_EXPORTER_OTLP_ENDPOINT`'),
   OTEL_EXPORTER_OTLP_PROTOCOL: text('http/protobuf', 'the OTLP encoding: `http/protobuf` or `http/json` (`grpc` is not offered)'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: text('', 'the same for traces alone; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`'),
-  OTEL_EXPORTER_OTLP_HEADERS: text('', "headers sent with every export (`key=value,...`: a collector's token), read by the exporter; never logged"),
   OTEL_SERVICE_NAME: text('screenshot-service', 'the `service.name` of every span; `OTEL_RESOURCE_ATTRIBUTES` (`key=value,...`) adds resource attributes'),
   OTEL_TRACES_SAMPLER: text(
     'parentbased_always_on',
