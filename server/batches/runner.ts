@@ -23,7 +23,7 @@ import { webhookSecretFor } from '../webhooks/secrets.ts';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, SPAN } from '../telemetry/attributes.ts';
 import { contextOf, currentCarrier, type TraceCarrier } from '../telemetry/carrier.ts';
-import { inSpan } from '../telemetry/spans.ts';
+import { inSpan, recordingSpan } from '../telemetry/spans.ts';
 import type { BatchMetrics } from './metrics.ts';
 import { inTx, jobIdOf, WEBHOOK_QUEUE } from './queue.ts';
 import { claimItem, completeIfDone, recordDelivery, settleItem, type Settlement } from './sql.ts';
@@ -194,6 +194,7 @@ export function createRunner(deps: RunnerDeps) {
     const { body, headers } = signedEvent(event, secret);
     // The receiver joins the trace: traceparent (and tracestate) of this delivery's span.
     const r = await post(pinned, body, { ...headers, ...currentCarrier() });
+    if (r.status !== undefined) recordingSpan()?.setAttribute(ATTR.status, r.status);
     const outcome = r.ok ? 'delivered' : lastAttempt ? 'gave_up' : 'failed';
     await record(outcome, r.status ?? null, r.error ?? (r.ok ? null : `the receiver answered ${r.status}`));
     deps.metrics.deliveries.inc({ outcome });

@@ -107,5 +107,6 @@ test("a batch sent with traceparent: each item's spans and each webhook delivery
     assert.ok(span, `${hook.type}: its parent is the delivery's span`);
     assert.equal(span.kind, CLIENT);
     assert.equal(span.attributes['screenshot.webhook.event_type'], hook.type);
+    assert.equal(span.attributes['http.response.status_code'], 204, "the receiver's answer");
   }
 });
