@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './log.ts';
 import { createMetrics } from './metrics.ts';
 import { BrowserPool, type PoolOptions } from './pool/index.ts';
 import { createCaptureService } from './service.ts';
+import { startTelemetry } from './telemetry/sdk.ts';
 
 export interface CoreOverrides {
   /** The store's ledger (its store, server/store, also holds the result cache and the link secrets). */
@@ -25,6 +26,9 @@ export async function startCaptureCore(
   shape: { concurrency: number; background: PoolOptions['background']; draining: () => boolean },
 ) {
   const log = overrides.log ?? createLogger(config.logLevel);
+  // Before anything that makes spans; the SDK is not loaded at all without an OTLP endpoint.
+  const telemetry = await startTelemetry(config.telemetry);
+  if (config.telemetry) log.info({ url: config.telemetry.url, protocol: config.telemetry.protocol }, 'traces: exported over OTLP');
   const guard = await startEgressGuard({
     allow: config.egressAllow,
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
@@ -45,7 +49,7 @@ export async function startCaptureCore(
   try {
     await pool.start();
   } catch (e) {
-    await Promise.all([guard.close(), accounts.close()]);
+    await Promise.all([guard.close(), accounts.close(), telemetry.shutdown()]);
     throw e;
   }
   const metrics = createMetrics(pool, { concurrency: shape.concurrency, queueLimit: config.queueLimit, draining: shape.draining });
@@ -66,5 +70,5 @@ export async function startCaptureCore(
     browserVersion: () => pool.browserVersion,
     defaultCacheTtl: config.cacheTtlSeconds,
   });
-  return { log, guard, accounts, pool, metrics, capture };
+  return { log, telemetry, guard, accounts, pool, metrics, capture };
 }

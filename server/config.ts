@@ -5,6 +5,7 @@ import { existsSync, accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SANDBOX, type SandboxSettings } from './sandbox/index.ts';
 import { SETTINGS, type IntSettingName, type SettingName } from './settings.ts';
+import { PROTOCOLS, SAMPLERS, type TelemetryConfig } from './telemetry/config.ts';
 
 export interface Config {
   port: number;
@@ -44,6 +45,8 @@ export interface Config {
   runBatches: 'worker' | 'false' | 'inline';
   /** STORE_SOCKET: the embedded store served by its own process (set by npm start for its processes); null = opened here. */
   storeSocket: string | null;
+  /** OpenTelemetry traces (server/telemetry/); null = off (no OTLP endpoint). */
+  telemetry: TelemetryConfig | null;
 }
 
 /** Where batch results are kept (server/results). */
@@ -180,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     batches: batchConfig(env),
     runBatches: runBatches(env, databaseUrl),
     storeSocket: env.STORE_SOCKET?.trim() || null,
+    telemetry: telemetryConfig(env),
   };
 }
 
@@ -191,6 +195,33 @@ function runBatches(env: NodeJS.ProcessEnv, databaseUrl: string | null): Config[
     throw new ConfigError('RUN_BATCHES=false needs DATABASE_URL: worker replicas (npm run worker) take the items from there');
   return raw;
 }
+
+/** The standard OTEL_* variables; null (tracing off) without an OTLP endpoint or with OTEL_SDK_DISABLED=true. */
+function telemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig | null {
+  // The batch settings are checked whether tracing is on or not: a bad value is found at once.
+  const batch = {
+    scheduledDelayMillis: int(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: int(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+    maxQueueSize: int(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+    maxExportBatchSize: int(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+  };
+  if (batch.maxExportBatchSize > batch.maxQueueSize) throw new ConfigError('OTEL_BSP_MAX_EXPORT_BATCH_SIZE must not exceed OTEL_BSP_MAX_QUEUE_SIZE');
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if ((!traces && !base) || textOf(env, 'OTEL_SDK_DISABLED').toLowerCase() === 'true') return null;
+  const url = traces || `${base!.replace(/\/+$/, '')}/v1/traces`;
+  if (!/^https?:\/\//.test(url) || !URL.canParse(url))
+    throw new ConfigError(`${traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'} must be an http:// or https:// URL`);
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || textOf(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
+  if (!oneOf(PROTOCOLS, protocol)) throw new ConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(protocol)}`);
+  const sampler = textOf(env, 'OTEL_TRACES_SAMPLER');
+  if (!oneOf(SAMPLERS, sampler)) throw new ConfigError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got ${JSON.stringify(sampler)}`);
+  const ratio = Number(textOf(env, 'OTEL_TRACES_SAMPLER_ARG'));
+  if (!(ratio >= 0 && ratio <= 1)) throw new ConfigError('OTEL_TRACES_SAMPLER_ARG must be a number between 0 and 1');
+  return { url, protocol, serviceName: textOf(env, 'OTEL_SERVICE_NAME'), sampler, ratio, batch };
+}
+
+const oneOf = <T extends string>(values: readonly T[], v: string): v is T => (values as readonly string[]).includes(v);
 
 function batchConfig(env: NodeJS.ProcessEnv): BatchConfig {
   const webhookSecret = env.WEBHOOK_SECRET?.trim() || null;

@@ -71,6 +71,25 @@ export const SETTINGS = {
   RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000, 'requests per key per minute (0 = off)'),
   FREE_CREDITS: int(100, 0, 1_000_000_000, 'credits a new key starts with (spec §1: 100)'),
   LOG_LEVEL: text('info', 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; request bodies and keys are never logged'),
+  // OpenTelemetry traces (server/telemetry/, docs/operations.md "Traces"): the standard OTEL_* variables.
+  OTEL_EXPORTER_OTLP_ENDPOINT: text(
+    '',
+    "the OTLP/HTTP base URL of a collector (`http://otel-collector:4318`): traces are sent to its `/v1/traces`. Empty (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) = tracing off: the SDK is not even loaded. The exporter also reads `OTEL_EXPORTER_OTLP_HEADERS` (a collector's token: `key=value,...`) itself",
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: text('', 'the full OTLP/HTTP traces URL, used as given; overrides `OTEL_EXPORTER_OTLP_ENDPOINT`'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: text('http/protobuf', 'the OTLP encoding: `http/protobuf` or `http/json` (`grpc` is not offered)'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: text('', 'the same for traces alone; overrides `OTEL_EXPORTER_OTLP_PROTOCOL`'),
+  OTEL_SERVICE_NAME: text('screenshot-service', 'the `service.name` of every span; `OTEL_RESOURCE_ATTRIBUTES` (`key=value,...`) adds resource attributes'),
+  OTEL_TRACES_SAMPLER: text(
+    'parentbased_always_on',
+    "`always_on`, `always_off`, `traceidratio`, `parentbased_always_on`, `parentbased_always_off` or `parentbased_traceidratio` (parent-based: a caller's `traceparent` decides)",
+  ),
+  OTEL_TRACES_SAMPLER_ARG: text('1', 'the ratio of the `traceidratio` samplers, 0 to 1'),
+  OTEL_BSP_SCHEDULE_DELAY: int(5000, 0, 3_600_000, 'milliseconds between two exports of the spans ended since'),
+  OTEL_BSP_EXPORT_TIMEOUT: int(30_000, 1, 600_000, 'milliseconds one export may take before it is abandoned'),
+  OTEL_BSP_MAX_QUEUE_SIZE: int(2048, 1, 1_000_000, 'spans kept waiting for export; beyond, new spans are dropped (the service never waits for the collector)'),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: int(512, 1, 1_000_000, 'spans per export, at most `OTEL_BSP_MAX_QUEUE_SIZE`'),
+  OTEL_SDK_DISABLED: text('false', '`true`: tracing off whatever the endpoint'),
   LINK_SIGNING_KEK: text(
     '',
     'the key-encryption key that seals the signing secrets of signed links: 32 random bytes as 64 hex characters or base64 (`openssl rand -hex 32`). Required for signed links with `DATABASE_URL`; with the embedded store, `DATA_DIR/link-signing.kek` (0600) is created when unset',

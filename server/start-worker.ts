@@ -30,7 +30,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     background: { niceness: niced ? 0 : config.batches.niceness, concurrency: slots },
     draining: () => false,
   });
-  const { log, guard, accounts, pool, capture } = core;
+  const { log, telemetry, guard, accounts, pool, capture } = core;
   const batches = await startBatches({
     config: config.batches,
     dataDir: config.dataDir,
@@ -54,6 +54,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         await pool.close();
         await accounts.close();
         await guard.close();
+        await telemetry.shutdown(); // the item spans still queued are exported
       })()),
   };
 }

@@ -41,7 +41,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config, overrides: Overrides = {}): Promise<RunningServer> {
   const drain = new Drain();
-  const { log, guard, accounts, pool, metrics, capture } = await startCaptureCore(config, overrides, {
+  const { log, telemetry, guard, accounts, pool, metrics, capture } = await startCaptureCore(config, overrides, {
     concurrency: config.renderConcurrency,
     // Items running in this process (RUN_BATCHES=inline) take their share of its slots.
     background: { niceness: config.batches.niceness, concurrency: batchSlots(config.renderConcurrency, config.batches.slotSharePercent) },
@@ -134,6 +134,7 @@ export async function startServer(config: Config, overrides: Overrides = {}): Pr
         await stopped;
         await accounts.close();
         await guard.close();
+        await telemetry.shutdown(); // the spans still queued are exported (SIGTERM)
       })()),
   };
 }

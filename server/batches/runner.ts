@@ -19,6 +19,10 @@ import type { CaptureService } from '../service.ts';
 import type { Db, Queryable } from '../store/index.ts';
 import { post, signedEvent, type WebhookEvent } from '../webhooks/deliver.ts';
 import { webhookSecretFor } from '../webhooks/secrets.ts';
+import { SpanKind } from '@opentelemetry/api';
+import { ATTR, SPAN } from '../telemetry/attributes.ts';
+import { contextOf, currentCarrier, type TraceCarrier } from '../telemetry/carrier.ts';
+import { inSpan, recordingSpan } from '../telemetry/spans.ts';
 import type { BatchMetrics } from './metrics.ts';
 import { inTx, jobIdOf, WEBHOOK_QUEUE } from './queue.ts';
 import { claimItem, completeIfDone, recordDelivery, settleItem, type Settlement } from './sql.ts';
@@ -39,11 +43,15 @@ export interface RunnerDeps {
 export interface ItemJob {
   batchId: string;
   idx: number;
+  /** The submitting request's trace context (server/telemetry/carrier.ts), when it was traced. */
+  trace?: TraceCarrier;
 }
 
 export interface EventJob {
   batchId: string;
   event: WebhookEvent;
+  /** The trace context of the item (or request) that queued the event. */
+  trace?: TraceCarrier;
 }
 
 /** The reservation id that bills an item: one per item, ever. */
@@ -57,15 +65,18 @@ export function createRunner(deps: RunnerDeps) {
   const { db } = deps;
 
   /** One run of an item; `lastAttempt`: a transient error settles it as failed instead of trying again. */
-  async function runItem({ batchId, idx }: ItemJob, lastAttempt = false): Promise<void> {
-    const claimed = await claimItem(db, batchId, idx);
-    if (!claimed) return; // settled, or cancelled before it started
-    deps.metrics.running.inc();
-    try {
-      await runClaimed(batchId, idx, claimed, lastAttempt);
-    } finally {
-      deps.metrics.running.dec();
-    }
+  async function runItem({ batchId, idx, trace }: ItemJob, lastAttempt = false): Promise<void> {
+    const attributes = { [ATTR.batchId]: batchId, [ATTR.batchItem]: idx, [ATTR.batchAttempt]: lastAttempt };
+    await inSpan(SPAN.batchItem, { parent: contextOf(trace), kind: SpanKind.CONSUMER, attributes }, async () => {
+      const claimed = await claimItem(db, batchId, idx);
+      if (!claimed) return; // settled, or cancelled before it started
+      deps.metrics.running.inc();
+      try {
+        await runClaimed(batchId, idx, claimed, lastAttempt);
+      } finally {
+        deps.metrics.running.dec();
+      }
+    });
   }
 
   async function runClaimed(batchId: string, idx: number, claimed: NonNullable<Awaited<ReturnType<typeof claimItem>>>, lastAttempt: boolean): Promise<void> {
@@ -141,11 +152,16 @@ export function createRunner(deps: RunnerDeps) {
   async function send(q: Queryable, batchId: string, event: WebhookEvent): Promise<void> {
     const rows = await q.query<{ webhook_url: string | null }>('SELECT webhook_url FROM batches WHERE id = $1', [batchId]);
     if (!rows[0]?.webhook_url) return;
-    await deps.boss.send(WEBHOOK_QUEUE, { batchId, event } satisfies EventJob, { id: jobIdOf(event.id), db: inTx(q) });
+    await deps.boss.send(WEBHOOK_QUEUE, { batchId, event, trace: currentCarrier() } satisfies EventJob, { id: jobIdOf(event.id), db: inTx(q) });
   }
 
   /** One delivery attempt; throws to have pg-boss try again later (its retry schedule). */
-  async function deliver({ batchId, event }: EventJob, attempt: number, lastAttempt: boolean): Promise<void> {
+  async function deliver(job: EventJob, attempt: number, lastAttempt: boolean): Promise<void> {
+    const attributes = { [ATTR.batchId]: job.batchId, [ATTR.eventType]: job.event.type, [ATTR.deliveryAttempt]: attempt };
+    await inSpan(SPAN.webhook, { parent: contextOf(job.trace), kind: SpanKind.CLIENT, attributes }, () => deliverOnce(job, attempt, lastAttempt));
+  }
+
+  async function deliverOnce({ batchId, event }: EventJob, attempt: number, lastAttempt: boolean): Promise<void> {
     const rows = await db.query<{ webhook_url: string; key_id: string | null }>('SELECT webhook_url, key_id FROM batches WHERE id = $1', [batchId]);
     const b = rows[0];
     if (!b?.webhook_url || !b.key_id) return;
@@ -173,7 +189,9 @@ export function createRunner(deps: RunnerDeps) {
     }
     const secret = await webhookSecretFor(db, b.key_id, deps.webhookSecret);
     const { body, headers } = signedEvent(event, secret);
-    const r = await post(pinned, body, headers);
+    // The receiver joins the trace: traceparent (and tracestate) of this delivery's span.
+    const r = await post(pinned, body, { ...headers, ...currentCarrier() });
+    if (r.status !== undefined) recordingSpan()?.setAttribute(ATTR.status, r.status);
     const outcome = r.ok ? 'delivered' : lastAttempt ? 'gave_up' : 'failed';
     await record(outcome, r.status ?? null, r.error ?? (r.ok ? null : `the receiver answered ${r.status}`));
     deps.metrics.deliveries.inc({ outcome });

@@ -11,6 +11,7 @@ import { badRequest, ServiceError } from '../errors.ts';
 import { mcpFacts } from '../response/write.ts';
 import type { ResultStore } from '../results/store.ts';
 import type { Db } from '../store/index.ts';
+import { currentCarrier } from '../telemetry/carrier.ts';
 import { fairStart, inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';
 import { batchOf, cancelBatch, deliveriesOf, insertBatch, itemOf, itemsOf, stateOf, type BatchRow, type ItemRow } from './sql.ts';
@@ -78,10 +79,16 @@ export function createBatchService(deps: ServiceDeps) {
         throw new ServiceError('insufficient_credits', `this batch needs up to ${body.requests.length} credits and the key has ${spendable} to spend`);
       const id = `bat_${randomBytes(12).toString('base64url')}`;
       const { boss } = await deps.queue();
+      // Each item's spans continue this request's trace, wherever and whenever the item runs.
+      const trace = currentCarrier();
       await deps.db.tx(async (q) => {
         await insertBatch(q, { id, accountId: account.id, keyId: account.keyId ?? null, webhookUrl: body.webhook?.url ?? null, requests: body.requests });
         const start = await fairStart(q, account.id);
-        const jobs = body.requests.map((_, idx) => ({ id: jobIdOf(`item_${id}_${idx}`), data: { batchId: id, idx }, priority: -(start + idx + 1) }));
+        const jobs = body.requests.map((_, idx) => ({
+          id: jobIdOf(`item_${id}_${idx}`),
+          data: { batchId: id, idx, trace },
+          priority: -(start + idx + 1),
+        }));
         await boss.insert(ITEM_QUEUE, jobs, { db: inTx(q) });
       });
       return { id, state: 'queued' as const, total: body.requests.length, link: batchPath(id) };

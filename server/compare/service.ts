@@ -10,6 +10,8 @@ import { badRequest, ServiceError } from '../errors.ts';
 import type { CaptureOptions, CaptureOutcome, CaptureService } from '../service.ts';
 import { JointBill } from '../accounts/joint-bill.ts';
 import type { CompareFacts } from '../response/facts.ts';
+import { ATTR, SPAN } from '../telemetry/attributes.ts';
+import { inSpan } from '../telemetry/spans.ts';
 import { validateCompareRequest } from './validate.ts';
 
 export interface CompareDeps {
@@ -28,7 +30,16 @@ export interface CompareOutcome {
 }
 
 export function createCompareService(deps: CompareDeps) {
-  return async function compare(account: Account, body: unknown, opts: Pick<CaptureOptions, 'cache' | 'signal'> = {}): Promise<CompareOutcome> {
+  // One span over both captures (each its render span) and the comparison, with its figures.
+  return (account: Account, body: unknown, opts: Pick<CaptureOptions, 'cache' | 'signal'> = {}): Promise<CompareOutcome> =>
+    inSpan(SPAN.compare, {}, async (span) => {
+      const out = await compare(account, body, opts);
+      const f = out.facts;
+      span?.setAttributes({ [ATTR.diffPixels]: f.diffPixels, [ATTR.diffRatio]: f.ratio, [ATTR.diffRegions]: f.regionCount, [ATTR.masks]: f.masks });
+      return out;
+    });
+
+  async function compare(account: Account, body: unknown, opts: Pick<CaptureOptions, 'cache' | 'signal'>): Promise<CompareOutcome> {
     const req = validateCompareRequest(body);
     if ('image' in req.baseline) await checkBaselineSize(req.baseline.image, deps.maxOutputPixels);
     const bill = new JointBill(deps.accounts);
@@ -73,7 +84,7 @@ export function createCompareService(deps: CompareDeps) {
     } finally {
       await bill.release(); // a no-op once committed
     }
-  };
+  }
 }
 
 /** An error that is only the other capture's failure echoed (it was stopped), not a cause of its own. */

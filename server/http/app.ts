@@ -22,6 +22,7 @@ import type { VerifyDeps } from '../links/verify.ts';
 import { playgroundRoutes, readmeRoute } from '../playground/routes.ts';
 import { REQUEST_HEADER } from '../kinds/headers.ts';
 import { HEADER } from '../response/registry.ts';
+import { serverSpans } from '../telemetry/http-span.ts';
 import { oauthProbeAnswer, requireAuth } from '../edge/auth.ts';
 import { cors } from './cors.ts';
 import type { Drain } from './drain.ts';
@@ -179,6 +180,10 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  const paths = byPath(routes(deps));
+  const matchers = [...paths].map(([path, rows]) => ({ path, re: pathMatcher(path), allow: allowOf(rows) }));
+  // First: everything after it, the request log line included, runs inside the request's span.
+  app.use(serverSpans((p) => matchers.find((m) => m.re.test(p))?.path));
   if (deps.drain) app.use(deps.drain.middleware());
   app.use((req, res, next) => {
     const id = randomUUID();
@@ -191,8 +196,6 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
-  const paths = byPath(routes(deps));
-  const matchers = [...paths].map(([path, rows]) => ({ re: pathMatcher(path), allow: allowOf(rows) }));
   app.use(cors({ origins: deps.corsOrigins ?? [], allowOf: (p) => matchers.find((m) => m.re.test(p))?.allow }));
   for (const [path, rows] of paths) {
     let answered = false;

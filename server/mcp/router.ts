@@ -22,6 +22,9 @@ import { authenticate, sendMcpUnauthorized } from '../edge/auth.ts';
 import { BODY_LIMIT_BYTES } from '../edge/body-limit.ts';
 import { whileConnected } from '../edge/while-connected.ts';
 import { REQUEST_HEADER } from '../kinds/headers.ts';
+import { ATTR, SPAN } from '../telemetry/attributes.ts';
+import { inSpan, spanError } from '../telemetry/spans.ts';
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from '../log.ts';
 import type { CaptureService } from '../service.ts';
 import type { CompareService } from '../compare/service.ts';
@@ -65,6 +68,12 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (!names.includes(request.params.name))
       throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; this server has ${names.join(', ')}`);
+    const tool = request.params.name;
+    const attributes = { [ATTR.mcpMethod]: 'tools/call', [ATTR.toolName]: tool };
+    return inSpan(SPAN.toolCall(tool), { attributes }, (span) => callTool(request.params.arguments, tool, extra.signal, span));
+  });
+
+  function callTool(args: Record<string, unknown> | undefined, tool: string, cancelled: AbortSignal, span: Span | undefined) {
     const ctx = {
       account: r.account,
       capture: deps.capture,
@@ -73,14 +82,16 @@ function createMcpServer(deps: McpDeps, r: PerRequest): Server {
       cache: r.cache,
       // A caller that goes away (its HTTP connection, or an MCP cancellation: extra.signal) stops
       // the render and is not billed, as on REST.
-      signal: AbortSignal.any([r.gone, extra.signal]),
-      onError: (code: string) => void (r.res.locals.errorCode = code),
+      signal: AbortSignal.any([r.gone, cancelled]),
+      onError: (code: string) => {
+        r.res.locals.errorCode = code;
+        if (span) spanError(span, code);
+      },
     };
-    if (request.params.name === COMPARE_TOOL_NAME && deps.compare) return callCompare(request.params.arguments, { ...ctx, compare: deps.compare });
-    if (deps.batches && batchTools.some((t) => t.name === request.params.name))
-      return callBatchTool(request.params.name, request.params.arguments, { ...ctx, batches: deps.batches });
-    return callTakeScreenshot(request.params.arguments, ctx);
-  });
+    if (tool === COMPARE_TOOL_NAME && deps.compare) return callCompare(args, { ...ctx, compare: deps.compare });
+    if (deps.batches && batchTools.some((t) => t.name === tool)) return callBatchTool(tool, args, { ...ctx, batches: deps.batches });
+    return callTakeScreenshot(args, ctx);
+  }
   return server;
 }
 

@@ -11,6 +11,7 @@ import type { PoolEvents } from '../metrics.ts';
 import type { LaunchedBrowser, LaunchOptions } from '../toolkit/browser.ts';
 import { Deadline } from '../toolkit/deadline.ts';
 import type { PipelineDeps, RenderResult } from '../render/pipeline.ts';
+import { traceRender } from '../render/step-spans.ts';
 import type { ScreenshotRequest } from '../kinds/request.ts';
 import type { SandboxSettings } from '../sandbox/index.ts';
 import { renderInSlot } from './slot-render.ts';
@@ -96,8 +97,10 @@ export class BrowserPool extends EventEmitter<PoolEvents> {
     // Background work (a batch item) has no caller counting: its budget starts with its slot.
     const permit = background ? await this.admission.acquireBackground(signal) : undefined;
     const deadline = new Deadline(this.opts.renderBudgetMs, signal, background ? Date.now() : arrivedAt);
-    if (permit && this.opts.background?.niceness) return this.renderInBackground(permit, req, deps, deadline);
-    return this.renderWith(this.browsers, permit ?? (await this.admission.acquire(deadline.remaining(), signal)), req, deps, deadline);
+    return traceRender(req, deadline, background, async () => {
+      if (permit && this.opts.background?.niceness) return this.renderInBackground(permit, req, deps, deadline);
+      return this.renderWith(this.browsers, permit ?? (await this.admission.acquire(deadline.remaining(), signal)), req, deps, deadline);
+    });
   }
 
   private async renderWith(browsers: BrowserSupervisor, permit: Permit, req: ScreenshotRequest, deps: PipelineDeps, deadline: Deadline): Promise<RenderResult> {

@@ -54,7 +54,7 @@ export class Deadline {
     } finally {
       clearTimeout(timer);
       this.onAbort = this.onAbort.filter((f) => f !== cancel);
-      this.timings.push({ step: label.name, stage, ms: performance.now() - started });
+      this.timings.push({ step: label.name, stage, ms: performance.now() - started, at: started });
       p.catch(() => {}); // an abandoned step must not become an unhandled rejection
     }
   }

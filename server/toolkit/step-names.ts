@@ -19,4 +19,6 @@ export interface StepTiming {
   /** What the step did, for people: its label's description or a more precise wording of it. */
   stage: string;
   ms: number;
+  /** performance.now() when the step began: where its span starts (server/render/step-spans.ts). */
+  at?: number;
 }

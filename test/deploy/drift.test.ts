@@ -104,7 +104,9 @@ test(
 
 test("compose.yaml: the topology of npm run cluster, the template's ports, known variables", () => {
   const c = yaml('compose.yaml');
-  assert.deepEqual(Object.keys(c.services).sort(), ['haproxy', 'postgres', 'screenshot']);
+  const always = Object.keys(c.services).filter((s) => !c.services[s].profiles);
+  assert.deepEqual(always.sort(), ['haproxy', 'postgres', 'screenshot']);
+  assert.deepEqual(c.services.jaeger?.profiles, ['tracing'], 'the traces backend runs only when asked for (docs/operations.md, "Traces")');
   const app = c.services.screenshot;
   const env = app.environment as Record<string, string>;
   assertKnownVariables('compose.yaml', Object.keys(env));
