@@ -58,7 +58,7 @@ export async function startIsolatedFloor(executablePath: string, sandbox?: Sandb
       const t1 = performance.now();
       const { data } = await slot.client.send('Page.captureScreenshot', { format: 'png' });
       const t2 = performance.now();
-      // The same step names as ours's Server-Timing (server/toolkit/steps.ts), for the bench's step-by-step table.
+      // The same step names as ours's Server-Timing (server/toolkit/step-names.ts), for the bench's step-by-step table.
       const timing = `load;dur=${(t1 - t0).toFixed(1)}, capture;dur=${(t2 - t1).toFixed(1)}`;
       res.writeHead(200, { 'content-type': 'image/png', 'server-timing': timing }).end(Buffer.from(data, 'base64'));
     } catch (e) {

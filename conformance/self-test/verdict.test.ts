@@ -1,6 +1,5 @@
 // The verdict logic against fake implementations served by msw (DESIGN §5: mocks only where the
-// thing mocked is not ours to run; here, "any implementation"). Each handler answers like an
-// implementation that is right, or wrong in one way; the executor must say which check fails.
+// thing mocked is not ours to run; here, "any implementation"). Each handler answers like an implementation that is right, or wrong in one way; the executor must say which check fails.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { http, HttpResponse } from 'msw';

@@ -1,6 +1,6 @@
 // A render as spans, when it is traced (server/telemetry/): a `render` span under the request's (or
 // the batch item's) span, and under it one span per step, named as in Server-Timing (the step
-// names of server/toolkit/steps.ts, the Deadline's timings), with the facts that step found as
+// labels of server/toolkit/step-names.ts, the Deadline's timings), with the facts that step found as
 // attributes: what the clean-up did, the picture's size and any truncation, the blocked requests,
 // the target's status, a wait cut by captureOnTimeout. Never what the page holds. The spans are
 // written from the recorded timings once the render has ended, so the steps themselves do nothing
