@@ -82,7 +82,12 @@ async function runBattery(name: string, shoot: Shooter, urls: ReturnType<typeof 
 }
 
 export async function benchConsentBattery(start: StartServer, executablePath: string): Promise<ConsentBatteryResult> {
-  const fx = await startFixture({ listen: [{ host: '127.0.0.1', port: 0 }, { host: '127.0.0.1', port: 0 }] });
+  const fx = await startFixture({
+    listen: [
+      { host: '127.0.0.1', port: 0 },
+      { host: '127.0.0.1', port: 0 },
+    ],
+  });
   const battery = serveBattery(fx);
   const ownShots = process.env.PEER_SHOTS === undefined;
   const dir = process.env.PEER_SHOTS ?? mkdtempSync(path.join(os.tmpdir(), 'bench-battery-'));
