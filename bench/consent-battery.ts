@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { judge, MODES, type Mode, table, type Verdict } from '../fixtures/consent-libraries/judge.ts';
 import { LIBRARIES, slug } from '../fixtures/consent-libraries/libraries.ts';
 import { serveBattery } from '../fixtures/consent-libraries/site.ts';
@@ -137,3 +138,23 @@ export function consentBatteryRows(r: ConsentBatteryResult): string[][] {
 }
 
 export const consentBatteryTables = (r: ConsentBatteryResult) => r.contenders.map((c) => `${c.name}:\n${table(c.verdicts)}`).join('\n\n');
+
+// Standalone: node --import tsx bench/consent-battery.ts (the battery alone, without the rest of --only cleanup)
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const { startServer } = await import('../server/start.ts');
+  const { loadConfig } = await import('../server/config.ts');
+  const { BENCH_KEY, benchEnv } = await import('./server-env.ts');
+  const dir = `${os.tmpdir()}/bench-battery-${process.pid}`;
+  const config = loadConfig(benchEnv(dir));
+  try {
+    const r = await benchConsentBattery(async (allow) => {
+      const s = await startServer(loadConfig({ ...benchEnv(dir), EGRESS_ALLOW: allow, CACHE_TTL_SECONDS: '0' }));
+      return { shotUrl: `${s.url}/v1/screenshot`, key: BENCH_KEY, close: () => s.close() };
+    }, config.chromiumPath);
+    console.log(consentBatteryTables(r));
+    for (const row of consentBatteryRows(r)) console.log(row.filter(Boolean).join(' | '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}

@@ -51,7 +51,7 @@ stage "HAProxy for the cluster tests"
 if HAPROXY_PATH="$(bash scripts/setup-haproxy.sh | tail -1)"; then export HAPROXY_PATH; "$HAPROXY_PATH" -v | head -1; else echo "no HAProxy"; fail=$((fail + 1)); failed_stages+=(haproxy); fi
 
 stage "unit and integration tests"
-mapfile -t files < <(find lib server test/api test/mcp test/playground test/deploy test/docs test/harness test/house conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
+mapfile -t files < <(find lib server test/api test/consent test/mcp test/playground test/deploy test/docs test/harness test/house conformance/self-test -name '*.test.ts' 2>/dev/null | sort)
 log=$(mktemp)
 # timeout: a hang must fail this stage, not eat CI's 90 minutes
 # beside the spec reporter, one line per failed test with the machine's load, memory and busiest
