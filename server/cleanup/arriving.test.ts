@@ -68,3 +68,18 @@ test('a bar the page adds after the clean-up is hidden by the last look', async 
     assert.equal((await state(page)).shown, false);
   });
 });
+
+test("a bar sliding in inside a web component's open shadow root (a CSS animation) is waited for, then rejected", async () => {
+  // document.getAnimations() does not list animations of shadow trees: the look must ask the root
+  const html = `<!doctype html><body style="margin:0">${ARTICLE}<consent-bar></consent-bar><script>
+    customElements.define('consent-bar', class extends HTMLElement {
+      go() { this.attachShadow({ mode: 'open' }).innerHTML = '<style>@keyframes up { from { transform: translateY(200%) } to { transform: none } } #bar { animation: up 1200ms linear }</style>' + ${JSON.stringify(BAR)}; }
+    });
+    window.go = () => document.querySelector('consent-bar').go();</script></body>`;
+  await withPage(html, async (page) => {
+    const s = await attachCleanup(page, ON);
+    await page.evaluate('go()');
+    assert.match(await s.finish(Date.now() + 15_000), /^rejected:/);
+    assert.equal(await page.evaluate(() => document.documentElement.getAttribute('data-choice')), 'rejected');
+  });
+});

@@ -17,7 +17,20 @@ function scLayersMoving() {
     }
     return false;
   };
+  // document.getAnimations() leaves out what runs inside shadow trees (a web component's bar
+  // sliding in: <cookie-consent-banner>), so the open shadow roots of the elements near the body
+  // (where a library puts its banner) are asked too; a bounded look, not a walk of the page.
   const anims = document.getAnimations();
+  const near = [];
+  if (document.body)
+    for (const el of document.body.children) {
+      near.push(el);
+      if (el.children.length < 20) near.push(...el.children);
+    }
+  for (let i = 0; i < near.length && i < 400; i++) {
+    const sr = near[i].shadowRoot;
+    if (sr && typeof sr.getAnimations === 'function') anims.push(...sr.getAnimations());
+  }
   for (let i = 0; i < anims.length && i < 200; i++) {
     const a = anims[i];
     if (a.playState !== 'running' || !a.effect || !(a.effect.target instanceof Element)) continue;
