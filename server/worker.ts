@@ -7,19 +7,26 @@ import { exitOnConfigError } from './entry.ts';
 import { startWorker } from './start-worker.ts';
 
 const config = exitOnConfigError();
-const worker = await startWorker(config);
+const starting = startWorker(config);
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  // Taken from the start: a signal while the worker is still starting (its browser launching)
+  // waits for the start and then closes, so that no browser or profile of it is left behind.
+  process.once(sig, () => {
+    void starting
+      .then(async (worker) => {
+        worker.log.info(`${sig}: no new batch items; finishing those running`);
+        await worker.close();
+      })
+      .then(
+        () => process.exit(0),
+        (e) => {
+          console.error('worker shutdown failed', e);
+          process.exit(1);
+        },
+      );
+  });
+}
+const worker = await starting;
 worker.log.info({ pid: process.pid }, 'batch worker started');
 process.send?.('ready');
 process.once('disconnect', () => process.exit(1));
-for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(sig, () => {
-    worker.log.info(`${sig}: no new batch items; finishing those running`);
-    worker.close().then(
-      () => process.exit(0),
-      (e) => {
-        worker.log.error({ err: e }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  });
-}

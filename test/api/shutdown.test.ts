@@ -50,6 +50,8 @@ async function startChild(extra: Record<string, string> = {}): Promise<Child> {
   cleanup.push(tmp);
   const env = testEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info', TMPDIR: tmp, ...extra }, [fx.hostPort]);
   const r = await startServerProcess(env);
+  // npm start runs a batch worker beside the API (server/supervise/): up, with its own browser
+  assert.ok(await eventually(() => r.output().includes('batch worker started'), 60_000), 'the batch worker started');
   return { proc: r.proc, url: r.url, tmp, output: r.output, exited: r.exited };
 }
 
@@ -57,7 +59,8 @@ test('SIGTERM during a render: the render completes 200, the process exits 0, no
   const child = await startChild();
   try {
     assert.ok(processesMentioning(child.tmp).length > 0, 'its Chromium runs with a profile under its TMPDIR');
-    assert.equal(entries(child.tmp, 'shot-chromium-').length, 1, 'one profile directory');
+    // npm start's two browsers: the API process's and the batch worker's (server/supervise/)
+    assert.equal(entries(child.tmp, 'shot-chromium-').length, 2, 'one profile directory per browser');
     const secret = `BODY-SECRET-${Date.now()}`;
     const hitsBefore = fx.hits.filter((h) => h === '/late').length;
     const inflight = shoot(child.url, { url: `${fx.origin}/late`, waitForSelector: '#late', waitUntil: 'load', viewport: { width: 64, height: 48 } });
