@@ -33,10 +33,14 @@ COPY lib lib
 # throwaway profiles. `node` (uid 1000) is the base image's unprivileged user: Chromium runs its
 # own sandbox as it, where the runtime allows user namespaces (BROWSER_SANDBOX=auto warns where
 # not; compose.yaml and deploy/kubernetes allow them and set BROWSER_SANDBOX=require).
+# RUN_BATCHES=inline: the container is one process, as its health check, its process checks and its
+# SIGTERM handling expect (npm start's three processes, docs/operations.md, are for one machine
+# outside a container; a container-native split into API and worker services is not yet here).
 RUN mkdir -p /data && chown node:node /data
 USER node
 ENV PORT=3000 \
     HOST=0.0.0.0 \
+    RUN_BATCHES=inline \
     DATA_DIR=/data \
     CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell
 EXPOSE 3000
