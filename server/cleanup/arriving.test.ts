@@ -83,3 +83,48 @@ test("a bar sliding in inside a web component's open shadow root (a CSS animatio
     assert.equal(await page.evaluate(() => document.documentElement.getAttribute('data-choice')), 'rejected');
   });
 });
+
+test('a bar the page adds while the picture is taken: seen after the capture when the last look kept watching, and hidden', async () => {
+  await withPage(`<!doctype html><body style="margin:0">${ARTICLE}</body>`, async (page) => {
+    const s = await attachCleanup(page, ON);
+    assert.equal(await s.finish(Date.now() + 15_000), 'none');
+    assert.equal(await s.lastLook(Date.now() + 15_000, { keepWatching: true }), 'none');
+    // the page's script runs while the picture is being taken
+    await page.evaluate((bar: string) => document.body.insertAdjacentHTML('beforeend', bar), BAR);
+    assert.equal(await s.arrivedDuringCapture(Date.now() + 15_000), true, 'take the picture again');
+    assert.equal((await state(page)).shown, false);
+    assert.match(s.report!.action, /^(rejected|hidden)/);
+    assert.equal(s.report!.duringCapture, true);
+    assert.equal(await s.arrivedDuringCapture(Date.now() + 15_000), false, 'asked once: the watch is over');
+  });
+});
+
+test('nothing added during the capture: one question, no second picture; a page that changes without a banner: none either', async () => {
+  await withPage(`<!doctype html><body style="margin:0">${ARTICLE}<p id=clock>0</p></body>`, async (page) => {
+    const s = await attachCleanup(page, ON);
+    await s.finish(Date.now() + 15_000);
+    await s.lastLook(Date.now() + 15_000, { keepWatching: true });
+    assert.equal(await s.arrivedDuringCapture(Date.now() + 15_000), false);
+  });
+  await withPage(`<!doctype html><body style="margin:0">${ARTICLE}<p id=clock>0</p></body>`, async (page) => {
+    const s = await attachCleanup(page, ON);
+    await s.finish(Date.now() + 15_000);
+    await s.lastLook(Date.now() + 15_000, { keepWatching: true });
+    await page.evaluate(() => void (document.getElementById('clock')!.textContent = '1'));
+    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<div style="position:fixed;top:0;right:0">Live: 2 new posts</div>'));
+    assert.equal(await s.arrivedDuringCapture(Date.now() + 15_000), false, 'a change that is no banner takes no second picture');
+    assert.equal(s.report!.action, 'none');
+  });
+});
+
+test('without keepWatching (the last look came before the caller’s own steps) the capture is not second-guessed', async () => {
+  await withPage(`<!doctype html><body style="margin:0">${ARTICLE}</body>`, async (page) => {
+    const s = await attachCleanup(page, ON);
+    await s.finish(Date.now() + 15_000);
+    await s.lastLook(Date.now() + 15_000);
+    // what the caller's actions open is theirs to keep
+    await page.evaluate((bar: string) => document.body.insertAdjacentHTML('beforeend', bar), BAR);
+    assert.equal(await s.arrivedDuringCapture(Date.now() + 15_000), false);
+    assert.equal((await state(page)).shown, true);
+  });
+});

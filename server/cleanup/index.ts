@@ -21,13 +21,13 @@ import { injectAndPass, REPORT_BINDING, stopDriver, type FrameConsentState, type
 import { pageConfig, runDomCleanup, SETTLE_MS, type DomResult } from './dom.ts';
 import { findRejection, lateAction, nameAction } from './action.ts';
 import { earlyLookHolds, subframes, unconfirmedEarlyLook, type EarlyLook } from './early-look.ts';
-import { changedSinceSurvey, lookAgain, watchLateChanges } from './last-look.ts';
+import { changedSinceSurvey, lookAgain, removedSomething, watchLateChanges } from './last-look.ts';
 import { survey } from './sniff.ts';
 import { withTimeout } from './time-limit.ts';
 
 export { cmpName } from './action.ts';
-export type { BannerAction, CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
-import type { CleanupOptions, CleanupReport, CleanupSession, FinishOptions } from './session.ts';
+export type { BannerAction, CleanupOptions, CleanupReport, CleanupSession, FinishOptions, LastLookOptions } from './session.ts';
+import type { CleanupOptions, CleanupReport, CleanupSession, FinishOptions, LastLookOptions } from './session.ts';
 
 /** Upper bound of the clean-up's own time (the CMP opt-out included), inside the render budget. */
 export const CLEANUP_BUDGET_MS = 2000;
@@ -52,6 +52,8 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
   let early: EarlyLook | undefined;
   // finish() answered from the early look without asking the page; the last look asks (below)
   let unconfirmed = false;
+  // the last look left its watch on the page, for arrivedDuringCapture
+  let watching = false;
   const onLoad = () => {
     const main = page.mainFrame();
     early = { url: main.url(), survey: survey(main, true, pageConfig, true) };
@@ -123,13 +125,17 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
       }
       return report.action;
     },
-    async lastLook(deadline: number) {
+    async lastLook(deadline: number, lookOpts: LastLookOptions = {}) {
       if (!report || !opts.blockCookieBanners || opts.javaScriptEnabled === false) return report?.action ?? 'none';
+      const keep = lookOpts.keepWatching === true;
       if (unconfirmed) {
         // the early look was taken at finish() unasked: this look confirms it, or the page changed
         // since it was surveyed and the whole clean-up runs now, followed by the usual last look
         unconfirmed = false;
-        if (!(await changedSinceSurvey(page.mainFrame(), deadline - DEADLINE_MARGIN_MS))) return report.action;
+        if (!(await changedSinceSurvey(page.mainFrame(), deadline - DEADLINE_MARGIN_MS, keep))) {
+          watching = keep;
+          return report.action;
+        }
         try {
           report = await runFinish(page, opts, deadline, Date.now(), optOuts, bind, undefined);
         } catch (e) {
@@ -138,9 +144,20 @@ export async function attachCleanup(page: Page, opts: CleanupOptions): Promise<C
           await dispose();
         }
       }
-      report.late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS);
+      report.late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS, keep);
       if (report.late && report.action === 'none') report.action = lateAction(report.late);
+      watching = keep;
       return report.action;
+    },
+    async arrivedDuringCapture(deadline: number) {
+      if (!watching || !report) return false;
+      watching = false;
+      const late = await lookAgain(page.mainFrame(), deadline - DEADLINE_MARGIN_MS);
+      if (!removedSomething(late)) return false;
+      report.late = late;
+      report.duringCapture = true;
+      if (report.action === 'none') report.action = lateAction(late);
+      return true;
     },
   };
 }

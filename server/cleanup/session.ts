@@ -34,6 +34,8 @@ export interface CleanupReport {
   dom: DomResult | null;
   /** The last look's DOM pass, when the page added or revealed something after the clean-up. */
   late?: DomResult | null;
+  /** That pass ran after the capture: the banner arrived while the picture was taken (taken again). */
+  duringCapture?: boolean;
   /** Labels of clicks the guard refused (should stay empty). */
   blockedClicks: string[];
   /** The early look held: the page was surveyed when it loaded and had not changed since. */
@@ -53,6 +55,11 @@ export interface FinishOptions {
   confirmAtLastLook?: boolean;
 }
 
+export interface LastLookOptions {
+  /** The capture follows at once: keep watching the page through it (arrivedDuringCapture). */
+  keepWatching?: boolean;
+}
+
 export interface CleanupSession {
   /** Called after content is loaded and waits are done; must finish before `deadline` (epoch ms). */
   finish(deadline: number, opts?: FinishOptions): Promise<BannerAction>;
@@ -60,7 +67,13 @@ export interface CleanupSession {
    * Called after finish(), right before the capture: hides a banner the page added since the
    * clean-up looked (last-look.ts) and returns the action to report. Must finish before `deadline`.
    */
-  lastLook(deadline: number): Promise<BannerAction>;
+  lastLook(deadline: number, opts?: LastLookOptions): Promise<BannerAction>;
+  /**
+   * After the capture, when the last look kept watching: whether the page added a banner while
+   * the picture was being taken. If so it is hidden now (the report's action updated) and the
+   * answer is true: the picture must be taken again. Ends the watch. Must finish before `deadline`.
+   */
+  arrivedDuringCapture(deadline: number): Promise<boolean>;
   /** Details of the last finish() (for logs and tests). */
   readonly report: CleanupReport | null;
   /**

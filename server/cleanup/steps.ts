@@ -34,16 +34,32 @@ export const removeBanners = traitedStep<CleanupContext>({ times: [BANNERS] }, a
   await deadline.step(BANNERS, hops.guard(cleanup!.finish(waits.cleanupEnd(), { confirmAtLastLook: lastLookNext })));
 });
 
-async function look(ctx: CleanupContext): Promise<void> {
+async function look(ctx: CleanupContext, keepWatching: boolean): Promise<void> {
   if (ctx.bannerAction !== undefined) return;
   const { cleanup, deadline, hops, waits } = ctx;
-  ctx.bannerAction = await deadline.step(LAST_LOOK, hops.guard(cleanup!.lastLook(waits.cleanupEnd())));
+  ctx.bannerAction = await deadline.step(LAST_LOOK, hops.guard(cleanup!.lastLook(waits.cleanupEnd(), { keepWatching })));
 }
 
 /** Right before the caller's actions and js, when there are any. */
 export const lastLookBeforeOwnSteps = traitedStep<CleanupContext>({ times: [LAST_LOOK], lastLook: true, touchesPage: ownSteps }, async (ctx) => {
-  if (ownSteps(ctx.req)) await look(ctx);
+  if (ownSteps(ctx.req)) await look(ctx, false);
 });
 
-/** Right before the capture, unless it was taken before the caller's own steps. */
-export const lastLook = traitedStep<CleanupContext>({ times: [LAST_LOOK], lastLook: true, touchesPage: () => true }, look);
+/**
+ * Right before the capture, unless it was taken before the caller's own steps: then the page is
+ * watched through the capture too (bannerArrivedDuringCapture).
+ */
+export const lastLook = traitedStep<CleanupContext>({ times: [LAST_LOOK], lastLook: true, touchesPage: () => true }, (ctx) => look(ctx, true));
+
+/**
+ * After the capture: whether a banner arrived while the picture was being taken (one tiny
+ * evaluate when nothing changed); if one did, it is hidden now and the answer is true, for the
+ * caller to take the picture again. The action reported is then the late pass's.
+ */
+export async function bannerArrivedDuringCapture(ctx: CleanupContext): Promise<boolean> {
+  const { cleanup, deadline, hops, waits } = ctx;
+  if (!cleanup) return false;
+  const arrived = await deadline.step(LAST_LOOK, hops.guard(cleanup.arrivedDuringCapture(waits.cleanupEnd())));
+  if (arrived) ctx.bannerAction = cleanup.report?.action ?? ctx.bannerAction;
+  return arrived;
+}

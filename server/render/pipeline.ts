@@ -10,7 +10,7 @@ import type { Page } from 'puppeteer-core';
 import type { Rect } from '../../lib/visual-diff/diff.ts';
 import { startBlocking, type BlockingContext } from '../blocking/index.ts';
 import type { BannerAction } from '../cleanup/index.ts';
-import { lastLook, lastLookBeforeOwnSteps, prepareCleanup, removeBanners, type CleanupContext } from '../cleanup/steps.ts';
+import { bannerArrivedDuringCapture, lastLook, lastLookBeforeOwnSteps, prepareCleanup, removeBanners, type CleanupContext } from '../cleanup/steps.ts';
 import { freeze, prepareDeterminism } from '../determinism/index.ts';
 import { applyEmulation } from '../emulation/index.ts';
 import { badRequest } from '../errors.ts';
@@ -110,6 +110,7 @@ const STEPS: readonly Step<RenderContext>[] = [
   freeze,
   lastLook,
   captureImage,
+  captureAgainIfABannerArrived,
   measure,
 ];
 
@@ -203,6 +204,14 @@ async function captureImage(ctx: RenderContext): Promise<void> {
   // A tall capture is planned against what is left of the budget (server/tall-pages/).
   const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, ctx.scroll) : undefined };
   ctx.shot = await deadline.step(CAPTURE, hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
+}
+
+/**
+ * The page's scripts run on while the picture is taken: a banner that arrived then (the last look
+ * came a moment too early) is hidden and the picture taken again, once (server/cleanup/last-look.ts).
+ */
+async function captureAgainIfABannerArrived(ctx: RenderContext): Promise<void> {
+  if (await bannerArrivedDuringCapture(ctx)) await captureImage(ctx);
 }
 
 /** POST /v1/compare's ignoreSelectors: the boxes of their elements, right after the capture. */
