@@ -24,7 +24,10 @@ let srv: TestServer;
 
 before(async () => {
   srv = await startTestServer({ RENDER_BUDGET_MS: String(BUDGET_MS), RENDER_CONCURRENCY: '2', QUEUE_LIMIT: '32' });
-  assert.equal((await shoot(srv.url, { html: GREEN, viewport, waitUntil: 'load' })).status, 200); // browser warm
+  // The browser warm before the burst. Its first capture on a busy machine can outrun the 3 s
+  // budget (a fresh CI run: 504 while opening the page): that says nothing about the queue.
+  const warm = async () => (await shoot(srv.url, { html: GREEN, viewport, waitUntil: 'load' })).status === 200;
+  assert.ok(await eventually(warm, 60_000, 0), 'a first capture within the budget');
 });
 
 after(async () => {

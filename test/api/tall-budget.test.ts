@@ -32,7 +32,9 @@ const request = (n: number) => ({ html: bands(n), fullPage: true, waitUntil: 'lo
 
 test('a page too tall for the time left: 200 with the rows that fit, x-capture-truncated "<full height>; reason=time", billed', async () => {
   // One capture first, so that the cost model has seen this machine as it is now.
-  const warm = await shoot(srv.url, request(6));
+  // On a busy machine a cold first capture can run out of the short budget: tried again then.
+  let warm = await shoot(srv.url, request(6));
+  for (let i = 0; i < 3 && warm.status === 504; i++) warm = await shoot(srv.url, request(6));
   assert.equal(warm.status, 200, show(warm));
 
   const r = await shoot(srv.url, request(BANDS));
