@@ -14,6 +14,8 @@ export type CleanupContext = PageContext & { cleanup?: CleanupSession; bannerAct
 const PREP: StepLabel = { name: 'cleanup-prep', description: 'preparing banner clean-up' };
 const BANNERS: StepLabel = { name: 'banners', description: 'removing cookie banners' };
 const LAST_LOOK: StepLabel = { name: 'last-look', description: 'looking for banners added since the clean-up' };
+/** Read by the pipeline's step after the capture, which owns the label. */
+export const CAPTURE_LOOK: StepLabel = { name: 'capture-look', description: 'looking for a banner that arrived during the capture' };
 
 /** Before the page loads. */
 export const prepareCleanup = traitedStep<CleanupContext>({ times: [PREP] }, async (ctx) => {
@@ -59,7 +61,7 @@ export const lastLook = traitedStep<CleanupContext>({ times: [LAST_LOOK], lastLo
 export async function bannerArrivedDuringCapture(ctx: CleanupContext): Promise<boolean> {
   const { cleanup, deadline, hops, waits } = ctx;
   if (!cleanup) return false;
-  const arrived = await deadline.step(LAST_LOOK, hops.guard(cleanup.arrivedDuringCapture(waits.cleanupEnd())));
+  const arrived = await deadline.step(CAPTURE_LOOK, hops.guard(cleanup.arrivedDuringCapture(waits.cleanupEnd())));
   if (arrived) ctx.bannerAction = cleanup.report?.action ?? ctx.bannerAction;
   return arrived;
 }

@@ -10,7 +10,15 @@ import type { Page } from 'puppeteer-core';
 import type { Rect } from '../../lib/visual-diff/diff.ts';
 import { startBlocking, type BlockingContext } from '../blocking/index.ts';
 import type { BannerAction } from '../cleanup/index.ts';
-import { bannerArrivedDuringCapture, lastLook, lastLookBeforeOwnSteps, prepareCleanup, removeBanners, type CleanupContext } from '../cleanup/steps.ts';
+import {
+  bannerArrivedDuringCapture,
+  CAPTURE_LOOK,
+  lastLook,
+  lastLookBeforeOwnSteps,
+  prepareCleanup,
+  removeBanners,
+  type CleanupContext,
+} from '../cleanup/steps.ts';
 import { freeze, prepareDeterminism } from '../determinism/index.ts';
 import { applyEmulation } from '../emulation/index.ts';
 import { badRequest } from '../errors.ts';
@@ -87,6 +95,21 @@ const loadLazy = traitedStep<RenderContext>({ touchesPage: scrollsForLazy }, asy
   ctx.scroll = await loadLazyContent(page, client, tracker!, waits, hops, scrollBounds(req, maxRows, deadline));
 });
 
+/** The pipeline's own named steps (the functions below). */
+const ADDRESS: StepLabel = { name: 'address', description: 'checking the target address' };
+const VIEWPORT: StepLabel = { name: 'viewport', description: 'setting the viewport' };
+const CAPTURE: StepLabel = { name: 'capture', description: 'capturing' };
+const RECAPTURE: StepLabel = { name: 'recapture', description: 'capturing again, without a banner that arrived during the capture' };
+const BOXES: StepLabel = { name: 'boxes', description: 'measuring ignoreSelectors' };
+
+/**
+ * The page's scripts run on while the picture is taken: a banner that arrived then (the last look
+ * came a moment too early) is hidden and the picture taken again, once (server/cleanup/last-look.ts).
+ */
+const captureAgainIfABannerArrived = traitedStep<RenderContext>({ times: [CAPTURE_LOOK, RECAPTURE] }, async (ctx) => {
+  if (await bannerArrivedDuringCapture(ctx)) await takePicture(ctx, RECAPTURE);
+});
+
 /** The render, in order. */
 const STEPS: readonly Step<RenderContext>[] = [
   setViewport,
@@ -113,12 +136,6 @@ const STEPS: readonly Step<RenderContext>[] = [
   captureAgainIfABannerArrived,
   measure,
 ];
-
-/** The pipeline's own named steps (the functions below). */
-const ADDRESS: StepLabel = { name: 'address', description: 'checking the target address' };
-const VIEWPORT: StepLabel = { name: 'viewport', description: 'setting the viewport' };
-const CAPTURE: StepLabel = { name: 'capture', description: 'capturing' };
-const BOXES: StepLabel = { name: 'boxes', description: 'measuring ignoreSelectors' };
 
 /**
  * Every name a render's steps may have (Server-Timing, the step metric's label), gathered from the
@@ -200,18 +217,14 @@ async function waitForSelector({ page, req, waits, hops }: RenderContext): Promi
 }
 
 async function captureImage(ctx: RenderContext): Promise<void> {
+  await takePicture(ctx, CAPTURE);
+}
+
+async function takePicture(ctx: RenderContext, label: StepLabel): Promise<void> {
   const { page, client, req, deadline, hops, deps } = ctx;
   // A tall capture is planned against what is left of the budget (server/tall-pages/).
   const tall = { remainingMs: () => deadline.remaining(), cap: req.selector === undefined ? heightCap(req, ctx.scroll) : undefined };
-  ctx.shot = await deadline.step(CAPTURE, hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
-}
-
-/**
- * The page's scripts run on while the picture is taken: a banner that arrived then (the last look
- * came a moment too early) is hidden and the picture taken again, once (server/cleanup/last-look.ts).
- */
-async function captureAgainIfABannerArrived(ctx: RenderContext): Promise<void> {
-  if (await bannerArrivedDuringCapture(ctx)) await captureImage(ctx);
+  ctx.shot = await deadline.step(label, hops.guard(capture(page, client, req, deps.maxOutputPixels, tall)));
 }
 
 /** POST /v1/compare's ignoreSelectors: the boxes of their elements, right after the capture. */
