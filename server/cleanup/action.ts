@@ -1,7 +1,7 @@
 // What the clean-up reports as `x-banner-action` (session.ts BannerAction): the path that acted,
-// autoconsent's rule by name, or the generic detector (page/generic.js) as `generic` when it
-// rejected. What our own detection only hid (the hide list's generic names, the generic detector)
-// stays plain `hidden`, as it always was.
+// autoconsent's rule by name, or the generic detector (page/generic.js) as `generic`, whether it
+// rejected or only hid (`hidden:generic`: a box found by what it is, every automatic hide its
+// doing). What the hide list's selectors hid is plain `hidden`.
 import type { FrameConsentState, OptOutEvent } from './autoconsent.ts';
 import type { DomResult } from './dom.ts';
 import type { BannerAction } from './session.ts';
@@ -12,7 +12,8 @@ export const GENERIC = 'generic';
 /**
  * The action of one clean-up: `reverted`; `rejected:<cmp>` when autoconsent rejected by a click or
  * an API call, `rejected:generic` when the generic detector clicked a reject control;
- * `hidden:<cmp>` / `hidden` when something was hidden; else `none`.
+ * `hidden:<cmp>` (`hidden:generic` for the generic detector's boxes) / `hidden` when something was
+ * hidden; else `none`.
  */
 export function nameAction(
   rejected: { cmp: string; actions: number } | null,
@@ -27,10 +28,16 @@ export function nameAction(
   }
   if (dom && dom.rejected.length > 0) return { action: `rejected:${GENERIC}`, cmp: GENERIC };
   if ((dom && dom.autoHidden > 0) || rejected) {
-    const cmp = rejected ? cmpName(rejected.cmp) : detected ? cmpName(detected) : null;
+    const cmp = rejected ? cmpName(rejected.cmp) : detected ? cmpName(detected) : dom && onlyGeneric(dom) ? GENERIC : null;
     return { action: cmp ? `hidden:${cmp}` : 'hidden', cmp };
   }
   return { action: 'none', cmp: null };
+}
+
+/** Whether every box the automatic pass hid was found by the generic detector (the dimming layers it leaves aside). */
+function onlyGeneric(dom: DomResult): boolean {
+  const boxes = dom.hidden.filter((why) => why !== 'backdrop');
+  return boxes.length > 0 && boxes.every((why) => why === GENERIC || why.startsWith(`${GENERIC}:`));
 }
 
 /** The last look's action, when the clean-up before it did nothing. */

@@ -19,7 +19,8 @@ export interface CleanupOptions {
 /**
  * What the clean-up did, sent as `x-banner-action`: `none`, `hidden`, `hidden:<cmp>`, `reverted`,
  * `rejected:<cmp>`. The token before ':' is the action; the CMP name (autoconsent's rule name,
- * lower-case, [a-z0-9.-]) follows where known; `rejected:generic` is the generic detector's click.
+ * lower-case, [a-z0-9.-]) follows where known; `rejected:generic` / `hidden:generic` are the
+ * generic detector's click / hide.
  */
 export type BannerAction = string;
 

@@ -53,7 +53,7 @@ export const CAPTURE_HEADERS = {
     name: 'x-banner-action',
     description:
       'What the cookie-banner clean-up did: `none`, `hidden`, `hidden:<cmp>`, `reverted` (hiding would have emptied the page), or `rejected:<cmp>` ' +
-      '(a reject-all control was clicked; `rejected:generic`: a banner no rule names, found by what it is). Consent is never given.',
+      '(a reject-all control was clicked). `generic` names the generic detector, which found a banner no rule names by what it is: `rejected:generic` when it clicked a reject control, `hidden:generic` when it had none to click. Consent is never given.',
     schema: { type: 'string', pattern: '^(none|hidden|reverted|rejected)(:[a-z0-9.-]+)?$', examples: ['none', 'rejected:onetrust'] },
     sent: IMAGE,
     expose: true,
