@@ -107,6 +107,7 @@ export async function startBatches(deps: BatchesDeps) {
     queue: ensureQueue,
     results,
     checkUrl: deps.checkUrl,
+    webhookSecret: deps.config.webhookSecret,
   });
   return {
     /** The routes' handlers, rows of the route table (server/http/app.ts). */
