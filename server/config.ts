@@ -63,7 +63,7 @@ export interface BatchConfig {
   /** WEBHOOK_RETRY_SECONDS: the first retry's delay (server/batches/queue.ts WEBHOOK_RETRIES doubles it). */
   webhookRetrySeconds: number;
   results: ResultsConfig;
-  /** WEBHOOK_SECRET: signs the webhooks of the API_KEYS keys; null = they get a secret of their own in the store. */
+  /** WEBHOOK_SECRET: each API_KEYS key's webhook secret is derived from it (server/webhooks/secrets.ts); null = they get a random one in the store. */
   webhookSecret: string | null;
 }
 

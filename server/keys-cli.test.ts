@@ -14,6 +14,8 @@ import { parseQuery } from './links/canonical.ts';
 import { verifyLink } from './links/verify.ts';
 import { STORES } from '../test/support/stores.ts';
 import { runKeysCli } from './keys-cli.ts';
+import { derivedId, hashKey } from './accounts/keys.ts';
+import { derivedWebhookSecret } from './webhooks/secrets.ts';
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), 'keys-cli.ts');
 const run = promisify(execFile);
@@ -165,6 +167,33 @@ for (const store of STORES) {
         );
         assert.equal(invalid.code, 2);
         assert.match(invalid.stderr, /viewport\.width must be/);
+      } finally {
+        await s.destroy();
+      }
+    });
+
+    test('webhook-secret of an API_KEYS key under WEBHOOK_SECRET: the derived secret, the same each time, not rotated here', async () => {
+      const s = await store.make();
+      const c = s.config();
+      const env: Record<string, string> = c.databaseUrl ? { DATABASE_URL: c.databaseUrl } : { DATA_DIR: c.dataDir };
+      const SECRET = `whsec_${Buffer.from('keys-cli-webhook-secret-0123').toString('base64')}`;
+      const keys = ['cli-env-key-one-0123456789', 'cli-env-key-two-0123456789'];
+      try {
+        await (await s.open({ apiKeys: keys })).close(); // the keys of API_KEYS, as a server's start syncs them
+        const ids = keys.map((k) => derivedId('key', hashKey(k)));
+        const shown = [];
+        for (const id of ids) {
+          const r = await cli({ ...env, WEBHOOK_SECRET: SECRET }, 'keys', 'webhook-secret', id, '--json');
+          assert.equal(r.code, 0, r.stderr);
+          shown.push(JSON.parse(r.stdout).webhookSecret);
+          assert.equal(shown.at(-1), derivedWebhookSecret(SECRET, id));
+        }
+        assert.notEqual(shown[0], shown[1], 'two keys, two secrets');
+        const rotate = await cli({ ...env, WEBHOOK_SECRET: SECRET }, 'keys', 'webhook-secret', ids[0]!, '--rotate');
+        assert.equal(rotate.code, 1);
+        assert.match(rotate.stderr, /derived from WEBHOOK_SECRET/);
+        const again = await cli({ ...env, WEBHOOK_SECRET: SECRET }, 'keys', 'webhook-secret', ids[0]!, '--json');
+        assert.equal(JSON.parse(again.stdout).webhookSecret, shown[0]);
       } finally {
         await s.destroy();
       }

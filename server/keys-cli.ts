@@ -14,7 +14,7 @@ import { resolveKek } from './links/kek.ts';
 import { makeLink, parseOptions } from './links/make.ts';
 import { LinkKeyError, rotateSigningSecret, signingKey } from './links/secrets.ts';
 import { StoreInUse } from './store/index.ts';
-import { rotateWebhookSecret, webhookSecretFor } from './webhooks/secrets.ts';
+import { canRotateWebhookSecret, rotateWebhookSecret, webhookSecretFor } from './webhooks/secrets.ts';
 
 const USAGE = `usage: keys <command>
 
@@ -30,6 +30,7 @@ const USAGE = `usage: keys <command>
                                             the old one keep working for --grace seconds (default 0)
   webhook-secret <key_id> [--rotate]        the secret that signs the key's batch webhooks (Standard
                                             Webhooks, whsec_...); --rotate makes a new one from now on
+                                            (not for a key of API_KEYS under WEBHOOK_SECRET: derived)
   sign <key_id> '<options JSON>' (--expires-in <seconds> | --expires <unix time>) [--base-url <url>]
        [--secret <signing secret>]          a signed GET link for the options (docs/signed-links.md);
                                             the secret from --secret, LINK_SIGNING_SECRET or the store
@@ -127,8 +128,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<
       case 'webhook-secret': {
         const known = await db.query('SELECT source FROM api_keys WHERE id = $1', [rest[0]]);
         if (!known.length) fail(`no key ${rest[0]}`);
-        if (known[0]!.source === 'env' && config.batches.webhookSecret) fail(`key ${rest[0]} comes from API_KEYS: WEBHOOK_SECRET signs its webhooks`);
-        const secret = values.rotate ? await rotateWebhookSecret(db, rest[0]!) : await webhookSecretFor(db, rest[0]!, null);
+        const envSecret = config.batches.webhookSecret;
+        if (values.rotate && !(await canRotateWebhookSecret(db, rest[0]!, envSecret)))
+          fail(`key ${rest[0]} comes from API_KEYS: its webhook secret is derived from WEBHOOK_SECRET and turns with it`);
+        const secret = values.rotate ? await rotateWebhookSecret(db, rest[0]!) : await webhookSecretFor(db, rest[0]!, envSecret);
         io.out(values.json ? JSON.stringify({ keyId: rest[0], webhookSecret: secret }) : `webhook secret: ${secret}`);
         break;
       }

@@ -168,7 +168,7 @@ export const SETTINGS = {
   RESULTS_S3_SECRET_ACCESS_KEY: text('', "the results bucket's secret access key (with `RESULTS_S3_ACCESS_KEY_ID`)"),
   WEBHOOK_SECRET: text(
     '',
-    'a Standard Webhooks secret (`whsec_` + base64) that signs the webhooks of the `API_KEYS` keys; keys made with `npm run keys` have their own (shown and rotated there)',
+    "a Standard Webhooks secret (`whsec_` + base64) from which each `API_KEYS` key gets a webhook signing secret of its own (an HMAC over the key's id; `GET /v1/webhook-secret` shows it to its owner); keys made with `npm run keys` have their own random one (shown and rotated there)",
   ),
 } as const satisfies Record<string, Setting>;
 

@@ -13,7 +13,7 @@ export interface BatchMetrics {
 export function batchMetrics(registry: Registry, queueDepth: () => Promise<number>): BatchMetrics {
   new Gauge({
     name: 'screenshot_batch_items_pending',
-    help: 'Batch items queued or running, in every batch of the store',
+    help: "Batch items queued, waiting for a retry or running, in every batch of the store: the queue's depth, what workers scale on (the query of deploy/keda-scaledobject.yaml)",
     registers: [registry],
     async collect() {
       this.set(await queueDepth().catch(() => Number.NaN));

@@ -2,7 +2,7 @@
 // (the same fields, defaults and rules per item), the answers' shapes, and the picture route with
 // a capture's response headers (passed in by server/http/openapi.ts, which owns them).
 import { publicSchema } from '../request/schema.ts';
-import { BATCH_MAX_ITEMS, BATCHES_PATH } from './validate.ts';
+import { BATCH_MAX_ITEMS, BATCHES_PATH, WEBHOOK_SECRET_PATH } from './validate.ts';
 
 type Json = Record<string, unknown>;
 
@@ -115,6 +115,24 @@ export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): J
         summary: "An item's picture, with a synchronous capture's headers (410 after its retention)",
         parameters: [id, { name: 'index', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }],
         responses: { ...picture, ...itemErrors },
+      },
+    },
+    [WEBHOOK_SECRET_PATH]: {
+      get: {
+        operationId: 'getWebhookSecret',
+        tags: ['batches'],
+        summary: "The secret that signs the calling key's webhooks (each key its own; verify deliveries with it)",
+        responses: {
+          '200': json("The calling key's secret, never another key's (`Cache-Control: no-store`).", {
+            type: 'object',
+            required: ['keyId', 'secret'],
+            properties: {
+              keyId: { type: 'string', description: 'The id of the key that called (as `npm run keys list` shows it).' },
+              secret: { type: 'string', pattern: '^whsec_', description: 'A Standard Webhooks secret: `whsec_` + base64.' },
+            },
+          }),
+          ...errors,
+        },
       },
     },
   };

@@ -15,6 +15,24 @@ export const WEBHOOK_QUEUE = 'batch-webhook';
 /** pg-boss's smallest: a replica killed mid-item has its item run again about this long after. */
 export const HEARTBEAT_SECONDS = 10;
 
+/**
+ * The queue's depth, what workers are scaled on: the item jobs in pg-boss's job table that wait
+ * (created), wait for a retry (retry) or run (active: a worker busy with them is still needed).
+ * One statement, written out whole, because the example KEDA ScaledObject
+ * (deploy/keda-scaledobject.yaml) runs this very text against PostgreSQL and the gauge
+ * screenshot_batch_items_pending runs it here; test/deploy/drift.test.ts holds the two equal.
+ */
+export const PENDING_ITEMS_SQL = `SELECT count(*) AS pending FROM pgboss.job WHERE name = '${ITEM_QUEUE}' AND state IN ('created', 'retry', 'active')`;
+
+/** Whether the store has the queue: pg-boss's schema is installed with the first batch (index.ts). */
+export const queueExists = async (db: Queryable): Promise<boolean> => (await db.query<{ t: unknown }>("SELECT to_regclass('pgboss.job') AS t"))[0]?.t != null;
+
+/** The queue's depth (PENDING_ITEMS_SQL); 0 before the first batch made the queue. */
+export async function pendingItems(db: Queryable): Promise<number> {
+  if (!(await queueExists(db))) return 0;
+  return Number((await db.query<{ pending: unknown }>(PENDING_ITEMS_SQL))[0]?.pending ?? 0);
+}
+
 export interface RetrySchedule {
   /** First retry after this many seconds, then doubling (with jitter) up to maxDelaySeconds. */
   delaySeconds: number;

@@ -4,8 +4,11 @@
 //   GET    /v1/batches/{id}                  the batch: state, counts, items, webhook attempts
 //   GET    /v1/batches/{id}/items/{index}    an item's picture, with a synchronous capture's headers
 //   DELETE /v1/batches/{id}                  cancels the items not started (never billed)
+//   GET    /v1/webhook-secret                the secret that signs the calling key's webhooks
 import type { RequestHandler } from 'express';
 import { sendCapture } from '../edge/send-capture.ts';
+import { PRIVATE_CACHE_CONTROL } from '../http-caching/cache-control.ts';
+import { HEADER } from '../response/registry.ts';
 import type { BatchService } from './service.ts';
 
 /** The handlers of the batch routes; each is a row of the route table. */
@@ -14,6 +17,7 @@ export interface BatchHandlers {
   get: RequestHandler;
   cancel: RequestHandler;
   item: RequestHandler;
+  webhookSecret: RequestHandler;
 }
 
 export function batchRoutes(service: BatchService): BatchHandlers {
@@ -31,6 +35,10 @@ export function batchRoutes(service: BatchService): BatchHandlers {
     async item(req, res) {
       const picture = await service.picture(res.locals.account, String(req.params.id), String(req.params.index));
       sendCapture(req, res, picture, { kind: 'private' });
+    },
+    async webhookSecret(_req, res) {
+      // A secret: never kept by a shared cache or the browser's.
+      res.set(HEADER.cacheControl, PRIVATE_CACHE_CONTROL).json(await service.webhookSecret(res.locals.account));
     },
   };
 }

@@ -1,5 +1,6 @@
 // The batches as operations of an account, shared by the REST routes (routes.ts) and the MCP tools
-// (server/mcp/batch-tools.ts): submit, read, cancel, an item's picture.
+// (server/mcp/batch-tools.ts): submit, read, cancel, an item's picture; and the caller's webhook
+// signing secret.
 // Only the key's account that made a batch sees it: any other gets not_found, as for a batch that
 // does not exist. Credits: a batch is refused up front (402) when the key's spendable credits
 // cannot cover every item; an item that finds them spent meanwhile fails with insufficient_credits.
@@ -14,6 +15,7 @@ import type { Db } from '../store/index.ts';
 import { currentCarrier } from '../telemetry/carrier.ts';
 import { fairStart, inTx, ITEM_QUEUE, jobIdOf } from './queue.ts';
 import type { Runner } from './runner.ts';
+import { webhookSecretFor } from '../webhooks/secrets.ts';
 import { batchOf, cancelBatch, deliveriesOf, insertBatch, itemOf, itemsOf, stateOf, type BatchRow, type ItemRow } from './sql.ts';
 import { batchItemPath, batchPath, validateBatch } from './validate.ts';
 
@@ -24,6 +26,8 @@ export interface ServiceDeps {
   queue(): Promise<{ boss: PgBoss; runner: Runner }>;
   results: ResultStore;
   checkUrl(url: string): Promise<string>;
+  /** WEBHOOK_SECRET, from which the API_KEYS keys' webhook secrets are derived. */
+  webhookSecret: string | null;
 }
 
 function itemJson(batchId: string, i: ItemRow) {
@@ -115,6 +119,11 @@ export function createBatchService(deps: ServiceDeps) {
       const stored = item.result ? await deps.results.get(item.result) : undefined;
       if (!stored) throw new ServiceError('result_expired', `item ${idx}'s picture is no longer kept`);
       return { body: stored.body, contentType: stored.contentType, facts: item.facts };
+    },
+    /** The secret that signs the webhooks of the calling key's batches: its own, never another key's. */
+    async webhookSecret(account: Account) {
+      if (!account.keyId) throw new ServiceError('not_found', 'this key has no webhook secret');
+      return { keyId: account.keyId, secret: await webhookSecretFor(deps.db, account.keyId, deps.webhookSecret) };
     },
   };
 }

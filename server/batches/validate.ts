@@ -9,6 +9,8 @@ export const BATCHES_PATH = '/v1/batches';
 /** The route table's paths of one batch and one item's picture (Express's `:name` parameters). */
 export const BATCH_PATH = `${BATCHES_PATH}/:id`;
 export const BATCH_ITEM_PATH = `${BATCHES_PATH}/:id/items/:index`;
+/** The caller's own webhook signing secret (server/webhooks/secrets.ts). */
+export const WEBHOOK_SECRET_PATH = '/v1/webhook-secret';
 export const batchPath = (id: string) => `${BATCHES_PATH}/${id}`;
 export const batchItemPath = (id: string, index: number) => `${batchPath(id)}/items/${index}`;
 

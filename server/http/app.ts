@@ -10,7 +10,7 @@ import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { BatchHandlers } from '../batches/routes.ts';
-import { BATCH_ITEM_PATH, BATCH_PATH, BATCHES_PATH } from '../batches/validate.ts';
+import { BATCH_ITEM_PATH, BATCH_PATH, BATCHES_PATH, WEBHOOK_SECRET_PATH } from '../batches/validate.ts';
 import { COMPARE_PATH } from '../compare/link.ts';
 import { compareLink, comparePost } from '../compare/route.ts';
 import type { CompareService } from '../compare/service.ts';
@@ -120,6 +120,8 @@ function routes(deps: AppDeps): Route[] {
     { path: BATCH_PATH, method: 'GET', handlers: batch((b) => b.get) },
     { path: BATCH_PATH, method: 'DELETE', handlers: batch((b) => b.cancel) },
     { path: BATCH_ITEM_PATH, method: 'GET', handlers: batch((b) => b.item) },
+    // the secret that signs the calling key's batch webhooks (server/webhooks/secrets.ts)
+    { path: WEBHOOK_SECRET_PATH, method: 'GET', handlers: batch((b) => b.webhookSecret) },
     // the agent-tool server (spec §4.2), mounted by the caller (deps.mount)
     { path: '/mcp', method: 'POST' },
     // the playground page (server/playground/) and its files

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { startFixture, page, type Fixture } from '../support/fixture.ts';
 import { startServerProcess, testEnv, type ServerProcess } from '../support/server.ts';
-import { call, shoot, show } from '../support/http.ts';
+import { call, shoot, show, webhookSecretOf } from '../support/http.ts';
 import { PG_SKIP, postgresStore, type TestStore } from '../support/stores.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -160,7 +160,8 @@ async function crashAndFinish(store: { DATA_DIR: string; DATABASE_URL?: string }
       'every event arrives',
     );
     const mine = hooks.filter((h) => h.body.includes(id));
-    const wh = new Webhook(SECRET);
+    // Signed with the secret of the key that made the batch (its own, derived from WEBHOOK_SECRET).
+    const wh = new Webhook(await webhookSecretOf(srv!.url));
     const byId = new Map<string, any>();
     for (const h of mine) {
       const e = wh.verify(h.body, h.headers) as any;

@@ -16,7 +16,7 @@ import { Webhook } from 'standardwebhooks';
 import { startFixture, page, type Fixture } from '../support/fixture.ts';
 import { cpuMs, descendantsMentioning, listenerOf } from '../support/processes.ts';
 import { startServerProcess, testEnv, type ServerProcess } from '../support/server.ts';
-import { call, shoot, show } from '../support/http.ts';
+import { call, shoot, show, webhookSecretOf } from '../support/http.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
 const SECRET = `whsec_${Buffer.from('batch-worker-secret-0123456789').toString('base64')}`;
@@ -28,6 +28,8 @@ const IDLE_WINDOW_MS = 15_000;
 let fx: Fixture;
 let srv: ServerProcess;
 let dataDir: string;
+/** The test key's webhook secret (derived from WEBHOOK_SECRET), read once the server is up. */
+let secret: string;
 /** Webhook events received, by webhook-id (a redelivery keeps its id). */
 const events = new Map<string, { type: string; data: Record<string, unknown> }>();
 /** Requests for a held page, per path, and whether its answers are let go. */
@@ -63,7 +65,7 @@ before(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const e = new Webhook(SECRET).verify(body, req.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
+      const e = new Webhook(secret).verify(body, req.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
       events.set(String(req.headers['webhook-id']), e);
       res.writeHead(200).end();
     });
@@ -71,6 +73,7 @@ before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'batch-worker-'));
   const env = testEnv({ DATA_DIR: dataDir, FREE_CREDITS: '200', WEBHOOK_SECRET: SECRET, RENDER_BUDGET_MS: '20000', LOG_LEVEL: 'info' }, [fx.hostPort]);
   srv = await startServerProcess(env);
+  secret = await webhookSecretOf(srv.url);
 });
 
 after(async () => {

@@ -4,8 +4,10 @@
 // HAProxy config with Docker's DNS): the variables they set are the ones server/config.ts reads
 // (and the README documents), their ports, probes and paths are the server's, compose's HAProxy
 // config is the one template's output (what the cluster tests run), the image installs the browser
-// with the same setup script, and the autoscaler's metric is one the server exports. A change on
-// either side that breaks the other fails here.
+// with the same setup script, and the autoscaler's metric is one the server exports. The worker
+// services (compose's `worker`, worker-deployment.yaml) run `npm run worker` with the API's store
+// and keys, apart from the balancer, and the example KEDA ScaledObject scales them by the very
+// query of the pending-items gauge. A change on either side that breaks the other fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,6 +19,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { CHROMIUM_CANDIDATES } from '../../server/config.ts';
 import { createMetrics } from '../../server/metrics.ts';
 import type { PoolEvents } from '../../server/metrics.ts';
+import { PENDING_ITEMS_SQL } from '../../server/batches/queue.ts';
 import { CHECKS, COMPOSE, COMPOSE_REPLICA_SLOTS, ERRORS_DIR, renderHaproxyConfig } from '../../scripts/cluster/haproxy.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -105,7 +108,7 @@ test(
 test("compose.yaml: the topology of npm run cluster, the template's ports, known variables", () => {
   const c = yaml('compose.yaml');
   const always = Object.keys(c.services).filter((s) => !c.services[s].profiles);
-  assert.deepEqual(always.sort(), ['haproxy', 'postgres', 'screenshot']);
+  assert.deepEqual(always.sort(), ['haproxy', 'postgres', 'screenshot', 'worker']);
   assert.deepEqual(c.services.jaeger?.profiles, ['tracing'], 'the traces backend runs only when asked for (docs/operations.md, "Traces")');
   const app = c.services.screenshot;
   const env = app.environment as Record<string, string>;
@@ -131,6 +134,36 @@ test("compose.yaml: the topology of npm run cluster, the template's ports, known
   const published = lb.ports.map((p: string) => p.split(':')[1]);
   assert.ok(published.includes(COMPOSE.bind.replace(/^.*:/, '')), 'the service port is published');
   assert.ok(published.includes(COMPOSE.stats_bind.replace(/^.*:/, '')), 'the stats port is published');
+});
+
+test('compose.yaml: API replicas take no batch item; workers are `npm run worker`, apart from HAProxy, with the same store, keys and secret', () => {
+  const c = yaml('compose.yaml');
+  const api = c.services.screenshot;
+  const apiEnv = api.environment as Record<string, string>;
+  assert.equal(apiEnv.RUN_BATCHES, 'false', 'the API replicas leave batch items to the workers');
+  const w = c.services.worker;
+  assert.deepEqual(w.command, ['npm', 'run', 'worker']);
+  assert.ok(JSON.parse(read('package.json')).scripts.worker, 'npm run worker is a script of the package');
+  assert.equal(w.build, api.build, 'the same image');
+  const env = w.environment as Record<string, string>;
+  assertKnownVariables('compose.yaml (worker)', Object.keys(env));
+  for (const n of [
+    'DATABASE_URL',
+    'API_KEYS',
+    'WEBHOOK_SECRET',
+    'RESULTS_S3_BUCKET',
+    'RESULTS_S3_ENDPOINT',
+    'RESULTS_S3_ACCESS_KEY_ID',
+    'RESULTS_S3_SECRET_ACCESS_KEY',
+  ])
+    assert.equal(env[n], apiEnv[n], `${n}: the same for the API replicas and the workers`);
+  assert.equal(env.BATCH_SLOT_SHARE, '100', "every slot of a worker's browser is for items");
+  assert.ok(!w.ports && !w.expose && env.PORT === undefined, 'a worker answers no HTTP');
+  assert.equal(w.healthcheck?.disable, true, "the image's HEALTHCHECK (GET /healthz) does not apply to a worker");
+  assert.ok(!COMPOSE.servers.includes('worker'), 'HAProxy sends to the API replicas only');
+  assert.ok(seconds(w.stop_grace_period) >= RENDER_BUDGET_S, 'a stopping worker finishes the items it runs');
+  assert.ok(w.security_opt.includes('seccomp=unconfined') && env.BROWSER_SANDBOX === 'require', "Chromium's sandbox, as for the API replicas");
+  assert.deepEqual(w.depends_on, api.depends_on);
 });
 
 test("Dockerfile: bookworm-slim with Node 24, the project's setup script, tini, non-root, HEALTHCHECK on /healthz", () => {
@@ -221,6 +254,41 @@ test("Kubernetes: probes on the server's routes, a preStop drain, known variable
   assert.ok(rule, 'prometheus-adapter has a rule serving that metric');
   assert.ok(rule.seriesQuery.startsWith(`${metricName}{`) && rule.metricsQuery.includes(metricName));
   assert.ok(read('docs/operations.md').includes('prometheus-adapter'), 'docs/operations.md names the adapter');
+
+  assert.equal(env.RUN_BATCHES, 'false', 'the API pods leave batch items to the worker Deployment');
+
+  // The workers: the same image as `npm run worker`, their own label (not the Service's, the PDB's
+  // or the HPA's), the same store and keys, no port.
+  const wdep = yaml(`${dir}/worker-deployment.yaml`);
+  const wpod = wdep.spec.template;
+  assert.deepEqual(wdep.spec.selector.matchLabels, wpod.metadata.labels);
+  assert.notDeepEqual(wpod.metadata.labels, labels, 'the API selectors do not pick the workers');
+  const [wc] = wpod.spec.containers;
+  assert.equal(wc.image, c.image, 'the same image');
+  assert.ok(!wc.command, "the image's ENTRYPOINT (tini) stays PID 1");
+  assert.deepEqual(wc.args, ['npm', 'run', 'worker']);
+  assert.ok(!wc.ports && !wc.readinessProbe && !wc.livenessProbe, 'a worker answers no HTTP');
+  const wenv = Object.fromEntries(wc.env.map((e: { name: string; value?: string; valueFrom?: unknown }) => [e.name, e.value ?? JSON.stringify(e.valueFrom)]));
+  assertKnownVariables('worker-deployment.yaml', Object.keys(wenv));
+  const apiRefs = Object.fromEntries(c.env.map((e: { name: string; valueFrom?: unknown }) => [e.name, JSON.stringify(e.valueFrom)]));
+  for (const n of ['DATABASE_URL', 'API_KEYS']) assert.equal(wenv[n], apiRefs[n], `${n}: from the same Secret as the API pods'`);
+  assert.equal(wenv.BATCH_SLOT_SHARE, '100');
+  assert.equal(wpod.spec.securityContext.seccompProfile.type, 'Unconfined');
+  assert.equal(wenv.BROWSER_SANDBOX, 'require');
+  assert.ok(wpod.spec.terminationGracePeriodSeconds >= RENDER_BUDGET_S + 20, "the items running and the queue's graceful stop");
+
+  // KEDA: the worker Deployment on the queue's depth, by the query behind the pending-items gauge.
+  const keda = yaml('deploy/keda-scaledobject.yaml');
+  assert.equal(keda.apiVersion, 'keda.sh/v1alpha1');
+  assert.equal(keda.kind, 'ScaledObject');
+  assert.equal(keda.spec.scaleTargetRef.name, wdep.metadata.name);
+  assert.ok(keda.spec.minReplicaCount >= 1, 'a worker for the webhook deliveries');
+  const [trigger] = keda.spec.triggers;
+  assert.equal(trigger.type, 'postgresql');
+  assert.equal(trigger.metadata.query, PENDING_ITEMS_SQL, 'the gauge screenshot_batch_items_pending runs the same statement');
+  assert.ok(Number(trigger.metadata.targetQueryValue) > 0);
+  assert.ok(trigger.metadata.connectionFromEnv in wenv, "the connection is the workers' own");
+  assert.ok(read('docs/operations.md').includes('deploy/keda-scaledobject.yaml'), 'docs/operations.md names the example');
 
   const kust = yaml(`${dir}/kustomization.yaml`);
   const manifests = readdirSync(path.join(ROOT, dir)).filter(

@@ -71,3 +71,10 @@ export const shootOrFailure = (base: string, body: unknown, opts: PostOptions = 
 export function show(r: Reply): string {
   return `${r.status} ${r.json ? JSON.stringify(r.json) : `${r.headers.get('content-type')} ${r.body.length} bytes`}`;
 }
+
+/** The secret that signs this key's webhooks, as GET /v1/webhook-secret shows it to its owner. */
+export async function webhookSecretOf(base: string, key: string = TEST_KEY): Promise<string> {
+  const r = await call(base, '/v1/webhook-secret', undefined, { method: 'GET', key });
+  if (r.status !== 200 || typeof r.json?.secret !== 'string') throw new Error(`GET /v1/webhook-secret: ${r.status} ${r.body.toString('utf8').slice(0, 200)}`);
+  return r.json.secret;
+}
