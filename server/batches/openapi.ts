@@ -1,8 +1,10 @@
-// The batch routes in GET /openapi.json: the batch body derived from the capture request schema
-// (the same fields, defaults and rules per item), the answers' shapes, and the picture route with
-// a capture's response headers (passed in by server/http/openapi.ts, which owns them).
+// The batch routes in GET /openapi.json: the batch body from the schema that validates it
+// (./schema.ts: the capture request's fields, defaults and rules per item), the answers' shapes,
+// and the picture route with a capture's response headers (passed in by server/http/openapi.ts,
+// which owns them).
 import { publicSchema } from '../request/schema.ts';
-import { BATCH_MAX_ITEMS, BATCHES_PATH } from './validate.ts';
+import { publicBatchSchema } from './schema.ts';
+import { BATCHES_PATH } from './validate.ts';
 
 type Json = Record<string, unknown>;
 
@@ -40,31 +42,6 @@ const BATCH_SCHEMA = {
   },
 } as const;
 
-/** The body of POST /v1/batches, around the capture request's schema as the caller shows it (OpenAPI's, or the MCP tool's). */
-export function batchBodySchema(item: Json): { type: 'object'; required: string[]; additionalProperties: false; properties: Record<string, Json> } {
-  return {
-    type: 'object',
-    required: ['requests'],
-    additionalProperties: false,
-    properties: {
-      requests: {
-        type: 'array',
-        minItems: 1,
-        maxItems: BATCH_MAX_ITEMS,
-        items: item,
-        description: 'The capture requests, each a body of POST /v1/screenshot.',
-      },
-      webhook: {
-        type: 'object',
-        required: ['url'],
-        additionalProperties: false,
-        description: 'Where signed events (Standard Webhooks) are posted: capture.succeeded or capture.failed per item, batch.completed once.',
-        properties: { url: { type: 'string', format: 'uri' } },
-      },
-    },
-  };
-}
-
 /** The path items of the batch routes; `errors` are the error answers of an authenticated JSON route (`itemErrors` with 410), `picture` the capture's 200. */
 export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): Json {
   const json = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
@@ -79,7 +56,7 @@ export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): J
           required: true,
           content: {
             'application/json': {
-              schema: batchBodySchema(publicSchema(undefined, { groups: true })),
+              schema: publicBatchSchema(publicSchema(undefined, { groups: true })),
             },
           },
         },
