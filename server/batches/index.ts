@@ -15,7 +15,7 @@ import { batchRoutes } from './routes.ts';
 import { createBatchService } from './service.ts';
 import type { JobWithMetadata, PgBoss } from 'pg-boss';
 import { createRunner, type EventJob, type ItemJob, type Runner } from './runner.ts';
-import { expireResults } from './sql.ts';
+import { expireResults, pendingItems, queueExists } from './sql.ts';
 
 export interface BatchesDeps {
   config: BatchConfig;
@@ -43,10 +43,7 @@ export const batchSlots = (concurrency: number, sharePercent: number) => Math.ma
 export async function startBatches(deps: BatchesDeps) {
   const db = deps.accounts.db;
   const results = openResults(deps.config.results, deps.dataDir);
-  const metrics = batchMetrics(deps.registry, async () => {
-    const rows = await db.query<{ n: unknown }>("SELECT count(*) AS n FROM batch_items WHERE state IN ('queued', 'running')");
-    return Number(rows[0]?.n ?? 0);
-  });
+  const metrics = batchMetrics(deps.registry, () => pendingItems(db));
   const slots = batchSlots(deps.renderConcurrency, deps.config.slotSharePercent);
 
   // The queue starts with the first batch of the store, not with the server: installing pg-boss's
@@ -83,11 +80,10 @@ export async function startBatches(deps: BatchesDeps) {
     });
     return { boss, runner };
   }
-  const queueExists = async () => (await db.query<{ t: unknown }>("SELECT to_regclass('pgboss.job') AS t"))[0]?.t != null;
-  if (await queueExists()) await ensureQueue();
+  if (await queueExists(db)) await ensureQueue();
   const check = setInterval(() => {
     if (queue || closing) return;
-    void queueExists()
+    void queueExists(db)
       .then((yes) => (yes && !closing ? ensureQueue() : undefined))
       .catch((e) => deps.log.warn({ err: e }, 'starting the batch queue failed'));
   }, QUEUE_CHECK_MS);
