@@ -30,7 +30,10 @@ const BATCH_SCHEMA = {
           status: { type: 'integer', description: 'The HTTP status the synchronous call would have answered.' },
           error: { type: 'string' },
           message: { type: 'string' },
-          facts: { type: 'object', description: "The capture's facts, as the MCP result's `_meta` names them." },
+          facts: {
+            type: 'object',
+            description: "The capture's facts as JSON members (what the synchronous answer's headers say: credits, cache, bannerAction, targetStatus...).",
+          },
           credits: { type: 'integer', minimum: 0, maximum: 1 },
           runs: { type: 'integer', minimum: 0 },
           link: { type: 'string', description: 'GET it for the picture.' },
