@@ -38,7 +38,7 @@ test('/hold?key=K is held until /release?key=K answers it; a hold after its rele
   const key = `k${Math.random().toString(36).slice(2)}`;
   let answered = false;
   const held = get(`${fx.origins[0]}/hold?key=${key}`).then((r) => ((answered = true), r));
-  await new Promise((r) => setTimeout(r, 300));
+  await new Promise((r) => setTimeout(r, 300)); // a window on purpose: the hold must not answer within it
   assert.equal(answered, false, 'held until released');
   const rel = await get(`${fx.origins[1]}/release?key=${key}`);
   assert.equal(rel.text, 'released 1', 'the release reaches holds of either origin');

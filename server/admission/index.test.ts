@@ -183,6 +183,7 @@ test('shutting down: queued requests proceed, new ones get 503 with Retry-After 
   let drained = false;
   const done = a.drained(10_000).then(() => (drained = true));
   first.release();
+  // A window on purpose: drained() must not resolve within it while a permit is held.
   await new Promise((r) => setTimeout(r, 120));
   assert.equal(drained, false, 'one permit is still held');
   second.release();

@@ -10,12 +10,12 @@ import type { Logger } from '../log.ts';
 import { openResults } from '../results/index.ts';
 import type { CaptureService } from '../service.ts';
 import { batchMetrics } from './metrics.ts';
-import { ITEM_QUEUE, openQueue, pendingItems, queueExists, WEBHOOK_QUEUE, WEBHOOK_RETRIES, type RetrySchedule } from './queue.ts';
+import { ITEM_QUEUE, openQueue, WEBHOOK_QUEUE, WEBHOOK_RETRIES, type RetrySchedule } from './queue.ts';
 import { batchRoutes } from './routes.ts';
 import { createBatchService } from './service.ts';
 import type { JobWithMetadata, PgBoss } from 'pg-boss';
 import { createRunner, type EventJob, type ItemJob, type Runner } from './runner.ts';
-import { expireResults } from './sql.ts';
+import { expireResults, pendingItems, queueExists } from './sql.ts';
 
 export interface BatchesDeps {
   config: BatchConfig;

@@ -1,8 +1,10 @@
-// The batch routes in GET /openapi.json: the batch body derived from the capture request schema
-// (the same fields, defaults and rules per item), the answers' shapes, and the picture route with
-// a capture's response headers (passed in by server/http/openapi.ts, which owns them).
+// The batch routes in GET /openapi.json: the batch body from the schema that validates it
+// (./schema.ts: the capture request's fields, defaults and rules per item), the answers' shapes,
+// and the picture route with a capture's response headers (passed in by server/http/openapi.ts,
+// which owns them).
 import { publicSchema } from '../request/schema.ts';
-import { BATCH_MAX_ITEMS, BATCHES_PATH, WEBHOOK_SECRET_PATH } from './validate.ts';
+import { publicBatchSchema } from './schema.ts';
+import { BATCHES_PATH, WEBHOOK_SECRET_PATH } from './validate.ts';
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +30,10 @@ const BATCH_SCHEMA = {
           status: { type: 'integer', description: 'The HTTP status the synchronous call would have answered.' },
           error: { type: 'string' },
           message: { type: 'string' },
-          facts: { type: 'object', description: "The capture's facts, as the MCP result's `_meta` names them." },
+          facts: {
+            type: 'object',
+            description: "The capture's facts as JSON members (what the synchronous answer's headers say: credits, cache, bannerAction, targetStatus...).",
+          },
           credits: { type: 'integer', minimum: 0, maximum: 1 },
           runs: { type: 'integer', minimum: 0 },
           link: { type: 'string', description: 'GET it for the picture.' },
@@ -39,31 +44,6 @@ const BATCH_SCHEMA = {
     webhook: { type: 'object', properties: { url: { type: 'string' }, deliveries: { type: 'array', items: { type: 'object' } } } },
   },
 } as const;
-
-/** The body of POST /v1/batches, around the capture request's schema as the caller shows it (OpenAPI's, or the MCP tool's). */
-export function batchBodySchema(item: Json): { type: 'object'; required: string[]; additionalProperties: false; properties: Record<string, Json> } {
-  return {
-    type: 'object',
-    required: ['requests'],
-    additionalProperties: false,
-    properties: {
-      requests: {
-        type: 'array',
-        minItems: 1,
-        maxItems: BATCH_MAX_ITEMS,
-        items: item,
-        description: 'The capture requests, each a body of POST /v1/screenshot.',
-      },
-      webhook: {
-        type: 'object',
-        required: ['url'],
-        additionalProperties: false,
-        description: 'Where signed events (Standard Webhooks) are posted: capture.succeeded or capture.failed per item, batch.completed once.',
-        properties: { url: { type: 'string', format: 'uri' } },
-      },
-    },
-  };
-}
 
 /** The path items of the batch routes; `errors` are the error answers of an authenticated JSON route (`itemErrors` with 410), `picture` the capture's 200. */
 export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): Json {
@@ -79,7 +59,7 @@ export function batchPathItems(errors: Json, itemErrors: Json, picture: Json): J
           required: true,
           content: {
             'application/json': {
-              schema: batchBodySchema(publicSchema(undefined, { groups: true })),
+              schema: publicBatchSchema(publicSchema(undefined, { groups: true })),
             },
           },
         },

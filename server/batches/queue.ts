@@ -9,29 +9,12 @@
 import { createHash } from 'node:crypto';
 import { PgBoss, fromPglite, type PGliteLike } from 'pg-boss';
 import type { Db, Queryable } from '../store/index.ts';
+import { activeJobs, queuePlaces } from './sql.ts';
 
-export const ITEM_QUEUE = 'batch-item';
-export const WEBHOOK_QUEUE = 'batch-webhook';
+export { ITEM_QUEUE, WEBHOOK_QUEUE } from './queue-names.ts';
+import { ITEM_QUEUE, WEBHOOK_QUEUE } from './queue-names.ts';
 /** pg-boss's smallest: a replica killed mid-item has its item run again about this long after. */
 export const HEARTBEAT_SECONDS = 10;
-
-/**
- * The queue's depth, what workers are scaled on: the item jobs in pg-boss's job table that wait
- * (created), wait for a retry (retry) or run (active: a worker busy with them is still needed).
- * One statement, written out whole, because the example KEDA ScaledObject
- * (deploy/keda-scaledobject.yaml) runs this very text against PostgreSQL and the gauge
- * screenshot_batch_items_pending runs it here; test/deploy/drift.test.ts holds the two equal.
- */
-export const PENDING_ITEMS_SQL = `SELECT count(*) AS pending FROM pgboss.job WHERE name = '${ITEM_QUEUE}' AND state IN ('created', 'retry', 'active')`;
-
-/** Whether the store has the queue: pg-boss's schema is installed with the first batch (index.ts). */
-export const queueExists = async (db: Queryable): Promise<boolean> => (await db.query<{ t: unknown }>("SELECT to_regclass('pgboss.job') AS t"))[0]?.t != null;
-
-/** The queue's depth (PENDING_ITEMS_SQL); 0 before the first batch made the queue. */
-export async function pendingItems(db: Queryable): Promise<number> {
-  if (!(await queueExists(db))) return 0;
-  return Number((await db.query<{ pending: unknown }>(PENDING_ITEMS_SQL))[0]?.pending ?? 0);
-}
 
 export interface RetrySchedule {
   /** First retry after this many seconds, then doubling (with jitter) up to maxDelaySeconds. */
@@ -90,13 +73,8 @@ export async function openQueue(
     // by a process that died. It is failed now (and so retried) rather than after its heartbeat
     // times out.
     for (const name of Object.keys(queues)) {
-      const left = await db.query<{ id: string }>(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`, [name]);
-      if (left.length)
-        await boss.fail(
-          name,
-          left.map((r) => r.id),
-          { reason: 'the process running it stopped' },
-        );
+      const left = await activeJobs(db, name);
+      if (left.length) await boss.fail(name, left, { reason: 'the process running it stopped' });
     }
   }
   return boss;
@@ -112,15 +90,10 @@ export async function openQueue(
  * A retried item keeps its place, ahead of those after it.
  */
 export async function fairStart(q: Queryable, accountId: string): Promise<number> {
-  const rows = await q.query<{ head: unknown; line: unknown }>(
-    `SELECT (SELECT -max(j.priority) FROM pgboss.job j WHERE j.name = $1 AND j.state < 'active') AS head,
-            (SELECT -min(j.priority) FROM pgboss.job j JOIN batches b ON b.id = j.data->>'batchId'
-              WHERE j.name = $1 AND j.state < 'active' AND b.account_id = $2) AS line`,
-    [ITEM_QUEUE, accountId],
-  );
+  const places = await queuePlaces(q, ITEM_QUEUE, accountId);
   // The head is the place of the next item waiting: a key joining waits for it, no more.
-  const head = Math.max(0, Number(rows[0]?.head ?? 0) - 1);
-  return Math.max(head, Number(rows[0]?.line ?? 0));
+  const head = Math.max(0, places.head - 1);
+  return Math.max(head, places.line);
 }
 
 /** A pg-boss job id (a UUID) made from a name: sending the same event twice queues it once. */

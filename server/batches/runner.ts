@@ -25,7 +25,7 @@ import { contextOf, currentCarrier, type TraceCarrier } from '../telemetry/carri
 import { inSpan, recordingSpan } from '../telemetry/spans.ts';
 import type { BatchMetrics } from './metrics.ts';
 import { inTx, jobIdOf, WEBHOOK_QUEUE } from './queue.ts';
-import { claimItem, completeIfDone, recordDelivery, settleItem, type Settlement } from './sql.ts';
+import { claimItem, completeIfDone, isCancelled, itemCounts, recordDelivery, settleItem, webhookOf, type Settlement } from './sql.ts';
 
 export interface RunnerDeps {
   db: Db;
@@ -134,9 +134,8 @@ export function createRunner(deps: RunnerDeps) {
   async function finishIfDone(batchId: string): Promise<void> {
     await db.tx(async (q) => {
       if (!(await completeIfDone(q, batchId))) return;
-      const counts = await q.query<{ state: string; n: unknown }>('SELECT state, count(*) AS n FROM batch_items WHERE batch_id = $1 GROUP BY state', [batchId]);
-      const n = (s: string) => Number(counts.find((c) => c.state === s)?.n ?? 0);
-      const cancelled = (await q.query('SELECT 1 FROM batches WHERE id = $1 AND cancelled_at IS NOT NULL', [batchId])).length > 0;
+      const n = await itemCounts(q, batchId);
+      const cancelled = await isCancelled(q, batchId);
       await send(q, batchId, {
         id: `evt_${batchId}_completed`,
         type: 'batch.completed',
@@ -150,8 +149,7 @@ export function createRunner(deps: RunnerDeps) {
    * what it reports), once: its job id is made from its id.
    */
   async function send(q: Queryable, batchId: string, event: WebhookEvent): Promise<void> {
-    const rows = await q.query<{ webhook_url: string | null }>('SELECT webhook_url FROM batches WHERE id = $1', [batchId]);
-    if (!rows[0]?.webhook_url) return;
+    if (!(await webhookOf(q, batchId))?.url) return;
     await deps.boss.send(WEBHOOK_QUEUE, { batchId, event, trace: currentCarrier() } satisfies EventJob, { id: jobIdOf(event.id), db: inTx(q) });
   }
 
@@ -162,9 +160,8 @@ export function createRunner(deps: RunnerDeps) {
   }
 
   async function deliverOnce({ batchId, event }: EventJob, attempt: number, lastAttempt: boolean): Promise<void> {
-    const rows = await db.query<{ webhook_url: string; key_id: string | null }>('SELECT webhook_url, key_id FROM batches WHERE id = $1', [batchId]);
-    const b = rows[0];
-    if (!b?.webhook_url || !b.key_id) return;
+    const b = await webhookOf(db, batchId);
+    if (!b?.url || !b.keyId) return;
     const record = (outcome: string, status: number | null, error: string | null) =>
       recordDelivery(db, {
         batchId,
@@ -179,7 +176,7 @@ export function createRunner(deps: RunnerDeps) {
     // The guard again at every attempt: the name may resolve elsewhere by now.
     let pinned: PinnedUrl;
     try {
-      pinned = await deps.pinUrl(b.webhook_url);
+      pinned = await deps.pinUrl(b.url);
     } catch (e) {
       const blocked = e instanceof ServiceError && e.code === 'bad_request';
       await record(blocked ? 'blocked' : 'failed', null, e instanceof Error ? e.message : String(e));
@@ -187,7 +184,7 @@ export function createRunner(deps: RunnerDeps) {
       if (blocked) return; // never delivered to a forbidden address, and not tried again
       throw e;
     }
-    const secret = await webhookSecretFor(db, b.key_id, deps.webhookSecret);
+    const secret = await webhookSecretFor(db, b.keyId, deps.webhookSecret);
     const { body, headers } = signedEvent(event, secret);
     // The receiver joins the trace: traceparent (and tracestate) of this delivery's span.
     const r = await post(pinned, body, { ...headers, ...currentCarrier() });

@@ -9,7 +9,7 @@ import type { Account } from '../accounts/index.ts';
 import type { PgBoss } from 'pg-boss';
 import type { SqlLedger } from '../accounts/ledger.ts';
 import { badRequest, ServiceError } from '../errors.ts';
-import { mcpFacts } from '../response/write.ts';
+import { jsonFacts } from '../response/write.ts';
 import type { ResultStore } from '../results/store.ts';
 import type { Db } from '../store/index.ts';
 import { currentCarrier } from '../telemetry/carrier.ts';
@@ -36,7 +36,7 @@ function itemJson(batchId: string, i: ItemRow) {
     state: i.state,
     ...(i.status !== null ? { status: i.status } : {}),
     ...(i.error ? { error: i.error, message: i.message } : {}),
-    ...(i.facts ? { facts: mcpFacts(i.facts) } : {}),
+    ...(i.facts ? { facts: jsonFacts(i.facts) } : {}),
     credits: i.charged,
     runs: i.runs,
     ...(i.state === 'succeeded' ? { link: batchItemPath(batchId, i.idx), expiresAt: i.expires_at } : {}),

@@ -10,6 +10,7 @@ import type { Page } from 'puppeteer-core';
 import { attachCleanup, CLEANUP_BUDGET_MS, type CleanupOptions } from './index.ts';
 import { CONSENT_DIR } from '../../conformance/fixture-pages/fixtures.ts';
 import { launchChromium, type LaunchedBrowser } from '../../test/support/browser.ts';
+import { eventually } from '../../test/support/wait.ts';
 
 let chromium: LaunchedBrowser;
 before(async () => void (chromium = await launchChromium()));
@@ -76,7 +77,8 @@ test('an opt-out longer than the clean-up budget: finish() returns in budget, hi
     assert.ok(took < CLEANUP_BUDGET_MS + 700, `finish took ${took} ms`);
     assert.equal(action, 'hidden:onetrust');
     assert.equal(await shown(page, '#onetrust-banner-sdk'), false);
-    await new Promise((r) => setTimeout(r, 1500)); // the rule would click "Confirm My Choices" now
+    // A window on purpose: the page's rule would click "Confirm My Choices" within it, and nothing may.
+    await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await attr(page, 'data-saved'), null, 'a click happened after finish()');
     assert.equal(await attr(page, 'data-consent'), null);
   });
@@ -177,6 +179,14 @@ async function attachedBeforeLoad<T>(html: string, fn: (page: Page, s: Awaited<R
   }
 }
 
+/**
+ * The early look has been taken: it installs the last look's watch (page/late-watch.js) in the
+ * same evaluate as its survey, so once the watch is there the survey has run too.
+ */
+async function earlyLookTaken(page: Page): Promise<void> {
+  assert.ok(await eventually(() => page.evaluate(() => '__scLateWatch' in window), 10_000), 'the early look was taken');
+}
+
 test('the early look: a page without a banner, surveyed when it loaded, costs finish() no second survey', async () => {
   await attachedBeforeLoad(fixture('neg-sticky-header'), async (page, s) => {
     assert.equal(await s.finish(Date.now() + 15_000), 'none');
@@ -196,7 +206,7 @@ test('the early look does not hold when a banner arrives after the load: the cle
   // The page adds a OneTrust banner only when told to, after the load (and after the early look,
   // which finish() waits for): the document changed since, so finish() runs the full pass.
   await attachedBeforeLoad(LATE_ONETRUST, async (page, s) => {
-    await new Promise((r) => setTimeout(r, 200)); // the early look has run (or runs) by now
+    await earlyLookTaken(page);
     await page.evaluate(() => (window as unknown as { addBanner: () => void }).addBanner());
     const action = await s.finish(Date.now() + 15_000);
     assert.notEqual(s.report!.early, true);
@@ -217,7 +227,7 @@ test('the early look does not hold for a page that navigated to another document
 
 test('confirmAtLastLook: a page without a banner is answered at finish() unasked, and the last look confirms it', async () => {
   await attachedBeforeLoad(fixture('neg-sticky-header'), async (page, s) => {
-    await new Promise((r) => setTimeout(r, 200)); // the early look has run by now
+    await earlyLookTaken(page);
     assert.equal(await s.finish(Date.now() + 15_000, { confirmAtLastLook: true }), 'none');
     assert.equal(s.report!.early, true);
     assert.equal(await s.lastLook(Date.now() + 15_000), 'none');
@@ -229,7 +239,7 @@ test('confirmAtLastLook: a page without a banner is answered at finish() unasked
 for (const when of ['after the early look', 'after finish()'] as const)
   test(`confirmAtLastLook: a CMP banner added ${when} gets the whole clean-up at the last look (rejected, never accepted)`, async () => {
     await attachedBeforeLoad(LATE_ONETRUST, async (page, s) => {
-      await new Promise((r) => setTimeout(r, 200));
+      await earlyLookTaken(page);
       const add = () => page.evaluate(() => (window as unknown as { addBanner: () => void }).addBanner());
       if (when === 'after the early look') await add();
       const atFinish = await s.finish(Date.now() + 15_000, { confirmAtLastLook: true });

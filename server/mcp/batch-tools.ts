@@ -2,14 +2,13 @@
 // and `get_batch` (GET /v1/batches/{id}, or one item of it with its picture's link). The same batch
 // service as REST (validation by position, the credits check, the egress guard of webhook.url, the
 // owner alone sees a batch), and the input schema of submit_batch is the REST body's
-// (server/batches/openapi.ts) around take_screenshot's input schema. The answers: one text block
+// (server/batches/schema.ts) around take_screenshot's input schema. The answers: one text block
 // for the model, the REST answer's JSON as data in `_meta["screenshot-service/batch"]`. Failure:
 // as take_screenshot's, "<error code>: <message>".
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Account } from '../accounts/index.ts';
-import { batchBodySchema } from '../batches/openapi.ts';
 import type { BatchJson, BatchService } from '../batches/service.ts';
-import { BATCH_MAX_ITEMS } from '../batches/validate.ts';
+import { BATCH_MAX_ITEMS, publicBatchSchema } from '../batches/schema.ts';
 import { ServiceError } from '../errors.ts';
 import { failure, toolInputSchema, type CallContext } from './tool.ts';
 
@@ -27,7 +26,7 @@ export function batchToolDefinitions(): Tool[] {
         'Returns the batch id at once; read its progress and its pictures with get_batch. The whole batch is accepted or refused ' +
         '(a bad field is named by position: requests[3].viewport.width). Each item that succeeds costs one credit, a cached one ' +
         'nothing, a failed or cancelled one nothing; a batch needing more credits than the key has is refused.',
-      inputSchema: { ...batchBodySchema(toolInputSchema()), description: 'The arguments are the JSON body of POST /v1/batches.' },
+      inputSchema: { ...publicBatchSchema(toolInputSchema()), description: 'The arguments are the JSON body of POST /v1/batches.' },
       annotations: { title: 'Queue many screenshots', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     {

@@ -23,7 +23,7 @@ import type { Account } from '../accounts/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { CROSS_FIELD_RULES, publicSchema } from '../request/schema.ts';
-import { mcpFacts, type McpFacts } from '../response/write.ts';
+import { jsonFacts, type JsonFacts } from '../response/write.ts';
 import type { CaptureOutcome, CaptureService } from '../service.ts';
 import { REASON_WORDS } from '../tall-pages/truncation.ts';
 import { describeShrink, fitImage, MCP_IMAGE_BUDGET_BYTES, MCP_IMAGE_MAX_EDGE, type FittedImage, type ImageFormat } from './shrink.ts';
@@ -85,7 +85,7 @@ export type ToolCaptureFacts = ImageFacts & {
     downscaled: boolean;
     quality: number;
   };
-} & McpFacts;
+} & JsonFacts;
 
 export interface CallContext {
   account: Account;
@@ -149,7 +149,7 @@ export function toolCaptureFacts(out: CaptureOutcome, f: FittedImage): ToolCaptu
           },
         }
       : {}),
-    ...mcpFacts(out.facts),
+    ...jsonFacts(out.facts),
   };
 }
 

@@ -71,19 +71,29 @@ const valueAt = (body: unknown, instancePath: string): unknown =>
     .reduce<any>((v, p) => v?.[p], body);
 
 function messageFor(root: RuledSchema, e: ErrorObject, body: unknown): string | undefined {
-  // A cross-field rule, of the body or of an object field (a compare request's baseline.request):
-  // its x-message, after the field's name when it is not the body's.
-  const crossField = /^#((?:\/properties\/[^/]+)*)\/allOf\/(\d+)\//.exec(e.schemaPath);
+  // A cross-field rule, of the body or of an object within it (a compare request's
+  // baseline.request, a batch's requests[3]): its x-message, after that object's name when it is
+  // not the body. The schema path finds the rule; the instance path names the object (an item's index).
+  const crossField = /^#((?:\/(?:properties\/[^/]+|items))*)\/allOf\/(\d+)\//.exec(e.schemaPath);
   if (crossField) {
-    const names = crossField[1]!.split('/properties/').slice(1);
-    const owner = names.reduce<any>((sch, n) => sch?.properties?.[n], root);
+    const steps = crossField[1]!.split('/').slice(1);
+    let owner: any = root;
+    let depth = 0;
+    for (let k = 0; k < steps.length; k++, depth++) owner = steps[k] === 'items' ? owner?.items : owner?.properties?.[steps[++k]!];
     const message: string = owner?.allOf?.[Number(crossField[2])]?.['x-message'] ?? 'is not valid';
-    return names.length > 0 ? `${names.join('.')}: ${message}` : message;
+    if (depth === 0) return message;
+    const at = e.instancePath
+      .split('/')
+      .slice(0, depth + 1)
+      .join('/');
+    return `${ruleAt(root, at).field}: ${message}`;
   }
   // A branch of a field's oneOf (one action per object): the oneOf's own error names the field.
   if (/\/oneOf\/\d+\//.test(e.schemaPath)) return undefined;
   if (e.keyword === 'required') {
     const missing = (e.params as { missingProperty: string }).missingProperty;
+    // A field the body itself requires (a batch's requests): its rule, as if sent wrong.
+    if (e.instancePath === '') return `${missing} must be ${ruleAt(root, `/${missing}`).rule}`;
     const parent = ruleAt(root, e.instancePath).field;
     return `${parent}.${missing} is required when ${parent} is given`;
   }

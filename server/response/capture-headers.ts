@@ -25,7 +25,7 @@ export const CAPTURE_HEADERS = {
     playground: true,
     fromFacts: (f) => String(f.credits.charged),
     fromCompare: (f) => String(f.credits.charged),
-    mcp: (f) => ({ credits: f.credits }),
+    json: (f) => ({ credits: f.credits }),
   },
   creditsRemaining: {
     name: 'x-credits-remaining',
@@ -37,7 +37,7 @@ export const CAPTURE_HEADERS = {
     privateOnly: true,
     fromFacts: (f) => String(f.credits.remaining),
     fromCompare: (f) => String(f.credits.remaining),
-    mcp: (f) => ({ credits: f.credits }),
+    json: (f) => ({ credits: f.credits }),
   },
   cache: {
     name: 'x-cache',
@@ -47,7 +47,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => f.cache,
-    mcp: (f) => ({ cache: f.cache }),
+    json: (f) => ({ cache: f.cache }),
   },
   bannerAction: {
     name: 'x-banner-action',
@@ -59,7 +59,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => f.bannerAction,
-    mcp: (f) => ({ bannerAction: f.bannerAction }),
+    json: (f) => ({ bannerAction: f.bannerAction }),
   },
   targetStatus: {
     name: 'x-target-status',
@@ -71,7 +71,7 @@ export const CAPTURE_HEADERS = {
     playground: true,
     fromFacts: (f) => ifSet(f.targetStatus),
     fromError: { codes: ['target_error'], write: (f) => ifSet(f.targetStatus) },
-    mcp: (f) => ({ targetStatus: f.targetStatus }),
+    json: (f) => ({ targetStatus: f.targetStatus }),
   },
   finalUrl: {
     name: 'x-final-url',
@@ -83,7 +83,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => (f.finalUrl !== undefined && f.finalUrl.length <= FINAL_URL_HEADER_MAX ? f.finalUrl : undefined),
-    mcp: (f) => ({ finalUrl: f.finalUrl }),
+    json: (f) => ({ finalUrl: f.finalUrl }),
   },
   captureTruncated: {
     name: 'x-capture-truncated',
@@ -96,7 +96,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => (f.truncated ? formatTruncation(f.truncated) : undefined),
-    mcp: (f) => ({ truncatedFromHeight: f.truncated?.fromHeight, truncationReason: f.truncated?.reason }),
+    json: (f) => ({ truncatedFromHeight: f.truncated?.fromHeight, truncationReason: f.truncated?.reason }),
   },
   waitTimedOut: {
     name: 'x-wait-timed-out',
@@ -109,7 +109,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => (f.waitTimedOut.length > 0 ? f.waitTimedOut.join(', ') : undefined),
-    mcp: (f) => ({ waitTimedOut: f.waitTimedOut.length > 0 ? [...f.waitTimedOut] : undefined }),
+    json: (f) => ({ waitTimedOut: f.waitTimedOut.length > 0 ? [...f.waitTimedOut] : undefined }),
   },
   blockedRequests: {
     name: 'x-blocked-requests',
@@ -119,7 +119,7 @@ export const CAPTURE_HEADERS = {
     expose: true,
     playground: true,
     fromFacts: (f) => (f.blockedRequests > 0 ? String(f.blockedRequests) : undefined),
-    mcp: (f) => ({ blockedRequests: f.blockedRequests > 0 ? f.blockedRequests : undefined }),
+    json: (f) => ({ blockedRequests: f.blockedRequests > 0 ? f.blockedRequests : undefined }),
   },
   serverTiming: {
     name: 'Server-Timing',

@@ -42,8 +42,8 @@ export interface ResponseHeader {
   privateOnly?: true;
   /** Error answers: the value from the error's facts, for the codes listed (every code when none are). */
   fromError?: { codes?: readonly ErrorCode[]; write(f: ErrorFacts): string | undefined };
-  /** The same fact in the MCP result's `_meta` (server/mcp/tool.ts); undefined members are left out. */
-  mcp?: (f: CaptureFacts) => object;
+  /** The same fact as JSON members (the MCP result's `_meta`, a batch item's `facts`: ./write.ts jsonFacts); undefined members are left out. */
+  json?: (f: CaptureFacts) => object;
   /** Listed with its value under the image in the playground. */
   playground?: true;
   /** OpenAPI: a description and schema per audience, when the value depends on it. */

@@ -1,5 +1,5 @@
 // The response registry: every header is described and documented, its writers agree with when
-// it is sent, and the headers of capture and error answers, the OpenAPI names and the MCP facts
+// it is sent, and the headers of capture and error answers, the OpenAPI names and the facts as JSON members
 // come out of it as the routes and clients expect.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { captureFacts } from '../../test/support/facts.ts';
 import { OCCASIONS } from './header.ts';
 import { componentName } from './openapi.ts';
 import { EXPOSED_HEADERS, HEADER_LIST, wireName } from './registry.ts';
-import { captureHeaders, compareHeaders, errorHeaders, mcpFacts } from './write.ts';
+import { captureHeaders, compareHeaders, errorHeaders, jsonFacts } from './write.ts';
 import type { CompareFacts } from './facts.ts';
 
 /** Where the response headers are documented: one table row (or a row naming several) each. */
@@ -125,9 +125,9 @@ test("an error's headers come from its facts, for the codes that carry them", ()
   );
 });
 
-test('the MCP facts, the CORS expose list and the OpenAPI component names', () => {
-  assert.deepEqual(mcpFacts(FACTS), { credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'rejected:onetrust', targetStatus: 404 });
-  assert.deepEqual(mcpFacts({ ...FACTS, targetStatus: undefined, truncated: { fromHeight: 9000, reason: 'endless' }, waitTimedOut: ['idle'] }), {
+test('the facts as JSON members (MCP _meta, batch items), the CORS expose list and the OpenAPI component names', () => {
+  assert.deepEqual(jsonFacts(FACTS), { credits: { charged: 1, remaining: 41 }, cache: 'miss', bannerAction: 'rejected:onetrust', targetStatus: 404 });
+  assert.deepEqual(jsonFacts({ ...FACTS, targetStatus: undefined, truncated: { fromHeight: 9000, reason: 'endless' }, waitTimedOut: ['idle'] }), {
     credits: { charged: 1, remaining: 41 },
     cache: 'miss',
     bannerAction: 'rejected:onetrust',

@@ -5,7 +5,8 @@
 //   OpenAPI's response headers        ./openapi.ts -> server/http/openapi.ts
 //   the CORS expose list              EXPOSED_HEADERS -> server/http/cors.ts
 //   the playground's list             server/playground/headers.ts (GET /playground/headers.json)
-//   the MCP result's `_meta`          ./write.ts mcpFacts -> server/mcp/tool.ts
+//   the facts as JSON members         ./write.ts jsonFacts -> the MCP result's `_meta` (server/mcp/tool.ts),
+//                                     a batch item's `facts` (server/batches/service.ts)
 // Adding a response fact: CONTRIBUTING.md "Adding a response fact". No other file in server/
 // spells a header name (literals.test.ts); every header has a description and a row in the
 // README's response section (registry.test.ts).

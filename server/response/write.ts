@@ -1,5 +1,5 @@
 // Writing the registry's headers from facts: a capture answer's, an error's, and the same capture
-// facts as the MCP result's `_meta` members.
+// facts as members of a JSON object (the MCP result's `_meta`, a batch item's `facts`).
 import type { ServiceError } from '../errors.ts';
 import type { Audience, CaptureFacts, CompareFacts } from './facts.ts';
 import { HEADER_LIST, RESPONSE_HEADERS, wireName, type HeaderId } from './registry.ts';
@@ -37,7 +37,7 @@ export function errorHeaders(e: ServiceError): Record<string, string> {
   return out;
 }
 
-type McpOf<T> = T extends { mcp: (f: CaptureFacts) => infer M } ? M : never;
+type JsonOf<T> = T extends { json: (f: CaptureFacts) => infer M } ? M : never;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 
 /** Members that may be undefined are optional: they are left out when they are. */
@@ -45,10 +45,10 @@ type Optional<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] 
   [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
 };
 
-/** The capture facts as the MCP result's `_meta` shows them: every registry header's `mcp` members. */
-export type McpFacts = Optional<Intersection<{ [K in HeaderId]: McpOf<(typeof RESPONSE_HEADERS)[K]> }[HeaderId]>>;
+/** The capture facts as JSON members, every registry header's `json` members: what the MCP result's `_meta` and a batch item's `facts` show. */
+export type JsonFacts = Optional<Intersection<{ [K in HeaderId]: JsonOf<(typeof RESPONSE_HEADERS)[K]> }[HeaderId]>>;
 
-export function mcpFacts(f: CaptureFacts): McpFacts {
-  const members = HEADER_LIST.flatMap((h) => Object.entries(h.mcp?.(f) ?? {}));
-  return Object.fromEntries(members.filter(([, v]) => v !== undefined)) as McpFacts;
+export function jsonFacts(f: CaptureFacts): JsonFacts {
+  const members = HEADER_LIST.flatMap((h) => Object.entries(h.json?.(f) ?? {}));
+  return Object.fromEntries(members.filter(([, v]) => v !== undefined)) as JsonFacts;
 }

@@ -51,15 +51,18 @@ describe('the cost model', () => {
   test('inTurn: tall captures run one at a time, in the order they came, and a failure passes the turn on', async () => {
     const m = new CaptureCost();
     const log: string[] = [];
+    let aStarted!: () => void;
+    const aRuns = new Promise<void>((r) => (aStarted = r));
     const work =
       (name: string, ms: number, fail = false) =>
       () => {
         log.push(`${name} start`);
+        if (name === 'a') aStarted();
         return new Promise<string>((resolve, reject) => setTimeout(() => (log.push(`${name} end`), fail ? reject(new Error(name)) : resolve(name)), ms));
       };
     const runs = [m.inTurn(work('a', 60)), m.inTurn(work('b', 10, true)), m.inTurn(work('c', 10))];
     assert.equal(m.waiting, 3, 'all three wait (the first until the next tick)');
-    await new Promise((r) => setTimeout(r, 20));
+    await aRuns;
     assert.equal(m.waiting, 2, 'b and c wait while a runs');
     assert.equal(m.share(3000), 1000, 'a plans on a third of what is left');
     const settled = await Promise.allSettled(runs);

@@ -112,6 +112,7 @@ describe('hostile pages (DESIGN §4)', () => {
     </script></body>`;
     const r = await shoot(srv.url, { html, waitForSelector: '#done', viewport, waitUntil: 'load' });
     assert.equal(r.status, 200, show(r));
+    // A window on purpose: a download the browser let through would land in it, and none may.
     await sleep(500);
     const roots = [os.tmpdir(), '/tmp', os.homedir(), process.cwd(), srv.dataDir].filter((d, i, a) => existsSync(d) && a.indexOf(d) === i);
     // Asynchronously: the server lives in this process, and a synchronous find (seconds on a busy

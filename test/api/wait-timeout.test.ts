@@ -221,7 +221,9 @@ describe('the result cache', () => {
     // before, it answered after about twice the budget (11.7 s here).
     const same = { url: url('settles'), viewport, waitUntil: 'load', waitForSelector: '#never' };
     const first = shoot(srv.url, same);
-    await sleep(300);
+    // The first leads once its page is asked for (the flight is claimed before the render starts).
+    const { pathname, search } = new URL(same.url);
+    assert.ok(await eventually(() => fx.hits.includes(pathname + search), 10_000, 10), 'the first render has begun');
     const second = await shoot(srv.url, same);
     assert.equal((await first).status, 504, show(await first));
     assert.equal(second.status, 504, show(second));

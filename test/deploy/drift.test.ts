@@ -19,7 +19,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { CHROMIUM_CANDIDATES } from '../../server/config.ts';
 import { createMetrics } from '../../server/metrics.ts';
 import type { PoolEvents } from '../../server/metrics.ts';
-import { PENDING_ITEMS_SQL } from '../../server/batches/queue.ts';
+import { PENDING_ITEMS_SQL } from '../../server/batches/sql.ts';
 import { CHECKS, COMPOSE, COMPOSE_REPLICA_SLOTS, ERRORS_DIR, renderHaproxyConfig } from '../../scripts/cluster/haproxy.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
