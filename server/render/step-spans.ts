@@ -25,21 +25,39 @@ export async function traceRender(req: ScreenshotRequest, deadline: Deadline, ba
     throw e;
   } finally {
     const attributes: Attributes = { [ATTR.format]: req.format, [ATTR.mode]: req.url ? 'url' : 'html', [ATTR.background]: background };
+    const timings = deadline.timings;
+    // The pool's steps (a browser started, a page opened) can be timed before this wrapper is
+    // entered: the render span begins with its first step, so that every step lies within it.
+    const first = Math.min(started, ...timings.map((t) => t.at ?? started));
     const render = tracer().startSpan(
       SPAN.render,
-      { startTime: started, attributes: { ...attributes, ...(result ? renderFacts(result) : {}) } },
+      { startTime: wall(first), attributes: { ...attributes, ...(result ? renderFacts(result) : {}) } },
       trace.setSpan(context.active(), parent),
     );
-    const timings = deadline.timings;
     timings.forEach((t, i) => {
       if (t.at === undefined) return;
       const last = i === timings.length - 1;
-      pastSpan(t.step, render, t.at, t.at + t.ms, { [ATTR.stepDescription]: t.stage, ...(result ? stepFacts(t.step, result) : {}) }, last ? failed : undefined);
+      pastSpan(
+        t.step,
+        render,
+        wall(t.at),
+        wall(t.at + t.ms),
+        { [ATTR.stepDescription]: t.stage, ...(result ? stepFacts(t.step, result) : {}) },
+        last ? failed : undefined,
+      );
     });
     if (failed !== undefined) failSpan(render, failed);
-    render.end();
+    render.end(wall(performance.now()));
   }
 }
+
+/**
+ * A performance.now() reading as epoch milliseconds. Given performance readings, the SDK shifts
+ * each span by its own offset between the two clocks, read from Date.now() (whole milliseconds)
+ * when the span is made: a step that began within a millisecond of the render could then start
+ * before it (a fresh CI run: "browser lies within the render"). Epoch times are taken as they are.
+ */
+const wall = (t: number) => performance.timeOrigin + t;
 
 /** What the whole render found. */
 function renderFacts(r: RenderResult): Attributes {
