@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { startFixture, page, type Fixture } from '../support/fixture.ts';
+import { startFixture, page, type Fixture, webhookReceiver } from '../support/fixture.ts';
 import { OTHER_KEY, startTestServer, type TestServer } from '../support/server.ts';
 import { call, shoot, show, webhookSecretOf } from '../support/http.ts';
 import { decode } from '../support/image.ts';
@@ -17,18 +17,11 @@ const SECRET = `whsec_${Buffer.from('batch-test-secret-0123456789').toString('ba
 
 let fx: Fixture;
 let srv: TestServer;
-const hooks: Array<{ headers: Record<string, string>; body: string }> = [];
+let hooks: ReturnType<typeof webhookReceiver> = [];
 
 before(async () => {
   fx = await startFixture();
-  fx.route('/hook', (req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      hooks.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(204).end();
-    });
-  });
+  hooks = webhookReceiver(fx);
   srv = await startTestServer({ RENDER_BUDGET_MS: '8000', WEBHOOK_SECRET: SECRET, CORS_ORIGINS: APP_ORIGIN }, fx);
 });
 

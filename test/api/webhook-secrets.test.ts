@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { startFixture, type Fixture } from '../support/fixture.ts';
+import { startFixture, type Fixture, webhookReceiver } from '../support/fixture.ts';
 import { OTHER_KEY, startTestServer, TEST_KEY, type TestServer } from '../support/server.ts';
 import { call, show, webhookSecretOf } from '../support/http.ts';
 import { eventually } from '../support/wait.ts';
@@ -21,21 +21,14 @@ let fx: Fixture;
 let srv: TestServer;
 let dataDir: string;
 let closed = false;
-const hooks: Array<{ headers: Record<string, string>; body: string }> = [];
+let hooks: ReturnType<typeof webhookReceiver> = [];
 
 // Items in the captures' browser (one Chromium for this file); a store of the test's own, to restart on.
 const start = (dir: string) => startTestServer({ DATA_DIR: dir, WEBHOOK_SECRET: SECRET, BATCH_NICENESS: '0', FREE_CREDITS: '20' }, fx);
 
 before(async () => {
   fx = await startFixture();
-  fx.route('/hook', (req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      hooks.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(204).end();
-    });
-  });
+  hooks = webhookReceiver(fx);
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'webhook-secrets-'));
   srv = await start(dataDir);
 });

@@ -149,3 +149,17 @@ export function page(fx: Fixture, p: string, html: string | ((url: URL) => strin
   });
   return fx.origin + p;
 }
+
+/** A webhook receiver at `path` on the fixture: every delivery recorded (headers, raw body), answered 204. */
+export function webhookReceiver(fx: Fixture, p = '/hook'): Array<{ headers: Record<string, string>; body: string }> {
+  const hooks: Array<{ headers: Record<string, string>; body: string }> = [];
+  fx.route(p, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hooks.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  return hooks;
+}
