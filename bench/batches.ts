@@ -1,17 +1,24 @@
-// Synchronous captures while a batch runs (docs/batches.md "Durability and fairness"): the p95 of
-// the same captures alone and while a 200-item batch runs on the same server; the ratio is in
-// --json under ratios.batchSyncP95 (target <= 1.5: a batch may slow a synchronous capture a
-// little, never queue it behind itself). The batch's items are the same page as the captures, made
-// distinct so that no cache serves them; the batch is cancelled after the measurement.
-// Beside it, what any work on the other core costs these captures on this host: their p95 while
-// one busy loop runs at SCHED_IDLE (a policy under which the loop never takes CPU time from them)
-// over their p95 alone, `idleLoopRatio`. On a 2-vCPU virtual machine it is the floor of the batch
-// ratio: a batch item at any CPU priority costs at least what that loop costs.
-import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+// Synchronous captures while a batch runs (docs/batches.md "Durability and fairness"), on the
+// server as operators run it: `npm start` (server/main.ts) in a process of its own, its API
+// process answering, its worker process (at BATCH_NICENESS) running the items, and, without
+// DATABASE_URL, its store process; the bench's client is this process.
+// Phases in turns, round after round, so that a drifting host weighs on each alike:
+//   alone      sequential captures, nothing else running
+//   idle loop  the same beside one busy loop at SCHED_IDLE (a policy under which the loop never
+//              takes CPU time from them): what any work on the other core costs them on this host,
+//              the floor of the batch ratio on a 2-vCPU virtual machine
+//   during     the same while a 200-item batch runs (its items distinct, so no cache serves them)
+//   batch alone the batch by itself for as long: its pace without the captures beside it
+// Then the batch is cancelled and its running items let finish before the next round. Figures
+// pool the rounds' captures (p95 of all of them) and their items.
+// The same run is made on the embedded store and on PostgreSQL (DATABASE_URL; a throwaway cluster
+// from scripts/setup-postgres.sh when the variable is not set).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { loadConfig } from '../server/config.ts';
-import { startServer } from '../server/start.ts';
+import path from 'node:path';
+import { startReplica } from '../scripts/cluster/replica.ts';
+import { cpuMs, descendantsMentioning } from '../test/support/processes.ts';
 import { pct } from './measure.ts';
 import { BENCH_KEY, benchEnv } from './server-env.ts';
 
@@ -23,7 +30,10 @@ const page = (n: string) =>
 const capture = (n: string) => ({ html: page(n), viewport: { width: 800, height: 600 }, blockCookieBanners: false, waitUntil: 'load' });
 
 export interface BatchBench {
+  store: 'embedded' | 'postgres';
   items: number;
+  rounds: number;
+  /** Captures per phase, all rounds together. */
   syncCaptures: number;
   aloneP95Ms: number;
   duringP95Ms: number;
@@ -33,38 +43,67 @@ export interface BatchBench {
   idleLoopRatio: number | null;
   /** During p95 over the idle-loop p95: what a batch costs the captures beyond what any work on the other core costs them. */
   syncP95VsIdleLoop: number | null;
-  /** Batch items settled while the synchronous captures ran (the batch did run beside them), and still pending after. */
+  /** The same ratio round by round (its spread shows the noise). */
+  syncP95VsIdleLoopByRound: number[];
+  /** Batch items settled while the synchronous captures ran (the batch did run beside them). */
   itemsDoneDuring: number;
-  /** Items settled per second while the captures ran, and in a window as long right after, the batch alone. */
+  /** Items settled per second while the captures ran, and in the window right after, the batch alone. */
   itemsPerSecondDuring: number;
   itemsPerSecondAlone: number;
   /** During over alone: the share of its own pace a batch keeps beside synchronous captures. */
   throughputShare: number;
-  /** Where the store was: PGlite in the data directory, or PostgreSQL (DATABASE_URL set). */
-  store: 'embedded' | 'postgres';
-  itemsPendingAfter: number;
-  renderConcurrency: number;
-  batchSlotShare: number;
+  /** CPU ms per item settled in the batch-alone windows, per process of the server (from /proc). */
+  cpuPerItemMs: { api: number; store: number | null; workerNode: number };
   loadAverage: number[];
 }
 
-export async function benchBatches(quick: boolean): Promise<BatchBench> {
-  const dataDir = `${os.tmpdir()}/bench-data-${process.pid}-batches`;
-  // In-process: the items run here (RUN_BATCHES=inline), as before the worker role; npm start's
-  // worker process is measured from outside by test/api/batches-worker.test.ts.
-  const config = loadConfig({ ...benchEnv(dataDir), CACHE_TTL_SECONDS: '0', RUN_BATCHES: 'inline' });
-  const server = await startServer(config);
+export interface BatchBenches {
+  embedded: BatchBench;
+  /** Null when no PostgreSQL could be had (why, in `postgresSkipped`). */
+  postgres: BatchBench | null;
+  postgresSkipped?: string;
+}
+
+const SCRIPT = path.resolve(import.meta.dirname, '../scripts/setup-postgres.sh');
+
+export async function benchBatches(quick: boolean): Promise<BatchBenches> {
+  const embedded = await benchOn(quick, null);
+  let url = process.env.DATABASE_URL ?? null;
+  let pgDir: string | undefined;
+  if (!url) {
+    try {
+      const out = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      url = /TEST_DATABASE_URL=(\S+)/.exec(out)?.[1] ?? null;
+      pgDir = /PG_TEST_DIR=(\S+)/.exec(out)?.[1];
+    } catch (e) {
+      return { embedded, postgres: null, postgresSkipped: `scripts/setup-postgres.sh start failed: ${(e as Error).message.split('\n')[0]}` };
+    }
+  }
+  try {
+    return { embedded, postgres: url ? await benchOn(quick, url) : null };
+  } finally {
+    if (pgDir) execFileSync('bash', [SCRIPT, 'stop', pgDir], { stdio: 'ignore' });
+  }
+}
+
+async function benchOn(quick: boolean, databaseUrl: string | null): Promise<BatchBench> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-batches-'));
+  const env = benchEnv(dataDir, { CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'info', RUN_BATCHES: 'worker', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  delete env.PORT;
+  if (!databaseUrl) delete env.DATABASE_URL;
+  const server = await startReplica({ name: 'bench-batches', env: env as Record<string, string> });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
   const api = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(server.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: res.status, json: (await res.json()) as any };
   };
-  const n = quick ? 16 : 80; // a p95 of 40 moved by 0.15 between runs
+  const rounds = quick ? 2 : 4;
+  const perPhase = quick ? 10 : 25;
   let seq = 0;
   /** Sequential captures, one client: what a user waiting for one picture sees. */
   const run = async () => {
     const ms: number[] = [];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < perPhase; i++) {
       const t = performance.now();
       const res = await fetch(`${server.url}/v1/screenshot`, { method: 'POST', headers, body: JSON.stringify(capture(`sync ${++seq}`)) });
       await res.arrayBuffer();
@@ -73,56 +112,100 @@ export async function benchBatches(quick: boolean): Promise<BatchBench> {
     }
     return ms;
   };
-  try {
-    await run(); // warm: the browser's first contexts, the store
-    const alone = await run();
-    const idleLoop = await withIdleLoop(run);
-    const submitted = await api('POST', '/v1/batches', { requests: Array.from({ length: BATCH_ITEMS }, (_, i) => capture(`item ${i}`)) });
-    if (submitted.status !== 202) throw new Error(`the batch was refused: ${JSON.stringify(submitted.json)}`);
-    const id = submitted.json.id as string;
-    const counts = async () => (await api('GET', `/v1/batches/${id}`)).json.counts as { succeeded: number; failed: number; pending: number };
-    // Measured once the batch's items run (the queue starts with the store's first batch).
-    let before = await counts();
-    for (let i = 0; i < 600 && before.succeeded + before.failed === 0; i++) {
+  const submit = async (n: number, tag: string) => {
+    const r = await api('POST', '/v1/batches', { requests: Array.from({ length: n }, (_, i) => capture(`${tag} ${i}`)) });
+    if (r.status !== 202) throw new Error(`the batch was refused: ${JSON.stringify(r.json)}`);
+    return r.json.id as string;
+  };
+  const counts = async (id: string) =>
+    (await api('GET', `/v1/batches/${id}`)).json.counts as { succeeded: number; failed: number; cancelled: number; pending: number };
+  const settled = (c: { succeeded: number; failed: number }) => c.succeeded + c.failed;
+  const until = async (id: string, done: (c: Awaited<ReturnType<typeof counts>>) => boolean, ms: number) => {
+    const end = performance.now() + ms;
+    for (;;) {
+      const c = await counts(id);
+      if (done(c)) return c;
+      if (performance.now() > end) throw new Error(`batch ${id}: still ${JSON.stringify(c)} after ${ms} ms`);
       await new Promise((r) => setTimeout(r, 100));
-      before = await counts();
     }
-    const t0 = performance.now();
-    const during = await run();
-    const after = await counts();
-    const duringSeconds = (performance.now() - t0) / 1000;
-    // The batch alone for as long: its pace without the captures beside it.
-    const t1 = performance.now();
-    await new Promise((r) => setTimeout(r, duringSeconds * 1000));
-    const alone1 = await counts();
-    const aloneSeconds = (performance.now() - t1) / 1000;
-    await api('DELETE', `/v1/batches/${id}`);
-    const aloneP95Ms = pct(alone, 95);
-    const duringP95Ms = pct(during, 95);
-    const settled = (c: { succeeded: number; failed: number }) => c.succeeded + c.failed;
-    const itemsPerSecondDuring = (settled(after) - settled(before)) / duringSeconds;
-    const itemsPerSecondAlone = (settled(alone1) - settled(after)) / aloneSeconds;
+  };
+  const pids = () => ({
+    api: descendantsMentioning(server.pid, 'server/main.ts').find((p) => p !== server.pid),
+    store: descendantsMentioning(server.pid, 'server/store-server.ts')[0],
+    worker: descendantsMentioning(server.pid, 'server/worker.ts')[0],
+  });
+  const phases = { alone: [] as number[], idle: [] as number[], during: [] as number[] };
+  const byRound: number[] = [];
+  let doneDuring = 0;
+  let secondsDuring = 0;
+  let doneAlone = 0;
+  let secondsAlone = 0;
+  const cpu = { api: 0, store: 0, worker: 0 };
+  try {
+    // Warm: the queue (made with the store's first batch), the worker's browser, the captures' contexts.
+    const warm = await submit(4, 'warm');
+    await until(warm, (c) => c.pending === 0, 240_000);
+    await run();
+    for (let r = 0; r < rounds; r++) {
+      const alone = await run();
+      const idle = await withIdleLoop(run);
+      const id = await submit(BATCH_ITEMS, `round ${r}`);
+      const before = await until(id, (c) => settled(c) > 0, 120_000);
+      const t0 = performance.now();
+      const during = await run();
+      const after = await counts(id);
+      const duringSeconds = (performance.now() - t0) / 1000;
+      // The batch alone for as long (at least 10 s: an item takes a few hundred ms), with the
+      // CPU each process of the server spends meanwhile.
+      const p = pids();
+      const cpu0 = { api: p.api ? cpuMs(p.api) : 0, store: p.store ? cpuMs(p.store) : 0, worker: p.worker ? cpuMs(p.worker) : 0 };
+      const t1 = performance.now();
+      await new Promise((res) => setTimeout(res, Math.max(10, duringSeconds) * 1000));
+      const alone1 = await counts(id);
+      const aloneSeconds = (performance.now() - t1) / 1000;
+      cpu.api += p.api ? cpuMs(p.api) - cpu0.api : 0;
+      cpu.store += p.store ? cpuMs(p.store) - cpu0.store : 0;
+      cpu.worker += p.worker ? cpuMs(p.worker) - cpu0.worker : 0;
+      await api('DELETE', `/v1/batches/${id}`);
+      await until(id, (c) => c.pending === 0, 120_000); // its running items finish before the next round
+      phases.alone.push(...alone);
+      phases.during.push(...during);
+      if (idle) {
+        phases.idle.push(...idle);
+        byRound.push(pct(during, 95) / pct(idle, 95));
+      }
+      doneDuring += settled(after) - settled(before);
+      secondsDuring += duringSeconds;
+      doneAlone += settled(alone1) - settled(after);
+      secondsAlone += aloneSeconds;
+    }
+    const aloneP95Ms = pct(phases.alone, 95);
+    const duringP95Ms = pct(phases.during, 95);
+    const idleP95 = phases.idle.length ? pct(phases.idle, 95) : null;
+    const itemsPerSecondDuring = doneDuring / secondsDuring;
+    const itemsPerSecondAlone = doneAlone / secondsAlone;
     return {
+      store: databaseUrl ? 'postgres' : 'embedded',
       items: BATCH_ITEMS,
-      syncCaptures: n,
+      rounds,
+      syncCaptures: phases.during.length,
       aloneP95Ms,
       duringP95Ms,
       ratio: duringP95Ms / aloneP95Ms,
-      idleLoopP95Ms: idleLoop && pct(idleLoop, 95),
-      idleLoopRatio: idleLoop && pct(idleLoop, 95) / aloneP95Ms,
-      syncP95VsIdleLoop: idleLoop && duringP95Ms / pct(idleLoop, 95),
-      itemsDoneDuring: settled(after) - settled(before),
+      idleLoopP95Ms: idleP95,
+      idleLoopRatio: idleP95 && idleP95 / aloneP95Ms,
+      syncP95VsIdleLoop: idleP95 && duringP95Ms / idleP95,
+      syncP95VsIdleLoopByRound: byRound,
+      itemsDoneDuring: doneDuring,
       itemsPerSecondDuring,
       itemsPerSecondAlone,
       throughputShare: itemsPerSecondDuring / itemsPerSecondAlone,
-      store: config.databaseUrl ? 'postgres' : 'embedded',
-      itemsPendingAfter: alone1.pending,
-      renderConcurrency: config.renderConcurrency,
-      batchSlotShare: config.batches.slotSharePercent,
+      cpuPerItemMs: { api: cpu.api / doneAlone, store: databaseUrl ? null : cpu.store / doneAlone, workerNode: cpu.worker / doneAlone },
       loadAverage: os.loadavg(),
     };
   } finally {
-    await server.close();
+    server.proc.kill('SIGTERM');
+    await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -139,49 +222,68 @@ async function withIdleLoop<T>(fn: () => Promise<T>): Promise<T | null> {
   }
 }
 
-/** The batch's headline ratios, under `ratios` in --json. */
-export function batchRatios(b: BatchBench) {
+/** The batch's headline ratios, under `ratios` in --json: the embedded store's, then PostgreSQL's. */
+export function batchRatios(b: BatchBenches) {
+  const pg = b.postgres;
   return {
     // synchronous captures' p95 while a 200-item batch runs, over their p95 alone
-    batchSyncP95: b.ratio,
+    batchSyncP95: b.embedded.ratio,
     // the same captures beside one busy loop at SCHED_IDLE over alone: what any work on the other core costs them on this host
-    batchSyncP95IdleLoop: b.idleLoopRatio,
-    // their p95 during the batch over their p95 beside that loop: what the batch costs beyond it (issue 48)
-    batchSyncP95VsIdleLoop: b.syncP95VsIdleLoop,
+    batchSyncP95IdleLoop: b.embedded.idleLoopRatio,
+    // their p95 during the batch over their p95 beside that loop: what the batch costs beyond it
+    batchSyncP95VsIdleLoop: b.embedded.syncP95VsIdleLoop,
     // the batch's items per second beside the captures over its pace alone
-    batchThroughputShare: b.throughputShare,
+    batchThroughputShare: b.embedded.throughputShare,
+    batchSyncP95VsIdleLoopPostgres: pg ? pg.syncP95VsIdleLoop : null,
+    batchThroughputSharePostgres: pg ? pg.throughputShare : null,
   };
 }
 
-export function batchRows(b: BatchBench): string[][] {
-  return [
-    [
-      `sync p95 during a ${b.items}-item batch / alone`,
-      `${b.duringP95Ms.toFixed(0)} / ${b.aloneP95Ms.toFixed(0)} ms, ${b.syncCaptures} captures each; ${b.itemsDoneDuring} items done meanwhile (RENDER_CONCURRENCY ${b.renderConcurrency}, BATCH_SLOT_SHARE ${b.batchSlotShare} %)`,
-      b.duringP95Ms.toFixed(0),
-      `${b.ratio.toFixed(2)}x`,
-      '<= 1.5x',
-    ],
-    [
-      "  sync p95 beside one busy loop at SCHED_IDLE / alone (this host's floor of the ratio)",
-      b.idleLoopP95Ms === null ? 'no chrt' : `${b.idleLoopP95Ms.toFixed(0)} / ${b.aloneP95Ms.toFixed(0)} ms`,
-      b.idleLoopP95Ms === null ? '' : b.idleLoopP95Ms.toFixed(0),
-      b.idleLoopRatio === null ? '' : `${b.idleLoopRatio.toFixed(2)}x`,
-      '',
-    ],
-    [
-      '  sync p95 during the batch / beside the idle loop',
-      b.idleLoopP95Ms === null ? 'no chrt' : `${b.duringP95Ms.toFixed(0)} / ${b.idleLoopP95Ms.toFixed(0)} ms`,
-      '',
-      b.syncP95VsIdleLoop === null ? '' : `${b.syncP95VsIdleLoop.toFixed(2)}x`,
-      '',
-    ],
-    [
-      `  batch items per second beside the captures / alone (${b.store} store)`,
-      `${b.itemsPerSecondDuring.toFixed(2)} / ${b.itemsPerSecondAlone.toFixed(2)}`,
-      '',
-      `${b.throughputShare.toFixed(2)}x`,
-      '',
-    ],
-  ];
+export function batchRows(bs: BatchBenches): string[][] {
+  const rows: string[][] = [];
+  for (const b of [bs.embedded, bs.postgres]) {
+    if (!b) {
+      rows.push(['batches on PostgreSQL', bs.postgresSkipped ?? 'skipped', '', '', '']);
+      continue;
+    }
+    const on = `${b.store} store`;
+    rows.push(
+      [
+        `sync p95 during a ${b.items}-item batch / alone (npm start, ${on})`,
+        `${b.duringP95Ms.toFixed(0)} / ${b.aloneP95Ms.toFixed(0)} ms, ${b.syncCaptures} captures each in ${b.rounds} rounds; ${b.itemsDoneDuring} items done meanwhile`,
+        b.duringP95Ms.toFixed(0),
+        `${b.ratio.toFixed(2)}x`,
+        '',
+      ],
+      [
+        "  sync p95 beside one busy loop at SCHED_IDLE / alone (this host's floor)",
+        b.idleLoopP95Ms === null ? 'no chrt' : `${b.idleLoopP95Ms.toFixed(0)} / ${b.aloneP95Ms.toFixed(0)} ms`,
+        b.idleLoopP95Ms === null ? '' : b.idleLoopP95Ms.toFixed(0),
+        b.idleLoopRatio === null ? '' : `${b.idleLoopRatio.toFixed(2)}x`,
+        '',
+      ],
+      [
+        '  sync p95 during the batch / beside the idle loop',
+        b.idleLoopP95Ms === null ? 'no chrt' : `${b.duringP95Ms.toFixed(0)} / ${b.idleLoopP95Ms.toFixed(0)} ms; by round ${b.syncP95VsIdleLoopByRound.map((x) => x.toFixed(2)).join(' ')}`,
+        '',
+        b.syncP95VsIdleLoop === null ? '' : `${b.syncP95VsIdleLoop.toFixed(2)}x`,
+        '<= 1.15x',
+      ],
+      [
+        '  batch items per second beside the captures / alone',
+        `${b.itemsPerSecondDuring.toFixed(2)} / ${b.itemsPerSecondAlone.toFixed(2)}`,
+        '',
+        `${b.throughputShare.toFixed(2)}x`,
+        '>= 0.5x',
+      ],
+      [
+        '  CPU ms per item, batch alone: API process / store process / worker (Node)',
+        `${b.cpuPerItemMs.api.toFixed(1)} / ${b.cpuPerItemMs.store === null ? '-' : b.cpuPerItemMs.store.toFixed(1)} / ${b.cpuPerItemMs.workerNode.toFixed(1)}`,
+        '',
+        '',
+        'API <= 20',
+      ],
+    );
+  }
+  return rows;
 }

@@ -18,7 +18,8 @@
 // the frame-pacing flags; tall and endless full pages (bench/tall.ts). The headline ratios are in
 // --json under `ratios`. Then request blocking on the mix (bench/blocking.ts), and the comparison of
 // POST /v1/compare (bench/compare.ts, no browser), and the real peers (bench/peers.ts); then
-// synchronous captures beside a 200-item batch (bench/batches.ts).
+// synchronous captures beside a 200-item batch, on npm start in a process of its own, embedded store
+// and PostgreSQL (bench/batches.ts).
 // `--only plain`, `--only blocking`, `--only tall`, `--only compare`, `--only peers`, `--only cleanup` and `--only batches` run one section alone.
 //
 // The open-loop rates follow the capacity measured on this host (bench/offered-load.ts): half the
@@ -78,7 +79,7 @@ if (only === 'batches') {
   const b = await benchBatches(quick);
   for (const r of batchRows(b)) console.log(r.join(' | '));
   console.log(
-    `ratios: ${JSON.stringify(batchRatios(b), (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v))}; load average ${b.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
+    `ratios: ${JSON.stringify(batchRatios(b), (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v))}; load average ${b.embedded.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
   );
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ batches: b, ratios: batchRatios(b) }, null, 2));
   process.exit(0);
