@@ -264,7 +264,9 @@ export function batchRows(bs: BatchBenches): string[][] {
       ],
       [
         '  sync p95 during the batch / beside the idle loop',
-        b.idleLoopP95Ms === null ? 'no chrt' : `${b.duringP95Ms.toFixed(0)} / ${b.idleLoopP95Ms.toFixed(0)} ms; by round ${b.syncP95VsIdleLoopByRound.map((x) => x.toFixed(2)).join(' ')}`,
+        b.idleLoopP95Ms === null
+          ? 'no chrt'
+          : `${b.duringP95Ms.toFixed(0)} / ${b.idleLoopP95Ms.toFixed(0)} ms; by round ${b.syncP95VsIdleLoopByRound.map((x) => x.toFixed(2)).join(' ')}`,
         '',
         b.syncP95VsIdleLoop === null ? '' : `${b.syncP95VsIdleLoop.toFixed(2)}x`,
         '<= 1.15x',
