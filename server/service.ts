@@ -4,7 +4,7 @@
 // its facts (server/response/facts.ts); the routes write them (server/response/).
 import { CONTENT_TYPES } from './kinds/image.ts';
 import type { Rect } from '../lib/visual-diff/diff.ts';
-import type { Account, Accounts } from './accounts/index.ts';
+import type { Account, Accounts, Reservation } from './accounts/index.ts';
 import type { JointBill } from './accounts/joint-bill.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
@@ -108,12 +108,26 @@ export function createCaptureService(deps: ServiceDeps) {
     opts: CaptureOptions,
     arrivedAt: number,
   ): Promise<CaptureOutcome> {
-    const reservation = await deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
+    // The reservation is made while the render runs when this process last saw the account with
+    // credits to spare (a store round trip off the critical path); it is awaited before the
+    // commit, and a render it refuses is cut short. Otherwise, and for work billed under an id
+    // of its own (a batch item), first.
+    const ahead = opts.reservationId === undefined && deps.accounts.likelyCovered(account);
+    const reserving = deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
+    let reservation: Reservation | undefined = ahead ? undefined : await reserving;
+    const cut = ahead ? new AbortController() : undefined;
+    if (cut) reserving.catch(() => cut.abort());
+    const signal = cut ? (opts.signal ? AbortSignal.any([opts.signal, cut.signal]) : cut.signal) : opts.signal;
     const started = process.hrtime.bigint();
     let committed = false;
     try {
       const pipeline = { checkUrl: deps.checkUrl, maxOutputPixels: deps.maxOutputPixels, measure: opts.measure };
-      const r = await deps.pool.render(req, pipeline, opts.signal, arrivedAt, opts.background);
+      const r = await deps.pool.render(req, pipeline, signal, arrivedAt, opts.background).catch(async (e: unknown) => {
+        // A refused reservation is the answer (402), not the render it cut short.
+        if (cut?.signal.aborted && !opts.signal?.aborted) await reserving;
+        throw e;
+      });
+      reservation ??= await reserving;
       // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
       deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);
@@ -138,7 +152,10 @@ export function createCaptureService(deps: ServiceDeps) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;
     } finally {
-      if (!committed) await deps.accounts.release(reservation);
+      if (!committed) {
+        const held = reservation ?? (await reserving.catch(() => undefined));
+        if (held) await deps.accounts.release(held);
+      }
     }
   }
 

@@ -32,6 +32,8 @@ export interface LedgerOptions {
 }
 
 export const DEFAULT_LEASE_SECONDS = 60;
+/** Accounts whose last balance likelyCovered remembers (forgotten all at once past it: a guess may always be lost). */
+const SEEN_ACCOUNTS = 10_000;
 const WINDOW_MS = 60_000;
 
 export class SqlLedger implements Accounts {
@@ -42,6 +44,8 @@ export class SqlLedger implements Accounts {
   private readonly onError: (err: unknown, during: string) => void;
   /** Reservations this process holds and keeps renewing. */
   private readonly live = new Set<string>();
+  /** The spendable credits this process last saw per account (likelyCovered). */
+  private readonly seen = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(db: Db, opts: LedgerOptions) {
@@ -98,7 +102,10 @@ export class SqlLedger implements Accounts {
          RETURNING id`,
         [id, account.id, account.keyId ?? null, this.lease],
       );
-      if (!rows.length) throw new ServiceError('insufficient_credits', 'this API key has no credits left');
+      if (!rows.length) {
+        this.see(account.id, 0);
+        throw new ServiceError('insufficient_credits', 'this API key has no credits left');
+      }
     } catch (e) {
       this.live.delete(id);
       throw e;
@@ -127,7 +134,7 @@ export class SqlLedger implements Accounts {
        SELECT available FROM a`,
       [r.id],
     );
-    if (rows.length) return { charged: 1, remaining: Number(rows[0]!.available) };
+    if (rows.length) return { charged: 1, remaining: this.see(r.accountId, Number(rows[0]!.available)) };
     // The reservation is gone: committed or released already, or released by the sweep because
     // this process could not renew it for a whole lease (a stall or an outage of the database).
     // Nothing is charged then, and the caller is told so (x-credits-charged: 0): a credit may be
@@ -152,7 +159,17 @@ export class SqlLedger implements Accounts {
   /** Spendable credits: the balance minus the credits on hold for renders in flight. */
   async balance(account: Account): Promise<number> {
     const rows = await this.db.query<{ available: unknown }>('SELECT credits - held AS available FROM accounts WHERE id = $1', [account.id]);
-    return Number(rows[0]?.available ?? 0);
+    return this.see(account.id, Number(rows[0]?.available ?? 0));
+  }
+
+  likelyCovered(account: Account): boolean {
+    return (this.seen.get(account.id) ?? 0) >= 2;
+  }
+
+  private see(accountId: string, available: number): number {
+    if (this.seen.size >= SEEN_ACCOUNTS && !this.seen.has(accountId)) this.seen.clear();
+    this.seen.set(accountId, available);
+    return available;
   }
 
   /** Extends the lease of every reservation this process still holds. */

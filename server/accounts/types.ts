@@ -39,6 +39,12 @@ export interface Accounts {
   release(r: Reservation): Promise<void>;
   /** Spendable credits: the balance minus credits held for renders in flight. */
   balance(account: Account): Promise<number>;
+  /**
+   * True when this process last saw the account with credits to spare (at least two spendable):
+   * its reservation may then be made while the render runs. A guess from memory, never a bill:
+   * the reservation still decides, and a render it refuses is cut short and answered 402.
+   */
+  likelyCovered(account: Account): boolean;
   /** Stops the background timers and closes the store (after in-flight requests are done). */
   close(): Promise<void>;
 }

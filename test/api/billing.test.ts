@@ -168,6 +168,24 @@ describe('x-credits-charged says what the ledger charged', () => {
     charged(r, 0, before);
     assert.equal(await balance(OTHER_KEY), before, 'nothing was charged');
   });
+
+  test('credits spent elsewhere while this process remembers some: the reservation made beside the render refuses it, 402, the render cut short, nothing held', async () => {
+    const acct = (await srv.server.accounts.authenticate(OTHER_KEY))!;
+    const first = await shoot(srv.url, { html: HTML, viewport, waitUntil: 'load' }, { key: OTHER_KEY });
+    assert.equal(first.status, 200, show(first));
+    assert.ok(Number(first.headers.get('x-credits-remaining')) >= 2, 'this process last saw credits to spare (test precondition)');
+    // Another replica spends them all: this process still remembers the balance of its last commit.
+    await srv.server.accounts.db.query('UPDATE accounts SET credits = held WHERE id = $1', [acct.id]);
+    // A wait that never ends: the render would run into its budget (504) unless the refused
+    // reservation cut it short.
+    const r = await shoot(srv.url, { html: HTML, viewport, waitUntil: 'load', waitForSelector: '#never' }, { key: OTHER_KEY });
+    assert.equal(r.status, 402, show(r));
+    assert.equal(r.json?.error, 'insufficient_credits');
+    assert.equal(r.headers.get('x-credits-charged'), null);
+    const [row] = await srv.server.accounts.db.query<{ credits: number; held: number }>('SELECT credits, held FROM accounts WHERE id = $1', [acct.id]);
+    assert.equal(Number(row!.held), 0, 'no credit is left on hold');
+    assert.equal(await balance(OTHER_KEY), 0);
+  });
 });
 
 describe('rate limit (DESIGN §3: 429 rate_limited with Retry-After)', () => {
