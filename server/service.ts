@@ -112,7 +112,7 @@ export function createCaptureService(deps: ServiceDeps) {
     // credits to spare (a store round trip off the critical path); it is awaited before the
     // commit, and a render it refuses is cut short. Otherwise, and for work billed under an id
     // of its own (a batch item), first.
-    const ahead = opts.reservationId === undefined && deps.accounts.likelyCovered(account);
+    const ahead = opts.reservationId === undefined && deps.accounts.reserveAlongside(account);
     const reserving = deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
     let reservation: Reservation | undefined = ahead ? undefined : await reserving;
     const cut = ahead ? new AbortController() : undefined;

@@ -43,19 +43,24 @@ for (const store of STORES) {
       await assertBooks(l, a.accountId, { credits: 100, held: 0, captures: 0 });
     });
 
-    test('likelyCovered: credits to spare as last seen by this process (a commit, a balance), none after a refusal; unknown accounts are not', async () => {
-      const { account } = await newAccount(l, 3);
-      assert.equal(l.likelyCovered(account), false, 'never seen: reserved before the render');
+    test('reserveAlongside: credits to spare as last seen by this process (a commit, a balance), each taken from the guess; none after a refusal or for an unknown account', async () => {
+      const { account } = await newAccount(l, 4);
+      assert.equal(l.reserveAlongside(account), false, 'never seen: reserved before the render');
       await l.commit(await l.reserve(account));
-      assert.equal(l.likelyCovered(account), true, '2 left');
+      // 3 left as seen: two requests at once may go ahead (3, then 2 in the guess), not a third
+      assert.equal(l.reserveAlongside(account), true);
+      assert.equal(l.reserveAlongside(account), true);
+      assert.equal(l.reserveAlongside(account), false, 'one spare credit left in the guess');
       await l.commit(await l.reserve(account));
-      assert.equal(l.likelyCovered(account), false, '1 left: no credit to spare');
+      assert.equal(l.reserveAlongside(account), true, '2 left as the commit says');
+      await l.commit(await l.reserve(account));
+      assert.equal(l.reserveAlongside(account), false, '1 left: no credit to spare');
       await l.commit(await l.reserve(account));
       await assert.rejects(l.reserve(account), isCode('insufficient_credits'));
       await grant(l.db, account.id, 5);
-      assert.equal(l.likelyCovered(account), false, 'a grant elsewhere is not seen until a balance or commit');
+      assert.equal(l.reserveAlongside(account), false, 'a grant elsewhere is not seen until a balance or commit');
       assert.equal(await l.balance(account), 5);
-      assert.equal(l.likelyCovered(account), true);
+      assert.equal(l.reserveAlongside(account), true);
     });
 
     test('unknown, malformed and revoked keys do not authenticate', async () => {

@@ -44,7 +44,7 @@ export class SqlLedger implements Accounts {
   private readonly onError: (err: unknown, during: string) => void;
   /** Reservations this process holds and keeps renewing. */
   private readonly live = new Set<string>();
-  /** The spendable credits this process last saw per account (likelyCovered). */
+  /** The spendable credits this process last saw per account (reserveAlongside). */
   private readonly seen = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -162,8 +162,11 @@ export class SqlLedger implements Accounts {
     return this.see(account.id, Number(rows[0]?.available ?? 0));
   }
 
-  likelyCovered(account: Account): boolean {
-    return (this.seen.get(account.id) ?? 0) >= 2;
+  reserveAlongside(account: Account): boolean {
+    const spare = this.seen.get(account.id) ?? 0;
+    if (spare < 2) return false;
+    this.seen.set(account.id, spare - 1);
+    return true;
   }
 
   private see(accountId: string, available: number): number {

@@ -40,11 +40,13 @@ export interface Accounts {
   /** Spendable credits: the balance minus credits held for renders in flight. */
   balance(account: Account): Promise<number>;
   /**
-   * True when this process last saw the account with credits to spare (at least two spendable):
-   * its reservation may then be made while the render runs. A guess from memory, never a bill:
-   * the reservation still decides, and a render it refuses is cut short and answered 402.
+   * True when this process last saw the account with credits to spare (at least two spendable,
+   * less those it has already let go ahead this way): its reservation may then be made while the
+   * render runs. A guess from memory, never a bill: the reservation still decides, and a render it
+   * refuses is cut short and answered 402. Each true takes one of those credits from the guess, so
+   * that parallel requests cannot all go ahead on one balance.
    */
-  likelyCovered(account: Account): boolean;
+  reserveAlongside(account: Account): boolean;
   /** Stops the background timers and closes the store (after in-flight requests are done). */
   close(): Promise<void>;
 }
