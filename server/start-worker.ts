@@ -4,7 +4,8 @@
 // and delivers; it answers no HTTP. The API process (start.ts) only accepts, queues and answers.
 import { getPriority } from 'node:os';
 import { Registry } from 'prom-client';
-import { batchSlots, startBatches } from './batches/index.ts';
+import { startConfiguredBatches } from './batches/from-config.ts';
+import { batchSlots } from './batches/index.ts';
 import type { RetrySchedule } from './batches/queue.ts';
 import { startCaptureCore, type CoreOverrides } from './capture-core.ts';
 import type { Config } from './config.ts';
@@ -30,18 +31,9 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     background: { niceness: niced ? 0 : config.batches.niceness, concurrency: slots },
     draining: () => false,
   });
-  const { log, telemetry, guard, accounts, pool, capture } = core;
-  const batches = await startBatches({
-    config: config.batches,
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    renderConcurrency: config.renderConcurrency,
-    accounts,
-    capture,
-    pinUrl: (u) => guard.pinUrl(u),
-    checkUrl: (u) => guard.checkUrl(u),
+  const { log, telemetry, guard, accounts, pool } = core;
+  const batches = await startConfiguredBatches(config, core, {
     registry: new Registry(),
-    log,
     webhookRetries: overrides.webhookRetries,
     runItems: true,
   });
