@@ -2,7 +2,7 @@
 # `npm test`: every test of the project, against real parts: the browser (installed by
 # scripts/setup-browser.sh if missing), a real PostgreSQL (scripts/setup-postgres.sh), real HTTP
 # over loopback. Stages: type check -> unit and integration tests (node:test) -> security battery
-# inside a network namespace of its own -> the reference deployment (replicas behind HAProxy) ->
+# inside a network namespace of its own -> the reference deployment (API replicas behind HAProxy, workers) ->
 # conformance suite (packed and installed) against a fresh reference server (twice for core) -> mutants -> the core
 # profile against a second engine (the Firefox subject) -> core against both again, side by side, under load.
 # Ends with one line "tests: N passed, N failed".
@@ -87,7 +87,7 @@ status=${PIPESTATUS[0]}
   [ "$status" = 0 ] || failed_stages+=(security)
 fi
 
-stage "reference deployment: 3 replicas behind HAProxy on PostgreSQL (rolling restart, crash, saturation, ledger)"
+stage "reference deployment: 3 API replicas behind HAProxy and 2 batch workers on PostgreSQL (rolling restart, crash, saturation, a batch with a worker killed, ledger)"
 klog=$(mktemp)
 started=$(date +%s)
 timeout 300 node --import tsx --test "${machine[@]}" --test-timeout=280000 test/cluster/*.test.ts 2>&1 | tee "$klog"

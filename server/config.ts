@@ -43,6 +43,8 @@ export interface Config {
   batches: BatchConfig;
   /** RUN_BATCHES: where batch items run (a worker process, never here, or in this process). */
   runBatches: 'worker' | 'false' | 'inline';
+  /** WORKER_METRICS_PORT: where a batch worker serves GET /metrics (0: a free port); null = no HTTP at all. */
+  workerMetricsPort: number | null;
   /** STORE_SOCKET: the embedded store served by its own process (set by npm start for its processes); null = opened here. */
   storeSocket: string | null;
   /** OpenTelemetry traces (server/telemetry/); null = off (no OTLP endpoint). */
@@ -182,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP'),
     batches: batchConfig(env),
     runBatches: runBatches(env, databaseUrl),
+    workerMetricsPort: workerMetricsPort(env),
     storeSocket: env.STORE_SOCKET?.trim() || null,
     telemetry: telemetryConfig(env),
   };
@@ -194,6 +197,14 @@ function runBatches(env: NodeJS.ProcessEnv, databaseUrl: string | null): Config[
   if (raw === 'false' && !databaseUrl && !env.STORE_SOCKET?.trim())
     throw new ConfigError('RUN_BATCHES=false needs DATABASE_URL: worker replicas (npm run worker) take the items from there');
   return raw;
+}
+
+function workerMetricsPort(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.WORKER_METRICS_PORT?.trim();
+  if (!raw) return null;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
+    throw new ConfigError(`WORKER_METRICS_PORT must be a port number (0 to 65535) or empty, got ${JSON.stringify(raw)}`);
+  return Number(raw);
 }
 
 /** The standard OTEL_* variables; null (tracing off) without an OTLP endpoint or with OTEL_SDK_DISABLED=true. */

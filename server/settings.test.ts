@@ -33,3 +33,15 @@ test('integer settings default as stated and refuse values outside their bounds,
     if (s.min > 0) assert.throws(() => loadConfig({ ...env, [name]: String(s.min - 1) }), ConfigError, name);
   }
 });
+
+test('WORKER_METRICS_PORT: unset, no listener; a port, 0 among them; anything else refused, naming the variable', () => {
+  assert.equal(loadConfig(env).workerMetricsPort, null);
+  assert.equal(loadConfig({ ...env, WORKER_METRICS_PORT: '0' }).workerMetricsPort, 0);
+  assert.equal(loadConfig({ ...env, WORKER_METRICS_PORT: '9464' }).workerMetricsPort, 9464);
+  for (const bad of ['65536', '-1', 'on'])
+    assert.throws(
+      () => loadConfig({ ...env, WORKER_METRICS_PORT: bad }),
+      (e: Error) => e instanceof ConfigError && e.message.startsWith('WORKER_METRICS_PORT'),
+      bad,
+    );
+});

@@ -144,6 +144,10 @@ export const SETTINGS = {
     'worker',
     'where batch items run. `worker`: in a worker process of their own (`npm start` starts one beside the API at `BATCH_NICENESS`, restarts it if it dies; with the embedded store a third process serves the store to both); `false`: never in this process (API replicas of a cluster, whose items run in `npm run worker` replicas; needs `DATABASE_URL`); `inline`: in the API process itself (one process, as before the worker role)',
   ),
+  WORKER_METRICS_PORT: text(
+    '',
+    'the batch worker (`npm run worker`) serves Prometheus `GET /metrics` on this port of `HOST` (its items running, renders, webhook deliveries); `0` picks a free one (the log says which); empty: the worker answers no HTTP at all. API processes serve `/metrics` on `PORT`',
+  ),
   STORE_SOCKET: text('', "set by `npm start` for its own processes, not by operators: the Unix socket where the embedded store's process serves it"),
   WEBHOOK_RETRY_SECONDS: int(
     5,

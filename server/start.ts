@@ -3,7 +3,8 @@
 // Used by server/main.ts (npm start), by the tests and by the conformance harness (port 0).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { batchSlots, startBatches } from './batches/index.ts';
+import { startConfiguredBatches } from './batches/from-config.ts';
+import { batchSlots } from './batches/index.ts';
 import type { RetrySchedule } from './batches/queue.ts';
 import type { SqlLedger } from './accounts/ledger.ts';
 import { startCaptureCore, type CoreOverrides } from './capture-core.ts';
@@ -41,28 +42,20 @@ export interface RunningServer {
 
 export async function startServer(config: Config, overrides: Overrides = {}): Promise<RunningServer> {
   const drain = new Drain();
-  const { log, telemetry, guard, accounts, pool, metrics, capture } = await startCaptureCore(config, overrides, {
+  const core = await startCaptureCore(config, overrides, {
     concurrency: config.renderConcurrency,
     // Items running in this process (RUN_BATCHES=inline) take their share of its slots.
     background: { niceness: config.batches.niceness, concurrency: batchSlots(config.renderConcurrency, config.batches.slotSharePercent) },
     draining: () => drain.draining,
   });
+  const { log, telemetry, guard, accounts, pool, metrics, capture } = core;
   // POST /v1/compare: the same capture path, and comparisons in a small pool of worker threads.
   const diff = new DiffPool();
   const compare = createCompareService({ capture, accounts, diff, maxOutputPixels: config.maxOutputPixels });
   // POST /v1/batches: captures as durable jobs in the store, run by the worker processes
   // (server/worker.ts), or here with RUN_BATCHES=inline.
-  const batches = await startBatches({
-    config: config.batches,
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    renderConcurrency: config.renderConcurrency,
-    accounts,
-    capture,
-    pinUrl: (u) => guard.pinUrl(u),
-    checkUrl: (u) => guard.checkUrl(u),
+  const batches = await startConfiguredBatches(config, core, {
     registry: metrics.registry,
-    log,
     webhookRetries: overrides.webhookRetries,
     runItems: config.runBatches === 'inline',
   });

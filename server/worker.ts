@@ -28,5 +28,6 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
 }
 const worker = await starting;
 worker.log.info({ pid: process.pid }, 'batch worker started');
+if (worker.metricsUrl) worker.log.info({ port: worker.metricsPort }, `metrics: listening on ${worker.metricsUrl}/metrics`);
 process.send?.('ready');
 process.once('disconnect', () => process.exit(1));

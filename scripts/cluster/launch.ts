@@ -1,5 +1,8 @@
-// The reference deployment on one machine: N replicas of the server sharing one PostgreSQL
-// (ledger, keys, rate limits, result cache) behind HAProxy rendered from the one template.
+// The reference deployment on one machine, in the roles of compose.yaml and deploy/kubernetes: N
+// API replicas (RUN_BATCHES=false) behind HAProxy rendered from the one template, and M batch
+// workers (server/worker.ts) apart from it, all sharing one PostgreSQL (ledger, keys, rate limits,
+// result cache, the batch queue) and, being on one machine, one DATA_DIR (the workers write batch
+// pictures there, the API replicas serve them: what the results bucket does across machines).
 // Used by `npm run cluster` (scripts/cluster.ts) and by the cluster tests (test/cluster).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -8,9 +11,12 @@ import { CHECKS, startBalancer, type Haproxy } from './haproxy.ts';
 import { startReplica, type Replica } from './replica.ts';
 
 export interface ClusterOptions {
+  /** API replicas (default 3). */
   replicas?: number;
+  /** Batch workers (default 2). */
+  workers?: number;
   databaseUrl: string;
-  /** The replicas' environment (DATABASE_URL, PORT, HOST and TMPDIR are set here). */
+  /** Every process's environment (DATABASE_URL, PORT, HOST, DATA_DIR and the role's settings are set here). */
   env: Record<string, string>;
   haproxyBinary: string;
   /** Health-check timing (default: CHECKS, as shipped in compose). */
@@ -26,8 +32,10 @@ export interface Cluster {
   url: string;
   statsUrl: string;
   haproxy: Haproxy;
-  /** The replicas now serving, by slot (r1 is replicas[0]). */
+  /** The API replicas now serving, by slot (r1 is replicas[0]). */
   replicas: Replica[];
+  /** The batch workers, by slot (w1 is workers[0]); `url` is where each serves /metrics. */
+  workers: Replica[];
   dir: string;
   /** Polls the balancer until `ok(states)` holds; returns the states, or throws after `ms`. */
   waitFor(ok: (states: Record<string, string>) => boolean, ms: number, what: string): Promise<Record<string, string>>;
@@ -38,36 +46,43 @@ export interface Cluster {
    * the old process's exit: the new one starts while the old one drains, as a rolling update does).
    */
   startReplica(i: number, after?: Promise<unknown>): Promise<Replica>;
+  /** Starts a new worker process for slot i (after one was stopped or killed). */
+  startWorker(i: number): Promise<Replica>;
   stop(): Promise<void>;
 }
 
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const n = opts.replicas ?? 3;
+  const m = opts.workers ?? 2;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'screenshot-cluster-'));
   const slotName = (i: number) => `r${i + 1}`;
-  // behind HAProxy every connection comes from it; it caps connections per client address itself
-  // Each replica runs its batch items itself (RUN_BATCHES=inline): its /metrics shows the items it
-  // runs, which the cluster test's kill picks its victim by. Separate worker replicas are not here yet.
-  const env = {
-    MAX_CONNECTIONS_PER_IP: '0',
-    RUN_BATCHES: 'inline',
-    ...opts.env,
-    DATABASE_URL: opts.databaseUrl,
-    HOST: '127.0.0.1',
-    DATA_DIR: path.join(dir, 'data'),
-  };
+  const workerName = (i: number) => `w${i + 1}`;
+  const shared = { ...opts.env, DATABASE_URL: opts.databaseUrl, HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data') };
+  // Behind HAProxy every connection comes from it; it caps connections per client address itself.
+  // RUN_BATCHES=false whatever the caller's environment says: batch items are the workers' alone.
+  const apiEnv = { MAX_CONNECTIONS_PER_IP: '0', ...shared, RUN_BATCHES: 'false' };
+  // As compose's workers: nothing else renders there, so every slot is for items, at normal priority.
+  const workerEnv = { BATCH_SLOT_SHARE: '100', BATCH_NICENESS: '0', ...shared };
   const launch = (i: number) =>
     startReplica({
       name: slotName(i),
-      env,
+      env: apiEnv,
       onLine: opts.onLine && ((l) => opts.onLine!(slotName(i), l)),
+    });
+  const launchWorker = (i: number) =>
+    startReplica({
+      name: workerName(i),
+      role: 'worker',
+      env: workerEnv,
+      onLine: opts.onLine && ((l) => opts.onLine!(workerName(i), l)),
     });
 
   const replicas: Replica[] = [];
+  const workers: Replica[] = [];
   let haproxy: Haproxy | undefined;
   const stopAll = async () => {
     await Promise.all(
-      replicas.map(async (r) => {
+      [...replicas, ...workers].map(async (r) => {
         if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill('SIGTERM');
         const late = setTimeout(() => r.proc.kill('SIGKILL'), 30_000);
         await r.exited;
@@ -79,8 +94,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   };
 
   try {
-    const started = await Promise.allSettled(Array.from({ length: n }, (_, i) => launch(i)));
-    for (const s of started) if (s.status === 'fulfilled') replicas.push(s.value);
+    const started = await Promise.allSettled([...Array.from({ length: n }, (_, i) => launch(i)), ...Array.from({ length: m }, (_, i) => launchWorker(i))]);
+    for (const s of started) if (s.status === 'fulfilled') (s.value.role === 'api' ? replicas : workers).push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
 
@@ -103,6 +118,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     statsUrl: h.statsUrl,
     haproxy: h,
     replicas,
+    workers,
     dir,
     async waitFor(ok, ms, what) {
       const until = Date.now() + ms;
@@ -124,6 +140,11 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       replicas[i] = r;
       await h.setAddress(slotName(i), '127.0.0.1', r.port);
       return r;
+    },
+    async startWorker(i) {
+      const w = await launchWorker(i);
+      workers[i] = w;
+      return w;
     },
     stop: stopAll,
   };

@@ -1,11 +1,21 @@
-// One replica of the reference deployment: `node --import tsx server/main.ts` as a child process,
-// exactly as operators run it, on port 0 (the port is read from its "listening" log line).
+// One process of the reference deployment, as operators run it: an API replica (`node --import
+// tsx server/main.ts`, on port 0, its port read from its "listening" log line) or a batch worker
+// (`server/worker.ts`, what `npm run worker` runs, with WORKER_METRICS_PORT=0: the port of its
+// /metrics, read from its "listening" line, is how it is watched from outside).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './haproxy.ts';
 
+/** What each role runs, and where its port comes from. */
+export const ROLES = {
+  api: { entry: 'server/main.ts', portVariable: 'PORT' },
+  worker: { entry: 'server/worker.ts', portVariable: 'WORKER_METRICS_PORT' },
+} as const;
+export type Role = keyof typeof ROLES;
+
 export interface Replica {
   name: string;
+  role: Role;
   proc: ChildProcess;
   pid: number;
   port: number;
@@ -17,16 +27,20 @@ export interface Replica {
 
 export async function startReplica(opts: {
   name: string;
+  /** Default: api. */
+  role?: Role;
   env: Record<string, string>;
   /** Each output line as it comes (the cluster script prints them prefixed). */
   onLine?: (line: string) => void;
   timeoutMs?: number;
 }): Promise<Replica> {
   // TMPDIR stays shared: tsx keeps its compiled modules there (a cold cache costs seconds per start).
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env, PORT: '0' };
+  const role = opts.role ?? 'api';
+  const { entry, portVariable } = ROLES[role];
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env, [portVariable]: '0' };
   // A process group of its own: npm start's processes (store, API, worker, their browsers) are in
   // it, so that `exited` can wait for all of them, not only for npm start.
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,7 +88,7 @@ export async function startReplica(opts: {
       reject(new Error(`${opts.name} exited (${code ?? signal}) before listening:\n${out.slice(-4000)}`));
     });
   });
-  return { name: opts.name, proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+  return { name: opts.name, role, proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, output: () => out, exited };
 }
 
 /**

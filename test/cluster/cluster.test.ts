@@ -1,7 +1,8 @@
-// The reference deployment with real processes on loopback (README "Running at scale"): three
-// replicas of server/main.ts on one PostgreSQL behind HAProxy rendered from the one template
-// (scripts/cluster/launch.ts, what `npm run cluster` runs), RENDER_CONCURRENCY=1, small pages,
-// bounded counts. In order, on one cluster:
+// The reference deployment with real processes on loopback (docs/operations.md "Running at
+// scale"), in the roles of compose.yaml: three API replicas of server/main.ts (RUN_BATCHES=false)
+// behind HAProxy rendered from the one template, and two batch workers (server/worker.ts) apart
+// from it, all on one PostgreSQL (scripts/cluster/launch.ts, what `npm run cluster` runs),
+// RENDER_CONCURRENCY=1, small pages, bounded counts. In order, on one cluster:
 //   cache      a capture stored by one replica is a free hit on another; identical requests
 //              arriving together on three replicas render once and are charged once (single flight)
 //   rolling    SIGTERM one replica at a time under steady load, bring it back: /readyz 503 at
@@ -10,8 +11,11 @@
 //              nothing else fails, the balancer takes it out within its check interval
 //   saturation more load than the replicas take: each answer is a capture or a 503 with
 //              Retry-After, never a 502 or a hang; a full replica says so on /readyz
-//   batch      a 100-item batch (POST /v1/batches) with one replica killed (SIGKILL) mid-way:
-//              it completes, every item succeeded and billed once, the killed item ran again
+//   batch      a 24-item batch (POST /v1/batches through HAProxy) runs on the workers only (the
+//              API replicas' metrics show no item, the workers' show theirs); one worker killed
+//              (SIGKILL) mid-item: synchronous captures meanwhile all answer 200, the item runs
+//              again on the other worker, every item succeeded and billed once, every webhook
+//              event delivered
 //   ledger     credits spent = successful non-cached captures and batch items, exactly, across
 //              all of the above
 // Figures are printed (t.diagnostic) for the integrator's note.
@@ -22,8 +26,9 @@ import pg from 'pg';
 import { postgresStore, PG_SKIP, type TestStore } from '../support/stores.ts';
 import { startCluster, type Cluster } from '../../scripts/cluster/launch.ts';
 import type { HaproxyParams } from '../../scripts/cluster/haproxy.ts';
-import { page, startFixture, type Fixture } from '../support/fixture.ts';
-import { call, shootOrFailure, show, type Reply } from '../support/http.ts';
+import { Webhook } from 'standardwebhooks';
+import { page, startFixture, webhookReceiver, type Fixture } from '../support/fixture.ts';
+import { call, shootOrFailure, show, webhookSecretOf, type Reply } from '../support/http.ts';
 import { chromiumDescendants } from '../support/processes.ts';
 import { TEST_KEY } from '../support/server.ts';
 import { eventually, sleep } from '../support/wait.ts';
@@ -39,6 +44,7 @@ const SLACK_MS = 5000; // a loaded 2-core machine delays checks and processes
 const viewport = { width: 32, height: 24 };
 
 let fx: Fixture;
+let hooks: ReturnType<typeof webhookReceiver> = [];
 let store: TestStore;
 let cluster: Cluster;
 let databaseUrl: string;
@@ -119,13 +125,22 @@ async function readyz(base: string): Promise<{ status: number; message?: string 
   return { status: r.status, message: j.message };
 }
 
+/** The sum of every series of `name` (all its label values). */
+async function metricSum(base: string, name: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
 async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return Number(line?.split(' ')[1] ?? NaN);
 }
 
-describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { skip: SKIP }, () => {
+describe('reference deployment: API replicas behind HAProxy and batch workers on one PostgreSQL', { skip: SKIP }, () => {
   before(async () => {
     fx = await startFixture();
     // A page whose server answers after 1 s: identical requests arriving together overlap.
@@ -134,11 +149,13 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end('<body style="margin:0;background:#c0c"></body>');
     });
     page(fx, '/card', '<body style="margin:0;background:#fc0"></body>');
+    hooks = webhookReceiver(fx);
     store = await postgresStore();
     databaseUrl = store.config().databaseUrl!;
     const t0 = Date.now();
     cluster = await startCluster({
       replicas: 3,
+      workers: 2,
       databaseUrl,
       haproxyBinary: HAPROXY,
       checks: CHECKS,
@@ -156,7 +173,7 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
         DRAIN_SECONDS: '3',
       },
     });
-    console.log(`# cluster of 3 replicas + HAProxy up in ${Date.now() - t0} ms`);
+    console.log(`# cluster of 3 API replicas + HAProxy + 2 workers up in ${Date.now() - t0} ms`);
   });
 
   after(async () => {
@@ -341,16 +358,17 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
     await cluster.waitFor((st) => Object.values(st).every((x) => x === 'UP'), 30_000, 'every replica UP after the burst');
   });
 
-  test('batch: 100 items with one replica killed (SIGKILL) mid-way complete, nothing lost or billed twice', async (t: TestContext) => {
-    const n = 100;
+  test('batch on the workers: submitted through HAProxy, run by the workers only; a worker killed (SIGKILL) mid-item, captures still answer, the batch completes, billed once, no webhook lost', async (t: TestContext) => {
+    const n = 24;
     const requests = Array.from({ length: n }, (_, i) => ({
       // each item keeps its renderer busy for 300 ms, so that the kill below lands while one runs
       html: `<body style="margin:0;background:#${((i * 40503) % 0xffffff).toString(16).padStart(6, '0')}"><script>for (const t = Date.now(); Date.now() - t < 300; );</script></body>`,
       viewport,
       waitUntil: 'load',
     }));
+    const apiRunning = () => Promise.all(cluster.replicas.map((x) => metric(x.url, 'screenshot_batch_items_running')));
     const t0 = Date.now();
-    const r = await call(cluster.url, '/v1/batches', { requests });
+    const r = await call(cluster.url, '/v1/batches', { requests, webhook: { url: `${fx.origin}/hook` } });
     assert.equal(r.status, 202, show(r));
     const id = r.json.id as string;
     const get = async () => {
@@ -358,35 +376,38 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       assert.equal(g.status, 200, show(g));
       return g.json;
     };
-    // Killed while it renders an item, once a fifth of the batch is done.
+    // Synchronous captures through HAProxy from now until the batch is done: none may fail.
+    const load = steadyLoad(1, () => quickHtml());
+    t.after(() => load.stop());
+    // Killed while it runs an item (claimed, not settled: the gauge, not renders in flight, which
+    // also count a finished item's page still closing), once a fifth of the batch is done.
     let victim = -1;
+    const apiSeen: number[] = [];
     assert.ok(
       await eventually(
         async () => {
+          apiSeen.push(...(await apiRunning()));
           if ((await get()).counts.succeeded < n / 5) return false;
-          // items claimed and not settled: renders in flight also count a finished item's page
-          // still being closed, and a replica killed then holds nothing to run again
-          const busy = await Promise.all(cluster.replicas.map((x) => metric(x.url, 'screenshot_batch_items_running')));
+          const busy = await Promise.all(cluster.workers.map((w) => metric(w.url, 'screenshot_batch_items_running')));
           victim = busy.findIndex((x) => x >= 1);
           return victim >= 0;
         },
         60_000,
         50,
       ),
-      'the batch is under way on the replicas',
+      'the batch is under way on the workers',
     );
-    const dead = cluster.replicas[victim]!;
+    const dead = cluster.workers[victim]!;
+    const survivor = cluster.workers[1 - victim]!;
     dead.proc.kill('SIGKILL');
+    const killedAfter = Date.now() - t0;
     await dead.exited;
     const atKill = (await get()).counts;
-    t.after(async () => {
-      await cluster.startReplica(victim);
-      await cluster.waitFor((st) => st[dead.name] === 'UP', 60_000, `${dead.name} UP again`);
-    });
     let b: any;
     assert.ok(
       await eventually(
         async () => {
+          apiSeen.push(...(await apiRunning()));
           b = await get();
           return b.counts.pending === 0;
         },
@@ -395,10 +416,24 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       ),
       `the batch completes without ${dead.name}: ${JSON.stringify(b?.counts)}`,
     );
+    const took = Date.now() - t0;
+    const sync = await load.stop();
     assert.deepEqual(b.counts, { total: n, succeeded: n, failed: 0, cancelled: 0, pending: 0 });
     for (const i of b.items) assert.equal(i.credits, 1, `item ${i.index} billed once`);
     const again = b.items.filter((i: any) => i.runs >= 2).map((i: any) => i.index);
-    assert.ok(again.length >= 1, 'the item the killed replica held ran again elsewhere');
+    assert.ok(again.length >= 1, `the item ${dead.name} held ran again on ${survivor.name}`);
+
+    // From outside: the API replicas never held an item nor ran one; the workers did.
+    assert.ok(
+      apiSeen.every((x) => x === 0),
+      `no API replica ever had an item running (${apiSeen.length} readings)`,
+    );
+    const apiRuns = await Promise.all(cluster.replicas.map((x) => metricSum(x.url, 'screenshot_batch_item_run_seconds_count')));
+    assert.deepEqual(apiRuns, [0, 0, 0], 'no API replica ran an item');
+    const survivorRuns = await metricSum(survivor.url, 'screenshot_batch_item_run_seconds_count');
+    assert.ok(survivorRuns >= 1, `${survivor.name} ran items (${survivorRuns}); ${dead.name} was running one when killed`);
+    assert.equal(summary(sync).failed, 0, `synchronous captures meanwhile: ${summary(sync).statuses}\n${balancerLog()}`);
+
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     try {
@@ -410,8 +445,22 @@ describe('reference deployment: replicas behind HAProxy on one PostgreSQL', { sk
       await db.end();
     }
     for (const i of [0, n - 1]) assert.equal((await call(cluster.url, `/v1/batches/${id}/items/${i}`, undefined, { method: 'GET' })).status, 200);
+
+    // Webhooks: an event whose delivery was in flight on the killed worker is made again (with
+    // its webhook-id) once its job's heartbeat has stopped, so each item's event and
+    // batch.completed arrive, signed with the secret the API shows the key.
+    const wh = new Webhook(await webhookSecretOf(cluster.url));
+    const events = () => hooks.filter((h) => h.body.includes(id)).map((h) => ({ id: h.headers['webhook-id'], ...(wh.verify(h.body, h.headers) as any) }));
+    const distinct = () => new Set(events().map((e) => `${e.type} ${e.data.index ?? ''}`));
+    assert.ok(await eventually(() => distinct().size === n + 1, 40_000, 100), `every event delivered: ${distinct().size} of ${n + 1}`);
+    const got = events();
+    assert.deepEqual(
+      [...new Set(got.filter((e) => e.type === 'capture.succeeded').map((e) => e.data.index))].sort((x, y) => x - y),
+      Array.from({ length: n }, (_, i) => i),
+    );
+    assert.equal(new Set(got.filter((e) => e.type === 'batch.completed').map((e) => e.id)).size, 1, 'batch.completed once (by webhook-id)');
     t.diagnostic(
-      `batch: ${n} items, ${dead.name} killed at ${JSON.stringify(atKill)}; done in ${Date.now() - t0} ms; items run twice: ${again.join(', ')}; ${n} credits`,
+      `batch on the workers: ${n} items, ${dead.name} killed after ${killedAfter} ms at ${JSON.stringify(atKill)}; done in ${took} ms; items run twice: ${again.join(', ')}; ${survivor.name} ran ${survivorRuns}, the API replicas 0 (${apiSeen.length} readings of their running gauge, all 0); ${sync.length} synchronous captures meanwhile, all 200; ${got.length} webhook deliveries for ${n + 1} events; ${n} credits`,
     );
   });
 
