@@ -23,7 +23,13 @@ export interface CoreOverrides {
 export async function startCaptureCore(
   config: Config,
   overrides: CoreOverrides,
-  shape: { concurrency: number; background: PoolOptions['background']; draining: () => boolean },
+  shape: {
+    concurrency: number;
+    background: PoolOptions['background'];
+    draining: () => boolean;
+    /** False: API_KEYS is left to the processes that answer HTTP (a worker neither adds nor revokes keys). */
+    syncEnvKeys?: boolean;
+  },
 ) {
   const log = overrides.log ?? createLogger(config.logLevel);
   // Before anything that makes spans; the SDK is not loaded at all without an OTLP endpoint.
@@ -33,7 +39,7 @@ export async function startCaptureCore(
     allow: config.egressAllow,
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
   });
-  const accounts = overrides.accounts ?? (await openAccounts(config));
+  const accounts = overrides.accounts ?? (await openAccounts(config, { syncEnvKeys: shape.syncEnvKeys }));
   const pool = new BrowserPool({
     executablePath: config.chromiumPath,
     launchArgs: egressLaunchArgs(guard.proxyPort),

@@ -33,6 +33,9 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     concurrency: slots,
     background: { niceness: niced ? 0 : config.batches.niceness, concurrency: slots },
     draining: () => false,
+    // Keys are the API's business: a worker given another API_KEYS list (or none) must not revoke
+    // the keys the API replicas were started with.
+    syncEnvKeys: false,
   });
   const { log, telemetry, guard, accounts, pool, metrics } = core;
   const batches = await startConfiguredBatches(config, core, {

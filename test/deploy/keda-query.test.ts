@@ -84,8 +84,9 @@ test(
     assert.equal(await depth(query), ITEMS, 'every item queued, none taken');
     assert.equal(await gauge(), ITEMS, "the API's gauge says the same");
 
-    // A worker takes them; the depth only falls, to 0.
-    worker = await startWorker(testConfig({ ...shared, BATCH_SLOT_SHARE: '100', BATCH_NICENESS: '0' }));
+    // A worker takes them; the depth only falls, to 0. It is given no API_KEYS: keys are the API's
+    // (the batch is read with the test key at the end: the worker revoked nothing).
+    worker = await startWorker(testConfig({ ...shared, BATCH_SLOT_SHARE: '100', BATCH_NICENESS: '0', API_KEYS: '' }));
     const seen: number[] = [];
     assert.ok(
       await eventually(
@@ -100,6 +101,7 @@ test(
     );
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! <= seen[i - 1]!, `the depth only falls: ${seen.join(' ')}`);
     const b = await call(api.url, `/v1/batches/${r.json.id}`, undefined, { method: 'GET' });
+    assert.equal(b.status, 200, `the test key still works after the worker started without it: ${show(b)}`);
     assert.equal(b.json.counts.succeeded, ITEMS, show(b));
     assert.equal(await gauge(), 0);
     t.diagnostic(`KEDA query: error before the first batch, then ${ITEMS}, then ${[...new Set(seen)].join(' -> ')}`);
