@@ -5,7 +5,13 @@
 import { $, el } from './dom.js';
 
 const FINAL = new Set(['done', 'cancelled']);
+/** Nothing is left to cancel: done, or cancelled already. */
 export const isFinal = (batch) => FINAL.has(batch.state);
+/** Nothing is left to land: a cancelled batch's running items still finish, and their pictures still come. */
+export const isSettled = (batch) => isFinal(batch) && batch.counts.pending === 0;
+
+/** What a thumbnail's box says until (or instead of) a picture. */
+const PLACEHOLDER = { queued: 'waiting its turn', running: 'rendering…', failed: 'no picture', cancelled: 'not run' };
 
 /** @type {Map<number, {li: HTMLElement, state: string, url?: string}>} */
 const shown = new Map();
@@ -56,6 +62,7 @@ export function showBatch(b, picture) {
     s.state = item.state;
     s.li.dataset.state = item.state;
     s.li.querySelector('.caption').replaceChildren(...caption(item));
+    s.li.querySelector('.thumb').textContent = PLACEHOLDER[item.state] ?? '';
     if (item.state === 'succeeded' && item.link) void land(s, item, picture);
   }
   showDeliveries(b.webhook);

@@ -7,7 +7,7 @@
 // must be ...`), each part shown next to the box it is about.
 import { $ } from './dom.js';
 import { appendRequest, batchBody, parseList, requestsOf } from './batch-list.js';
-import { clearBatch, deliveriesToCome, isFinal, showBatch } from './batch-view.js';
+import { clearBatch, deliveriesToCome, isFinal, isSettled, showBatch } from './batch-view.js';
 
 /** How often a batch is read while its items run (and its last event goes out), and then while its webhook still has retries coming. */
 const POLL_MS = 1000;
@@ -124,7 +124,7 @@ async function follow(batch) {
     }
     if (current !== batch) return;
     render(b);
-    const toCome = isFinal(b) ? deliveriesToCome(b) : 'items';
+    const toCome = isSettled(b) ? deliveriesToCome(b) : 'items';
     if (!toCome) return;
     if (toCome === 'retries') {
       batch.retrying ??= Date.now();
@@ -140,7 +140,12 @@ async function follow(batch) {
 function render(b) {
   showBatch(b, picture);
   $('batch-cancel').hidden = isFinal(b);
-  $('batch-status').textContent = isFinal(b) ? `Batch ${b.state}.` : `Running: ${b.counts.total - b.counts.pending} of ${b.counts.total} landed…`;
+  const landed = `${b.counts.total - b.counts.pending} of ${b.counts.total} landed`;
+  $('batch-status').textContent = isSettled(b)
+    ? `Batch ${b.state}.`
+    : isFinal(b)
+      ? `Batch ${b.state}: ${landed}, the running ones finish…`
+      : `Running: ${landed}…`;
 }
 
 /** A succeeded item's picture, fetched with the key from the item's link (GET /v1/batches/{id}/items/{index}). */
