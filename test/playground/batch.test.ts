@@ -2,7 +2,7 @@
 // other playground tests): a list built from the form, sent as POST /v1/batches with the page's
 // key, its items landing as thumbnails with their state, the webhook's deliveries listed; a pasted
 // body the server refuses shows its message, naming the field, next to the list; a cancel.
-// Set PLAYGROUND_SCREENSHOTS=<dir> to keep pictures of the page with a batch landed (wide, narrow).
+// Set PLAYGROUND_SCREENSHOTS=<dir> to keep pictures of the page: playground-batch-{wide,section,narrow,dark,refused,cancelled}.png.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -123,6 +123,8 @@ test('three requests added from the form land as three pictures, succeeded, and 
     await shoot(page, 'section');
     await page.setViewportSize({ width: 600, height: 900 });
     await shoot(page, 'narrow');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shoot(page, 'dark');
   }
   await page.close();
 });

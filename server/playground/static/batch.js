@@ -141,11 +141,9 @@ function render(b) {
   showBatch(b, picture);
   $('batch-cancel').hidden = isFinal(b);
   const landed = `${b.counts.total - b.counts.pending} of ${b.counts.total} landed`;
-  $('batch-status').textContent = isSettled(b)
-    ? `Batch ${b.state}.`
-    : isFinal(b)
-      ? `Batch ${b.state}: ${landed}, the running ones finish…`
-      : `Running: ${landed}…`;
+  const status = isSettled(b) ? `Batch ${b.state}.` : isFinal(b) ? `Batch ${b.state}: ${landed}, the running ones finish…` : `Running: ${landed}…`;
+  // Written only when it changes: the status is a live region, and a poll every second must not announce the same words again.
+  if ($('batch-status').textContent !== status) $('batch-status').textContent = status;
 }
 
 /** A succeeded item's picture, fetched with the key from the item's link (GET /v1/batches/{id}/items/{index}). */
