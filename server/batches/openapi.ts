@@ -8,6 +8,27 @@ import { BATCHES_PATH, WEBHOOK_SECRET_PATH } from './validate.ts';
 
 type Json = Record<string, unknown>;
 
+/** One attempt to deliver a webhook event: a row of webhook_deliveries (server/batches/sql.ts, deliveriesOf), as the batch lists it. */
+const DELIVERY_SCHEMA = {
+  type: 'object',
+  required: ['event_id', 'type', 'attempt', 'outcome', 'at'],
+  properties: {
+    event_id: { type: 'string', description: "The event's `webhook-id`, the same on every attempt: receivers drop duplicates by it." },
+    type: { type: 'string', enum: ['capture.succeeded', 'capture.failed', 'batch.completed'] },
+    idx: { type: ['integer', 'null'], minimum: 0, description: 'The item the event is about; null for batch.completed.' },
+    attempt: { type: 'integer', minimum: 1 },
+    status: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when there was no answer (refused, timed out, blocked)." },
+    outcome: {
+      type: 'string',
+      enum: ['delivered', 'failed', 'gave_up', 'blocked'],
+      description:
+        '`failed`: this attempt failed, and another follows after a backoff while retries remain; `gave_up`: the last retry failed; `blocked`: the URL failed the egress guard (not retried).',
+    },
+    error: { type: ['string', 'null'] },
+    at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 const BATCH_SCHEMA = {
   type: 'object',
   description: 'A batch (docs/batches.md): its state, counts, items and webhook attempts.',
@@ -41,7 +62,15 @@ const BATCH_SCHEMA = {
         },
       },
     },
-    webhook: { type: 'object', properties: { url: { type: 'string' }, deliveries: { type: 'array', items: { type: 'object' } } } },
+    createdAt: { type: 'string', format: 'date-time' },
+    completedAt: { type: 'string', format: 'date-time', description: 'When no item was left pending (done, or cancelled and the running ones finished).' },
+    webhook: {
+      type: 'object',
+      properties: {
+        url: { type: 'string' },
+        deliveries: { type: 'array', description: 'Every attempt to deliver an event, oldest first.', items: DELIVERY_SCHEMA },
+      },
+    },
   },
 } as const;
 

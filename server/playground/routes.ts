@@ -3,7 +3,8 @@
 // step: static/index.html, static/app.js with its modules (every static/*.js is served: form.js and
 // groups.js build the option form from the request JSON Schema in GET /openapi.json, so it is never
 // a second copy; request.js, code.js and panel.js show the request as code and as a link; result.js
-// lists the headers that /playground/headers.json names: headers.ts, from the response registry),
+// lists the headers that /playground/headers.json names: headers.ts, from the response registry;
+// batch.js, batch-list.js and batch-view.js send a batch and show its items and webhook deliveries),
 // static/style.css.
 // Served from memory with a strict Content-Security-Policy: scripts, styles and fetches from this
 // origin only, images also from blob: (the screenshot), no framing. GET /README.md serves the

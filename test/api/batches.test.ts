@@ -4,6 +4,7 @@
 // signed webhooks (Standard Webhooks) for every item and batch.completed once, cancellation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Ajv } from 'ajv';
 import { Webhook } from 'standardwebhooks';
 import { startFixture, page, type Fixture, webhookReceiver } from '../support/fixture.ts';
 import { OTHER_KEY, startTestServer, type TestServer } from '../support/server.ts';
@@ -196,6 +197,12 @@ describe('a batch runs to the end', () => {
     const after = (await get(`/v1/batches/${id}`)).json;
     assert.ok(after.webhook.deliveries.length >= 6);
     assert.ok(after.webhook.deliveries.every((d: any) => d.outcome === 'delivered' && d.status === 204));
+    // The batch is what /openapi.json says of it, its deliveries' fields with it (the playground reads them).
+    const doc = (await get('/openapi.json')).json;
+    const described = new Ajv({ strict: false, validateFormats: false }).compile(
+      doc.paths['/v1/batches/{id}'].get.responses['200'].content['application/json'].schema,
+    );
+    assert.ok(described(after), JSON.stringify(described.errors));
   });
 
   test('batch items render in a browser of their own at BATCH_NICENESS (10), every process of it; captures at normal priority', async () => {

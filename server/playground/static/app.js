@@ -4,7 +4,9 @@
 // after a capture are those GET /playground/headers.json names (the response registry,
 // server/response/), so a new response fact does too. Errors are shown next to the field their
 // message names ("viewport.width must be ...", server/request/validate.ts). The request is also
-// shown as code and as a link (panel.js), and a `#request=` link fills the form (request.js).
+// shown as code and as a link (panel.js), and a `#request=` link fills the form (request.js). The
+// Batch section (batch.js) sends many requests at once, the form's among them.
+import { wireBatch } from './batch.js';
 import { $, el } from './dom.js';
 import { bodySchema, controls, field, requestSchema } from './form.js';
 import { groupOf, groups, makeGroups, showCounts } from './groups.js';
@@ -183,6 +185,7 @@ $('form').addEventListener('submit', submit);
 for (const type of ['input', 'change']) $('form').addEventListener(type, (e) => e.target !== $('key') && refresh({ address: type === 'change' }));
 window.addEventListener('hashchange', () => (openLink(), refresh({ address: false })));
 wirePanel();
+wireBatch(HEADERS, request);
 buildForm()
   .then(() => (openLink(), refresh({ address: false })))
   .catch((e) => {

@@ -29,6 +29,7 @@ export function showCompare() {
   $('compare-options').hidden = !$('compare-on').checked;
   $('field-baseline-url').hidden = checked('baseline') !== 'url';
   $('submit').textContent = comparing() ? 'Compare' : 'Take screenshot';
+  $('add-to-batch').hidden = comparing(); // a batch holds captures, never comparisons
 }
 
 /** The capture's fields as the form has them (defaults left out), and the comparison's when comparing. */
