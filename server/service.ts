@@ -4,7 +4,7 @@
 // its facts (server/response/facts.ts); the routes write them (server/response/).
 import { CONTENT_TYPES } from './kinds/image.ts';
 import type { Rect } from '../lib/visual-diff/diff.ts';
-import type { Account, Accounts } from './accounts/index.ts';
+import type { Account, Accounts, Reservation } from './accounts/index.ts';
 import type { JointBill } from './accounts/joint-bill.ts';
 import type { ResultCache } from './cache/index.ts';
 import { cacheKey } from './cache/index.ts';
@@ -52,6 +52,12 @@ export interface CaptureOptions {
   bill?: Pick<JointBill, 'hold'>;
   /** The reservation's id, committed at most once ever (a batch item's, run again after a crash). */
   reservationId?: string;
+  /**
+   * The credit is taken care of already (a batch item's, reserved in the statement that claims
+   * it): its reservation, used instead of reserving one and released like one when nothing is
+   * billed; or 'paid', an earlier run of the same work was billed, so nothing is reserved.
+   */
+  reserved?: Reservation | 'paid';
   /** False: not counted against the per-key rate (a batch's items: the batch was counted once). */
   rateLimit?: boolean;
   /** Background work (a batch item): takes a render slot only when no request waits for one. */
@@ -81,6 +87,7 @@ export function createCaptureService(deps: ServiceDeps) {
       if (got.hit) {
         deps.metrics.cache.inc({ result: got.joined ? 'joined' : 'hit' });
         const { body, contentType, width, height, picture } = got.hit;
+        if (opts.reserved && opts.reserved !== 'paid') await deps.accounts.release(opts.reserved); // a hit costs nothing
         const remaining = await deps.accounts.balance(account);
         const facts: CaptureFacts = { ...picture, format: req.format, cache: 'hit', credits: { charged: 0, remaining }, cacheTtl };
         return { body, contentType, width, height, request: req, facts };
@@ -108,7 +115,8 @@ export function createCaptureService(deps: ServiceDeps) {
     opts: CaptureOptions,
     arrivedAt: number,
   ): Promise<CaptureOutcome> {
-    const reservation = await deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
+    const reservation =
+      opts.reserved === 'paid' ? undefined : (opts.reserved ?? (await deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal)));
     const started = process.hrtime.bigint();
     let committed = false;
     try {
@@ -117,7 +125,11 @@ export function createCaptureService(deps: ServiceDeps) {
       // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
       deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);
-      const { charged, remaining } = opts.bill ? opts.bill.hold(reservation) : await deps.accounts.commit(reservation);
+      const { charged, remaining } = !reservation
+        ? { charged: 0, remaining: await deps.accounts.balance(account) }
+        : opts.bill
+          ? opts.bill.hold(reservation)
+          : await deps.accounts.commit(reservation);
       committed = true;
       // Every other member of the render's result is a fact about the picture (response/facts.ts);
       // the measured boxes answer this request only.
@@ -138,7 +150,7 @@ export function createCaptureService(deps: ServiceDeps) {
       if (e instanceof ServiceError) deps.metrics.renderSeconds.observe({ outcome: e.code }, Number(process.hrtime.bigint() - started) / 1e9);
       throw e;
     } finally {
-      if (!committed) await deps.accounts.release(reservation);
+      if (!committed && reservation) await deps.accounts.release(reservation);
     }
   }
 
