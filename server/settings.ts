@@ -144,6 +144,12 @@ export const SETTINGS = {
     'worker',
     'where batch items run. `worker`: in a worker process of their own (`npm start` starts one beside the API at `BATCH_NICENESS`, restarts it if it dies; with the embedded store a third process serves the store to both); `false`: never in this process (API replicas of a cluster, whose items run in `npm run worker` replicas; needs `DATABASE_URL`); `inline`: in the API process itself (one process, as before the worker role)',
   ),
+  BATCH_POLL_SECONDS: int(
+    30,
+    1,
+    600,
+    'how often an idle worker looks for batch items and webhook events it was not woken for: items queued by another process wake it at once (LISTEN/NOTIFY), events it queued itself too, and retries when they are due; what is left (an event queued by another process, e.g. `batch.completed` after a `DELETE`, a retry failed on another replica) waits up to this long',
+  ),
   STORE_SOCKET: text('', "set by `npm start` for its own processes, not by operators: the Unix socket where the embedded store's process serves it"),
   WEBHOOK_RETRY_SECONDS: int(
     5,

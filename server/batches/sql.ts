@@ -56,6 +56,8 @@ const SQL = {
   // pg-boss's own table, read where its API has no call for it.
   queueExists: "SELECT to_regclass('pgboss.job') AS t",
   activeJobs: `SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`,
+  nextDue: `SELECT EXTRACT(EPOCH FROM min(start_after) - now()) AS wait FROM pgboss.job
+     WHERE name = $1 AND state IN ('created', 'retry') AND start_after > now()`,
   queuePlaces: `SELECT (SELECT -max(j.priority) FROM pgboss.job j WHERE j.name = $1 AND j.state < 'active') AS head,
             (SELECT -min(j.priority) FROM pgboss.job j JOIN batches b ON b.id = j.data->>'batchId'
               WHERE j.name = $1 AND j.state < 'active' AND b.account_id = $2) AS line`,
@@ -275,6 +277,12 @@ export async function queueExists(q: Queryable): Promise<boolean> {
 /** The ids of a queue's jobs that pg-boss holds as active. */
 export async function activeJobs(q: Queryable, queue: string): Promise<string[]> {
   return (await q.query<{ id: string }>(SQL.activeJobs, [queue])).map((r) => r.id);
+}
+
+/** Seconds until the queue's next delayed job (a retry) may run; undefined when it has none. */
+export async function nextDueSeconds(q: Queryable, queue: string): Promise<number | undefined> {
+  const wait = (await q.query<{ wait: unknown }>(SQL.nextDue, [queue]))[0]?.wait;
+  return wait == null ? undefined : Math.max(0, Number(wait));
 }
 
 /** The place the queue serves next (head) and the last place of this account's waiting items (line), from pg-boss's priorities. */
