@@ -64,6 +64,8 @@ export interface BatchConfig {
   retentionSeconds: number;
   /** WEBHOOK_RETRY_SECONDS: the first retry's delay (server/batches/queue.ts WEBHOOK_RETRIES doubles it). */
   webhookRetrySeconds: number;
+  /** BATCH_POLL_SECONDS: the workers' fallback poll (server/batches/workers.ts). */
+  pollSeconds: number;
   results: ResultsConfig;
   /** WEBHOOK_SECRET: each API_KEYS key's webhook secret is derived from it (server/webhooks/secrets.ts); null = they get a random one in the store. */
   webhookSecret: string | null;
@@ -249,6 +251,7 @@ function batchConfig(env: NodeJS.ProcessEnv): BatchConfig {
     niceness: int(env, 'BATCH_NICENESS'),
     retentionSeconds: int(env, 'RESULTS_RETENTION_SECONDS'),
     webhookRetrySeconds: int(env, 'WEBHOOK_RETRY_SECONDS'),
+    pollSeconds: int(env, 'BATCH_POLL_SECONDS'),
     webhookSecret,
     results: bucket
       ? { kind: 's3', bucket, endpoint, region: textOf(env, 'RESULTS_S3_REGION'), prefix: env.RESULTS_S3_PREFIX?.trim() ?? '', accessKeyId, secretAccessKey }

@@ -52,6 +52,12 @@ export interface CaptureOptions {
   bill?: Pick<JointBill, 'hold'>;
   /** The reservation's id, committed at most once ever (a batch item's, run again after a crash). */
   reservationId?: string;
+  /**
+   * The credit is taken care of already (a batch item's, reserved in the statement that claims
+   * it): its reservation, used instead of reserving one and released like one when nothing is
+   * billed; or 'paid', an earlier run of the same work was billed, so nothing is reserved.
+   */
+  reserved?: Reservation | 'paid';
   /** False: not counted against the per-key rate (a batch's items: the batch was counted once). */
   rateLimit?: boolean;
   /** Background work (a batch item): takes a render slot only when no request waits for one. */
@@ -81,6 +87,7 @@ export function createCaptureService(deps: ServiceDeps) {
       if (got.hit) {
         deps.metrics.cache.inc({ result: got.joined ? 'joined' : 'hit' });
         const { body, contentType, width, height, picture } = got.hit;
+        if (opts.reserved && opts.reserved !== 'paid') await deps.accounts.release(opts.reserved); // a hit costs nothing
         const remaining = await deps.accounts.balance(account);
         const facts: CaptureFacts = { ...picture, format: req.format, cache: 'hit', credits: { charged: 0, remaining }, cacheTtl };
         return { body, contentType, width, height, request: req, facts };
@@ -108,13 +115,19 @@ export function createCaptureService(deps: ServiceDeps) {
     opts: CaptureOptions,
     arrivedAt: number,
   ): Promise<CaptureOutcome> {
-    // The reservation is made while the render runs when this process last saw the account with
-    // credits to spare (a store round trip off the critical path); it is awaited before the
-    // commit, and a render it refuses is cut short. Otherwise, and for work billed under an id
-    // of its own (a batch item), first.
-    const ahead = opts.reservationId === undefined && deps.accounts.reserveAlongside(account);
-    const reserving = deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
-    let reservation: Reservation | undefined = ahead ? undefined : await reserving;
+    // The credit: taken already (a batch item's, by the statement that claimed it), paid by an
+    // earlier run of the same work, or reserved here. The reservation is made while the render
+    // runs when this process last saw the account with credits to spare (a store round trip off
+    // the critical path); it is awaited before the commit, and a render it refuses is cut short.
+    // Otherwise (an account not seen, work billed under an id of its own) it comes first.
+    const ahead = opts.reserved === undefined && opts.reservationId === undefined && deps.accounts.reserveAlongside(account);
+    const reserving: Promise<Reservation | undefined> =
+      opts.reserved === 'paid'
+        ? Promise.resolve(undefined)
+        : opts.reserved
+          ? Promise.resolve(opts.reserved)
+          : deps.accounts.reserve(account, { id: opts.reservationId }).catch(countRefusal);
+    if (!ahead) await reserving;
     const cut = ahead ? new AbortController() : undefined;
     if (cut) reserving.catch(() => cut.abort());
     const signal = cut ? (opts.signal ? AbortSignal.any([opts.signal, cut.signal]) : cut.signal) : opts.signal;
@@ -127,11 +140,15 @@ export function createCaptureService(deps: ServiceDeps) {
         if (cut?.signal.aborted && !opts.signal?.aborted) await reserving;
         throw e;
       });
-      reservation ??= await reserving;
+      const reservation = await reserving;
       // A capture cut short by captureOnTimeout is a success for the caller, not a settled render.
       deps.metrics.renderSeconds.observe({ outcome: r.waitTimedOut.length > 0 ? 'wait_timed_out' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9);
       deps.metrics.observeSteps(r.timings);
-      const { charged, remaining } = opts.bill ? opts.bill.hold(reservation) : await deps.accounts.commit(reservation);
+      const { charged, remaining } = !reservation
+        ? { charged: 0, remaining: await deps.accounts.balance(account) }
+        : opts.bill
+          ? opts.bill.hold(reservation)
+          : await deps.accounts.commit(reservation);
       committed = true;
       // Every other member of the render's result is a fact about the picture (response/facts.ts);
       // the measured boxes answer this request only.
@@ -153,7 +170,7 @@ export function createCaptureService(deps: ServiceDeps) {
       throw e;
     } finally {
       if (!committed) {
-        const held = reservation ?? (await reserving.catch(() => undefined));
+        const held = await reserving.catch(() => undefined);
         if (held) await deps.accounts.release(held);
       }
     }

@@ -148,6 +148,12 @@ export const SETTINGS = {
     '',
     'the batch worker (`npm run worker`) serves Prometheus `GET /metrics` on this port of `HOST` (its items running, renders, webhook deliveries); `0` picks a free one (the log says which); empty: the worker answers no HTTP at all. API processes serve `/metrics` on `PORT`',
   ),
+  BATCH_POLL_SECONDS: int(
+    30,
+    1,
+    600,
+    'how often an idle worker looks for batch items and webhook events it was not woken for: items queued by another process wake it at once (LISTEN/NOTIFY), events it queued itself too, and retries when they are due; what is left (an event queued by another process, e.g. `batch.completed` after a `DELETE`, a retry failed on another replica) waits up to this long',
+  ),
   STORE_SOCKET: text('', "set by `npm start` for its own processes, not by operators: the Unix socket where the embedded store's process serves it"),
   WEBHOOK_RETRY_SECONDS: int(
     5,

@@ -7,10 +7,12 @@
 //   commit:  delete the reservation row; if it was there, credits - 1, held - 1, ledger row
 //   release: delete the reservation row; if it was there, held - 1
 // Deleting the reservation row is the single point that decides its fate, so a reservation is
-// committed or released exactly once. A process that dies between reserve and commit leaves a
+// committed or released exactly once. Work that claims something of its own in the same statement
+// (a batch item: server/batches/sql.ts) takes its credit with reserveOnceCtes() below, the same
+// reservation written as common table expressions. A process that dies between reserve and commit leaves a
 // row that stops being renewed; the sweep releases it when it expires (never commits it).
 import { ServiceError } from '../errors.ts';
-import type { Db } from '../store/index.ts';
+import type { Db, Queryable } from '../store/index.ts';
 import { hashKey, newId } from './keys.ts';
 import type { Account, Accounts, Committed, Reservation, ReserveOptions } from './types.ts';
 
@@ -32,9 +34,40 @@ export interface LedgerOptions {
 }
 
 export const DEFAULT_LEASE_SECONDS = 60;
-/** Accounts whose last balance likelyCovered remembers (forgotten all at once past it: a guess may always be lost). */
+/** Accounts whose last balance reserveAlongside remembers (forgotten all at once past it: a guess may always be lost). */
 const SEEN_ACCOUNTS = 10_000;
 const WINDOW_MS = 60_000;
+
+/**
+ * A reservation under a given id, as common table expressions to put after a caller's own
+ * (`source`: a CTE with one row of account_id and key_id; `id`, `lease`: the statement's
+ * parameters, e.g. '$3', '$4'), for work that may run more than once under the same id:
+ *   spent     the id was committed already (an earlier run was billed): nothing is reserved
+ *   kept      a reservation of this id left by a run that died: held on, its lease renewed
+ *   reserved  otherwise one credit held (credits - held > 0) and the reservation row written
+ * The statement then selects `EXISTS (SELECT 1 FROM spent)` and `EXISTS (SELECT 1 FROM kept) OR
+ * EXISTS (SELECT 1 FROM reserved)`. A leftover row that the sweep deletes meanwhile is neither
+ * kept nor reserved (the statement saw it): no credit is held then, and the caller reserves as
+ * usual.
+ */
+export function reserveOnceCtes(source: string, id: string, lease: string): string {
+  return `spent AS (SELECT 1 FROM ledger WHERE reservation_id = ${id}),
+     kept AS (
+       UPDATE reservations r SET expires_at = now() + make_interval(secs => ${lease})
+       FROM ${source} WHERE r.id = ${id} AND NOT EXISTS (SELECT 1 FROM spent) RETURNING r.id
+     ),
+     held AS (
+       UPDATE accounts a SET held = held + 1 FROM ${source} s
+       WHERE a.id = s.account_id AND a.credits - a.held > 0
+         AND NOT EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM reservations WHERE id = ${id})
+       RETURNING a.id
+     ),
+     reserved AS (
+       INSERT INTO reservations (id, account_id, key_id, expires_at)
+       SELECT ${id}, held.id, s.key_id, now() + make_interval(secs => ${lease}) FROM held, ${source} s
+       RETURNING id
+     )`;
+}
 
 export class SqlLedger implements Accounts {
   readonly db: Db;
@@ -113,9 +146,28 @@ export class SqlLedger implements Accounts {
     return { id, accountId: account.id };
   }
 
-  async commit(r: Reservation): Promise<Committed> {
+  /** The lease of a reservation (seconds), for one made with reserveOnceCtes(). */
+  get leaseSeconds(): number {
+    return this.lease;
+  }
+
+  /**
+   * Renews a reservation this process made with reserveOnceCtes() until it is committed or
+   * released; called before its statement, so that the renewal cannot miss it.
+   */
+  renewing(id: string): void {
+    this.live.add(id);
+  }
+
+  /** Stops renewing a reservation (its statement held none). */
+  forget(id: string): void {
+    this.live.delete(id);
+  }
+
+  /** `q`: in the caller's transaction (a batch item commits with its settlement). */
+  async commit(r: Reservation, q: Queryable = this.db): Promise<Committed> {
     this.live.delete(r.id);
-    const rows = await this.db.query<{ available: unknown }>(
+    const rows = await q.query<{ available: unknown }>(
       // NOT EXISTS: a reservation id given by the caller (reserve's opts.id) is spent at most
       // once, however many times it is reserved again (a batch item run again after a crash).
       `WITH r AS (
@@ -139,26 +191,21 @@ export class SqlLedger implements Accounts {
     // this process could not renew it for a whole lease (a stall or an outage of the database).
     // Nothing is charged then, and the caller is told so (x-credits-charged: 0): a credit may be
     // lost to the service, never charged twice nor claimed when it was not.
-    return { charged: 0, remaining: await this.balance({ id: r.accountId }) };
+    return { charged: 0, remaining: await this.balance({ id: r.accountId }, q) };
   }
 
-  async release(r: Reservation): Promise<void> {
+  async release(r: Reservation, q: Queryable = this.db): Promise<void> {
     this.live.delete(r.id);
-    await this.db.query(
+    await q.query(
       `WITH r AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id)
        UPDATE accounts SET held = held - 1 FROM r WHERE accounts.id = r.account_id`,
       [r.id],
     );
   }
 
-  /** True when the reservation id was spent (its ledger row exists). */
-  async spent(reservationId: string): Promise<boolean> {
-    return (await this.db.query('SELECT 1 FROM ledger WHERE reservation_id = $1', [reservationId])).length > 0;
-  }
-
   /** Spendable credits: the balance minus the credits on hold for renders in flight. */
-  async balance(account: Account): Promise<number> {
-    const rows = await this.db.query<{ available: unknown }>('SELECT credits - held AS available FROM accounts WHERE id = $1', [account.id]);
+  async balance(account: Account, q: Queryable = this.db): Promise<number> {
+    const rows = await q.query<{ available: unknown }>('SELECT credits - held AS available FROM accounts WHERE id = $1', [account.id]);
     return this.see(account.id, Number(rows[0]?.available ?? 0));
   }
 

@@ -13,9 +13,10 @@ import { batchMetrics } from './metrics.ts';
 import { ITEM_QUEUE, openQueue, WEBHOOK_QUEUE, WEBHOOK_RETRIES, type RetrySchedule } from './queue.ts';
 import { batchRoutes } from './routes.ts';
 import { createBatchService } from './service.ts';
-import type { JobWithMetadata, PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { createRunner, type EventJob, type ItemJob, type Runner } from './runner.ts';
 import { expireResults, pendingItems, queueExists } from './sql.ts';
+import { startQueueWorkers, type QueueWorkers } from './workers.ts';
 
 export interface BatchesDeps {
   config: BatchConfig;
@@ -60,26 +61,27 @@ export async function startBatches(deps: BatchesDeps) {
   async function openWorkers(): Promise<Queue> {
     const retries = deps.webhookRetries ?? { ...WEBHOOK_RETRIES, delaySeconds: deps.config.webhookRetrySeconds };
     const boss = await openQueue(db, deps.databaseUrl, retries, deps.runItems, (e) => deps.log.warn({ err: e }, 'batch queue error'));
-    const runner = createRunner({
-      ...deps,
-      db,
-      boss,
-      results,
-      metrics,
-      retentionSeconds: deps.config.retentionSeconds,
-      webhookSecret: deps.config.webhookSecret,
-    });
+    const delivery: { workers?: QueueWorkers } = {};
+    const runner = createRunner(
+      { ...deps, db, boss, results, metrics, retentionSeconds: deps.config.retentionSeconds, webhookSecret: deps.config.webhookSecret },
+      // The events an item settles here are delivered here, at once.
+      { eventsQueued: () => delivery.workers?.wake() },
+    );
     if (!deps.runItems) return { boss, runner };
-    await boss.work(ITEM_QUEUE, { localConcurrency: slots, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
-      const j = job as unknown as JobWithMetadata<ItemJob>;
-      await runner.runItem(j.data, j.retryCount >= j.retryLimit);
-    });
-    await boss.work(WEBHOOK_QUEUE, { localConcurrency: 4, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
-      const j = job as unknown as JobWithMetadata<EventJob>;
-      await runner.deliver(j.data, j.retryCount + 1, j.retryCount >= j.retryLimit);
-    });
+    const poll = { pollSeconds: deps.config.pollSeconds };
+    const items = await startQueueWorkers<ItemJob>(boss, db, ITEM_QUEUE, { ...poll, concurrency: slots }, (j) =>
+      runner.runItem(j.data, j.retryCount >= j.retryLimit),
+    );
+    const hooks = await startQueueWorkers<EventJob>(boss, db, WEBHOOK_QUEUE, { ...poll, concurrency: 4 }, (j) =>
+      runner.deliver(j.data, j.retryCount + 1, j.retryCount >= j.retryLimit),
+    );
+    delivery.workers = hooks;
+    workers = [items, hooks];
+    // Retries left waiting by an earlier run of this process (or another replica's) run when due.
+    for (const w of workers) await w.wakeWhenDue();
     return { boss, runner };
   }
+  let workers: QueueWorkers[] = [];
   if (await queueExists(db)) await ensureQueue();
   const check = setInterval(() => {
     if (queue || closing) return;
@@ -113,6 +115,7 @@ export async function startBatches(deps: BatchesDeps) {
     /** Stops taking items (those running finish or run again elsewhere), then closes the queue. */
     async close() {
       closing = true;
+      for (const w of workers) w.close();
       clearInterval(sweep);
       clearInterval(check);
       const q = await queue?.catch(() => undefined);

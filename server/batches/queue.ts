@@ -42,7 +42,16 @@ export async function openQueue(
   runsItems: boolean,
   onError: (e: unknown) => void,
 ): Promise<PgBoss> {
-  const common = { supervise: runsItems, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5, schedule: false, openTelemetry: { enabled: false } } as const;
+  // A process that works the queues listens for the item queue's notifications (below): a batch
+  // queued by another process (the API beside it, another replica) wakes its workers at once.
+  const common = {
+    supervise: runsItems,
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
+    schedule: false,
+    useListenNotify: runsItems,
+    openTelemetry: { enabled: false },
+  } as const;
   const boss =
     db.kind !== 'postgres'
       ? new PgBoss({ ...common, db: fromPglite(db.pglite as PGliteLike), backend: 'pglite' })
@@ -53,7 +62,10 @@ export async function openQueue(
   // an item, leaves a job that runs again elsewhere about HEARTBEAT_SECONDS later (without one, a
   // delivery in flight at the kill waited for pg-boss's 15-minute expiry).
   const queues = {
-    [ITEM_QUEUE]: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, heartbeatSeconds: HEARTBEAT_SECONDS },
+    // notify: its inserts NOTIFY (pg-boss's pg_notify in the inserting transaction), since items
+    // are queued by the API process and run by workers elsewhere. The webhook queue's events are
+    // queued by the process that delivers them, which wakes its own workers (workers.ts).
+    [ITEM_QUEUE]: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
     [WEBHOOK_QUEUE]: {
       retryLimit: webhookRetries.limit,
       retryDelay: webhookRetries.delaySeconds,

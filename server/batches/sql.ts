@@ -5,6 +5,7 @@
 import { ITEM_QUEUE } from './queue-names.ts';
 import type { Queryable } from '../store/index.ts';
 import type { CaptureFacts } from '../response/facts.ts';
+import { reserveOnceCtes } from '../accounts/ledger.ts';
 
 const ITEM_COLUMNS = 'idx, state, status, error, message, facts, result, content_type, charged, runs, queued_at, started_at, finished_at, expires_at';
 
@@ -20,13 +21,26 @@ const SQL = {
   itemOf: `SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 AND idx = $2`,
   itemCounts: 'SELECT state, count(*) AS n FROM batch_items WHERE batch_id = $1 GROUP BY state',
   deliveriesOf: 'SELECT event_id, type, idx, attempt, status, outcome, error, at FROM webhook_deliveries WHERE batch_id = $1 ORDER BY id',
-  claimItem: `UPDATE batch_items i SET state = 'running', runs = i.runs + 1, started_at = COALESCE(i.started_at, now())
-     FROM batches b
-     WHERE b.id = i.batch_id AND i.batch_id = $1 AND i.idx = $2 AND i.state IN ('queued', 'running')
-     RETURNING i.request, b.account_id, b.key_id, i.queued_at`,
+  // The item claimed and its credit reserved (or found billed, or kept from a run that died) in
+  // one statement: the ledger's part is the ledger's (reserveOnceCtes).
+  claimItem: `WITH claimed AS (
+       UPDATE batch_items i SET state = 'running', runs = i.runs + 1, started_at = COALESCE(i.started_at, now())
+       FROM batches b
+       WHERE b.id = i.batch_id AND i.batch_id = $1 AND i.idx = $2 AND i.state IN ('queued', 'running')
+       RETURNING i.request, b.account_id, b.key_id, i.queued_at
+     ),
+     ${reserveOnceCtes('claimed', '$3', '$4')}
+     SELECT c.request, c.account_id, c.key_id, c.queued_at, EXISTS (SELECT 1 FROM spent) AS spent,
+       (EXISTS (SELECT 1 FROM kept) OR EXISTS (SELECT 1 FROM reserved)) AS held
+     FROM claimed c`,
+  // First in an item's settling transaction: the batch's row locked, so that the settlements of
+  // its items take turns and the last one sees every other settled (batch.completed, once), on
+  // PostgreSQL too, where they may run at once.
+  lockBatch: 'SELECT webhook_url, key_id FROM batches WHERE id = $1 FOR UPDATE',
   settleItem: `UPDATE batch_items SET state = $3, status = $4, error = $5, message = $6, facts = $7::jsonb, result = $8, content_type = $9,
        charged = $10, request = NULL, finished_at = now(), expires_at = now() + make_interval(secs => $11)
-     WHERE batch_id = $1 AND idx = $2 AND state = 'running' RETURNING idx`,
+     WHERE batch_id = $1 AND idx = $2 AND state = 'running'
+     RETURNING EXISTS (SELECT 1 FROM batch_items o WHERE o.batch_id = $1 AND o.idx <> $2 AND o.state IN ('queued', 'running')) AS others`,
   cancelBatch: 'UPDATE batches SET cancelled_at = now() WHERE id = $1 AND cancelled_at IS NULL',
   cancelItems: `UPDATE batch_items SET state = 'cancelled', request = NULL, finished_at = now() WHERE batch_id = $1 AND state = 'queued' RETURNING idx`,
   completeIfDone: `UPDATE batches SET completed_at = now(), completed_sent = true
@@ -42,6 +56,8 @@ const SQL = {
   // pg-boss's own table, read where its API has no call for it.
   queueExists: "SELECT to_regclass('pgboss.job') AS t",
   activeJobs: `SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`,
+  nextDue: `SELECT EXTRACT(EPOCH FROM min(start_after) - now()) AS wait FROM pgboss.job
+     WHERE name = $1 AND state IN ('created', 'retry') AND start_after > now()`,
   queuePlaces: `SELECT (SELECT -max(j.priority) FROM pgboss.job j WHERE j.name = $1 AND j.state < 'active') AS head,
             (SELECT -min(j.priority) FROM pgboss.job j JOIN batches b ON b.id = j.data->>'batchId'
               WHERE j.name = $1 AND j.state < 'active' AND b.account_id = $2) AS line`,
@@ -127,18 +143,36 @@ export async function deliveriesOf(q: Queryable, batchId: string): Promise<Deliv
   return rows.map((r) => ({ ...r, idx: r.idx == null ? null : Number(r.idx), attempt: Number(r.attempt), status: r.status == null ? null : Number(r.status) }));
 }
 
+export interface Claimed {
+  request: unknown;
+  accountId: string;
+  keyId: string | null;
+  queuedAt: Date;
+  /** held: a credit reserved under the item's reservation id; paid: an earlier run was billed; none: no credit to hold. */
+  credit: 'held' | 'paid' | 'none';
+}
+
 /**
- * Starts (or starts again, after a crash) an item that is not settled: its request and the batch's
- * account, or undefined when it is settled or cancelled (nothing to do).
+ * Starts (or starts again, after a crash) an item that is not settled, and takes its credit, in
+ * one statement: its request, the batch's account and what it holds, or undefined when it is
+ * settled or cancelled (nothing to do, nothing reserved).
  */
-export async function claimItem(
-  q: Queryable,
-  batchId: string,
-  idx: number,
-): Promise<{ request: unknown; accountId: string; keyId: string | null; queuedAt: Date } | undefined> {
-  const rows = await q.query<{ request: unknown; account_id: string; key_id: string | null; queued_at: Date }>(SQL.claimItem, [batchId, idx]);
+export async function claimItem(q: Queryable, batchId: string, idx: number, reservationId: string, leaseSeconds: number): Promise<Claimed | undefined> {
+  const rows = await q.query<{ request: unknown; account_id: string; key_id: string | null; queued_at: Date; spent: boolean; held: boolean }>(SQL.claimItem, [
+    batchId,
+    idx,
+    reservationId,
+    leaseSeconds,
+  ]);
   const r = rows[0];
-  return r ? { request: r.request, accountId: r.account_id, keyId: r.key_id, queuedAt: r.queued_at } : undefined;
+  if (!r) return undefined;
+  return { request: r.request, accountId: r.account_id, keyId: r.key_id, queuedAt: r.queued_at, credit: r.spent ? 'paid' : r.held ? 'held' : 'none' };
+}
+
+/** Locks the batch's row for the caller's transaction (see lockBatch above): where its events go and whose secret signs them. */
+export async function lockBatch(q: Queryable, batchId: string): Promise<{ url: string | null; keyId: string | null } | undefined> {
+  const r = (await q.query<{ webhook_url: string | null; key_id: string | null }>(SQL.lockBatch, [batchId]))[0];
+  return r && { url: r.webhook_url, keyId: r.key_id };
 }
 
 export interface Settlement {
@@ -153,8 +187,12 @@ export interface Settlement {
   retentionSeconds: number;
 }
 
-/** Settles a running item once; its request is dropped (an html request is kept no longer than its render). */
-export async function settleItem(q: Queryable, batchId: string, idx: number, s: Settlement): Promise<boolean> {
+/**
+ * Settles a running item once; its request is dropped (an html request is kept no longer than its
+ * render). Undefined when it was settled already (by another run); else whether other items of
+ * the batch are still pending.
+ */
+export async function settleItem(q: Queryable, batchId: string, idx: number, s: Settlement): Promise<{ others: boolean } | undefined> {
   const rows = await q.query(SQL.settleItem, [
     batchId,
     idx,
@@ -168,7 +206,7 @@ export async function settleItem(q: Queryable, batchId: string, idx: number, s: 
     s.charged,
     s.retentionSeconds,
   ]);
-  return rows.length > 0;
+  return rows[0] && { others: rows[0].others === true };
 }
 
 /** DELETE /v1/batches/{id}: items not started are cancelled (never billed). Returns how many. */
@@ -239,6 +277,12 @@ export async function queueExists(q: Queryable): Promise<boolean> {
 /** The ids of a queue's jobs that pg-boss holds as active. */
 export async function activeJobs(q: Queryable, queue: string): Promise<string[]> {
   return (await q.query<{ id: string }>(SQL.activeJobs, [queue])).map((r) => r.id);
+}
+
+/** Seconds until the queue's next delayed job (a retry) may run; undefined when it has none. */
+export async function nextDueSeconds(q: Queryable, queue: string): Promise<number | undefined> {
+  const wait = (await q.query<{ wait: unknown }>(SQL.nextDue, [queue]))[0]?.wait;
+  return wait == null ? undefined : Math.max(0, Number(wait));
 }
 
 /** The place the queue serves next (head) and the last place of this account's waiting items (line), from pg-boss's priorities. */

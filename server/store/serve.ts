@@ -1,7 +1,9 @@
 // The embedded store served to the other processes of one machine (`npm start`: the API process
 // and the batch worker) over a Unix socket in DATA_DIR, by a process of its own that holds PGlite.
 // PGlite is one connection: statements run one after another, and a transaction holds it until
-// its client ends it (its client gone: rolled back), as in-process. Why a process of its own and
+// its client ends it (its client gone: rolled back), as in-process. A client may LISTEN on a
+// channel: a NOTIFY by any client (pg-boss's, as a job is queued) reaches the workers of another
+// process as it would on PostgreSQL. Why a process of its own and
 // not PostgreSQL's protocol: docs/architecture.md ("One machine").
 import { chmodSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -25,25 +27,40 @@ export async function serveStore(lite: PGlite, socketPath: string): Promise<Stor
   rmSync(socketPath, { force: true }); // left by a process that died
   const sockets = new Set<net.Socket>();
   let nextTx = 1;
+  // LISTEN on PGlite's one session, once per channel; each notification goes to every client that
+  // asked for the channel (a client gone is forgotten).
+  const listeners = new Map<string, Set<net.Socket>>();
+  async function listen(socket: net.Socket, channel: string) {
+    let clients = listeners.get(channel);
+    if (!clients) {
+      listeners.set(channel, (clients = new Set()));
+      const to = clients;
+      await lite.listen(channel, (payload) => {
+        for (const s of to) if (s.writable) send(s, { notice: channel, payload });
+      });
+    }
+    clients.add(socket);
+  }
   const server = net.createServer((socket) => {
     sockets.add(socket);
     const open = new Map<number, OpenTx>();
     socket.on('error', () => {});
     socket.on('close', () => {
       sockets.delete(socket);
+      for (const clients of listeners.values()) clients.delete(socket);
       // A client gone mid-transaction (killed) leaves nothing of it.
       for (const t of open.values()) void t.end(false).catch(() => {});
       open.clear();
     });
     receive<Request>(socket, (m) => {
-      void answer(m, open).then(
+      void answer(m, open, socket).then(
         (value) => socket.writable && send(socket, { id: m.id, ok: true, value }),
         (e: unknown) => socket.writable && send(socket, { id: m.id, ok: false, error: toWire(e) }),
       );
     });
   });
 
-  async function answer(m: Request, open: Map<number, OpenTx>): Promise<unknown> {
+  async function answer(m: Request, open: Map<number, OpenTx>, socket: net.Socket): Promise<unknown> {
     switch (m.op) {
       case 'query': {
         const q = m.tx === undefined ? lite : txOf(open, m.tx).q;
@@ -64,6 +81,9 @@ export async function serveStore(lite: PGlite, socketPath: string): Promise<Stor
         await t.end(m.commit);
         return null;
       }
+      case 'listen':
+        await listen(socket, m.channel);
+        return null;
     }
   }
 

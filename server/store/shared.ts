@@ -5,7 +5,7 @@
 import net from 'node:net';
 import type { Db, Queryable, Row } from './db.ts';
 import { unavailableOr } from './unavailable.ts';
-import { fromWire, receive, send, type Reply, type Request } from './wire.ts';
+import { fromWire, receive, send, type Notice, type Reply, type Request } from './wire.ts';
 
 type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
@@ -14,6 +14,14 @@ export function openShared(socketPath: string): Db {
   let nextId = 1;
   let closed = false;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  // The channels this client listens on (pg-boss's wake-ups), asked for again on a new connection:
+  // notifications sent while the store was away are lost (the listeners' fallback poll finds their jobs).
+  const channels = new Map<string, Set<(payload: string) => void>>();
+  const askListen = (s: net.Socket, channel: string) => {
+    const id = nextId++;
+    waiting.set(id, { resolve: () => {}, reject: () => {} });
+    send(s, { id, op: 'listen', channel });
+  };
 
   let everConnected = false;
   const connect = (): Promise<net.Socket> =>
@@ -21,6 +29,7 @@ export function openShared(socketPath: string): Db {
       const s = net.connect(socketPath);
       s.once('connect', () => {
         everConnected = true;
+        for (const channel of channels.keys()) askListen(s, channel);
         resolve(s);
       });
       s.on('error', (e) => {
@@ -33,7 +42,11 @@ export function openShared(socketPath: string): Db {
         for (const w of waiting.values()) w.reject(gone);
         waiting.clear();
       });
-      receive<Reply>(s, (r) => {
+      receive<Reply | Notice>(s, (r) => {
+        if ('notice' in r) {
+          for (const f of channels.get(r.notice) ?? []) f(r.payload);
+          return;
+        }
         const w = waiting.get(r.id);
         if (!w) return;
         waiting.delete(r.id);
@@ -79,6 +92,14 @@ export function openShared(socketPath: string): Db {
     pglite: {
       query: async (sql: string, params: unknown[] = []) => ({ rows: await call<Row[]>({ op: 'query', sql, params }) }),
       exec: (sql: string) => call<Array<{ rows: Row[] }>>({ op: 'exec', sql }),
+      // LISTEN through the store's process (serve.ts): NOTIFY in any process wakes this one's workers.
+      async listen(channel: string, onNotice: (payload: string) => void) {
+        const fs = channels.get(channel) ?? new Set();
+        channels.set(channel, fs);
+        fs.add(onNotice);
+        await call({ op: 'listen', channel });
+        return async () => void fs.delete(onNotice);
+      },
     },
     query: scoped().query,
     async tx(fn) {

@@ -1,6 +1,7 @@
 // The frames between the store's process (serve.ts) and its clients (shared.ts): a 4-byte length,
 // then one value in V8's serialisation, which keeps what a row holds (Date, Buffer, bigint, JSON)
-// as PGlite returned it, so that a statement answers the same over the socket as in-process.
+// as PGlite returned it, so that a statement answers the same over the socket as in-process. The
+// store also sends the notifications of the channels a client listens on (LISTEN/NOTIFY), unasked.
 import { deserialize, serialize } from 'node:v8';
 import type { Socket } from 'node:net';
 
@@ -8,14 +9,18 @@ export type Request =
   | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number }
   | { id: number; op: 'exec'; sql: string; tx?: number }
   | { id: number; op: 'begin' }
-  | { id: number; op: 'end'; tx: number; commit: boolean };
+  | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'listen'; channel: string };
 
 /** An error as the store raised it: its message and PostgreSQL's fields (code, constraint ...). */
 export type WireError = { message: string; fields: Record<string, unknown> };
 
 export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError };
 
-export function send(socket: Socket, message: Request | Reply): void {
+/** A NOTIFY on a channel the client listens on (pg-boss's wake-ups), sent when it happens. */
+export type Notice = { notice: string; payload: string };
+
+export function send(socket: Socket, message: Request | Reply | Notice): void {
   const body = serialize(message);
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32BE(body.length);

@@ -48,7 +48,15 @@ async function start(renderConcurrency: number, rec: ReturnType<typeof recorder>
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'batch-fair-'));
   const accounts = await store.open({ apiKeys: KEYS, freeCredits: 1000 });
   const batches = await startBatches({
-    config: { slotSharePercent: 50, niceness: 0, retentionSeconds: 3600, webhookRetrySeconds: 1, results: { kind: 'local' }, webhookSecret: null },
+    config: {
+      slotSharePercent: 50,
+      niceness: 0,
+      retentionSeconds: 3600,
+      webhookRetrySeconds: 1,
+      pollSeconds: 30,
+      results: { kind: 'local' },
+      webhookSecret: null,
+    },
     dataDir,
     databaseUrl: null,
     renderConcurrency,
