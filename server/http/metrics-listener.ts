@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { HEADER } from '../response/registry.ts';
 
 export interface MetricsListener {
   url: string;
@@ -14,11 +15,11 @@ export interface MetricsListener {
 export async function listenForMetrics(registry: Registry, host: string, port: number): Promise<MetricsListener> {
   const server = http.createServer((req, res) => {
     if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', message: 'only GET /metrics is served here' }));
+      res.writeHead(404, { [HEADER.contentType]: 'application/json' }).end(JSON.stringify({ error: 'not_found', message: 'only GET /metrics is served here' }));
       return;
     }
     registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
+      (text) => res.writeHead(200, { [HEADER.contentType]: registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
       () => res.writeHead(500).end(),
     );
   });
